@@ -1,0 +1,11 @@
+# TRIMARAN_SANITIZE=address  -> AddressSanitizer + UndefinedBehaviorSanitizer
+# TRIMARAN_SANITIZE=thread   -> ThreadSanitizer (Filter/Score run in parallel)
+if(TRIMARAN_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+elseif(TRIMARAN_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT TRIMARAN_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "TRIMARAN_SANITIZE must be '', 'address' or 'thread', got '${TRIMARAN_SANITIZE}'")
+endif()

@@ -1,0 +1,59 @@
+#pragma once
+// Named per-component loggers on spdlog, with kube-style verbosity.
+//
+//   Log(Component::kQueue).info("pod added pod={}", key);
+//   if (VLogIsOn(4)) Log(Component::kFramework).debug(...);
+//
+// Verbosity follows klog's `--v=N`: 0-3 log info and above, 4 adds debug (one line per
+// pod decision), 5 and more add trace (per node and plugin). Warn is always paired with
+// a stat by the caller (docs/architecture.md, "Logging").
+// Line format, like klog: `I1121 23:45:01.123456 140234 queue] message key=value`.
+//
+// Thread-safety: safe for concurrent use. The loggers are created on first use and live
+// for the whole process.
+
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+#include "spdlog/spdlog.h"
+
+namespace trimaran {
+
+enum class Component {
+  kMain,
+  kConfig,
+  kKube,
+  kInformer,
+  kQueue,
+  kCache,
+  kFramework,
+  kPlugin,
+  kBinder,
+  kLoadWatcher,
+  kProvider,
+  kAdmin,
+  kSim,
+};
+inline constexpr int kNumComponents = static_cast<int>(Component::kSim) + 1;
+
+// The logger of `component`. Never null.
+spdlog::logger& Log(Component component);
+
+// "queue", "loadwatcher", ...: the logger's name and the key for SetComponentLevel.
+absl::string_view ComponentName(Component component);
+
+// Sets every component's level from a klog verbosity (see above).
+void SetVerbosity(int v);
+int Verbosity();
+// True when messages at klog verbosity `v` are logged.
+bool VLogIsOn(int v);
+
+// Sets one component's level: "trace", "debug", "info", "warn", "error", "off".
+// Returns InvalidArgument naming the bad component or level.
+absl::Status SetComponentLevel(absl::string_view component, absl::string_view level);
+
+// Parses a comma list "queue=debug,provider=trace" (the --log-levels flag).
+absl::Status SetComponentLevels(absl::string_view spec);
+
+}  // namespace trimaran

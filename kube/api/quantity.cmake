@@ -1,0 +1,1 @@
+# Owned by the Quantity implementation (kube/api/quantity.*).

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs everything Trimaran needs to build and test on Debian 12, idempotently.
+# Only Debian's package archive is used; nothing is downloaded at build time.
+#
+#   tools/setup.sh          build + unit-test dependencies
+#   tools/setup.sh --e2e    also the real components of the e2e tests (etcd, Prometheus,
+#                           kube-apiserver/kube-scheduler built from Debian's source package)
+set -euo pipefail
+
+BUILD_PKGS=(cmake ninja-build g++ pkg-config clang-format
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libcurl4-openssl-dev libssl-dev rapidjson-dev libabsl-dev libspdlog-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libcpp-httplib-dev openssl)
+E2E_PKGS=(etcd-server prometheus jq curl procps)
+
+want=("${BUILD_PKGS[@]}")
+e2e=0
+for arg in "$@"; do
+  case "$arg" in
+    --e2e) e2e=1; want+=("${E2E_PKGS[@]}") ;;
+    *) echo "setup: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ((e2e)); then
+  # Prints the directory with kube-apiserver, kube-scheduler and etcd (built once, cached).
+  "$(dirname "$0")/build-k8s.sh" >/dev/null
+fi

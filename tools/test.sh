@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The test command: installs what is needed, builds, and runs every test through ctest
+# (unit tests, benchmark smoke runs, and the e2e tests against real components).
+# Exits non-zero on any failure.
+#
+#   tools/test.sh                 everything
+#   tools/test.sh -L unit         only tests labelled unit (any ctest arguments pass through)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/tools/setup.sh" --e2e
+export TRIMARAN_K8S_ASSETS="$("$root/tools/build-k8s.sh")"
+"$root/tools/build.sh"
+cd "${BUILD_DIR:-$root/build}"
+ctest --output-on-failure --timeout 900 -j"$(nproc)" "$@"
