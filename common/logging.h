@@ -57,3 +57,22 @@ absl::Status SetComponentLevel(absl::string_view component, absl::string_view le
 absl::Status SetComponentLevels(absl::string_view spec);
 
 }  // namespace trimaran
+
+// Lets log lines format absl::string_view (Debian's Abseil has its own string_view type)
+// and absl::Status directly: Log(c).warn("failed err=\"{}\"", status.message()).
+template <>
+struct fmt::formatter<absl::string_view> : fmt::formatter<fmt::string_view> {
+  template <typename FormatContext>
+  auto format(absl::string_view s, FormatContext& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(fmt::string_view(s.data(), s.size()), ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<absl::Status> : fmt::formatter<fmt::string_view> {
+  template <typename FormatContext>
+  auto format(const absl::Status& s, FormatContext& ctx) const {
+    std::string text = s.ToString();
+    return fmt::formatter<fmt::string_view>::format(fmt::string_view(text), ctx);
+  }
+};

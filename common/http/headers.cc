@@ -15,7 +15,7 @@ void Headers::Set(std::string name, std::string value) {
   fields_.emplace_back(std::move(name), std::move(value));
 }
 
-int Headers::Remove(std::string_view name) {
+int Headers::Remove(absl::string_view name) {
   auto it = std::remove_if(fields_.begin(), fields_.end(), [name](const Field& f) {
     return absl::EqualsIgnoreCase(f.first, name);
   });
@@ -24,20 +24,20 @@ int Headers::Remove(std::string_view name) {
   return removed;
 }
 
-std::optional<std::string_view> Headers::Get(std::string_view name) const {
+std::optional<absl::string_view> Headers::Get(absl::string_view name) const {
   for (const Field& f : fields_) {
-    if (absl::EqualsIgnoreCase(f.first, name)) return std::string_view(f.second);
+    if (absl::EqualsIgnoreCase(f.first, name)) return absl::string_view(f.second);
   }
   return std::nullopt;
 }
 
-std::string_view Headers::GetOr(std::string_view name, std::string_view fallback) const {
-  std::optional<std::string_view> v = Get(name);
+absl::string_view Headers::GetOr(absl::string_view name, absl::string_view fallback) const {
+  std::optional<absl::string_view> v = Get(name);
   return v.has_value() ? *v : fallback;
 }
 
-std::vector<std::string_view> Headers::GetAll(std::string_view name) const {
-  std::vector<std::string_view> out;
+std::vector<absl::string_view> Headers::GetAll(absl::string_view name) const {
+  std::vector<absl::string_view> out;
   for (const Field& f : fields_) {
     if (absl::EqualsIgnoreCase(f.first, name)) out.emplace_back(f.second);
   }

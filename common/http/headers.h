@@ -13,9 +13,10 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 namespace trimaran::http {
 
@@ -32,15 +33,15 @@ class Headers {
   // Replaces every field named `name` (any case) by one field with `value`.
   void Set(std::string name, std::string value);
   // Removes every field named `name` (any case). Returns how many were removed.
-  int Remove(std::string_view name);
+  int Remove(absl::string_view name);
 
   // The value of the first field named `name` (any case), or nullopt.
-  std::optional<std::string_view> Get(std::string_view name) const;
+  std::optional<absl::string_view> Get(absl::string_view name) const;
   // Get(name) or "" when absent.
-  std::string_view GetOr(std::string_view name, std::string_view fallback = "") const;
-  bool Has(std::string_view name) const { return Get(name).has_value(); }
+  absl::string_view GetOr(absl::string_view name, absl::string_view fallback = "") const;
+  bool Has(absl::string_view name) const { return Get(name).has_value(); }
   // Every value of fields named `name`, in order.
-  std::vector<std::string_view> GetAll(std::string_view name) const;
+  std::vector<absl::string_view> GetAll(absl::string_view name) const;
 
   bool empty() const { return fields_.empty(); }
   size_t size() const { return fields_.size(); }

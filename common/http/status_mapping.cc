@@ -14,36 +14,64 @@ namespace {
 
 constexpr size_t kMaxBodyInMessage = 512;
 
-std::string_view ReasonPhrase(int code) {
+absl::string_view ReasonPhrase(int code) {
   switch (code) {
-    case 300: return "multiple choices";
-    case 301: return "moved permanently";
-    case 302: return "found";
-    case 303: return "see other";
-    case 304: return "not modified";
-    case 307: return "temporary redirect";
-    case 308: return "permanent redirect";
-    case 400: return "bad request";
-    case 401: return "unauthorized";
-    case 403: return "forbidden";
-    case 404: return "not found";
-    case 405: return "method not allowed";
-    case 406: return "not acceptable";
-    case 408: return "request timeout";
-    case 409: return "conflict";
-    case 410: return "gone: re-list";
-    case 411: return "length required";
-    case 412: return "precondition failed";
-    case 413: return "payload too large";
-    case 415: return "unsupported media type";
-    case 422: return "unprocessable entity";
-    case 429: return "too many requests";
-    case 500: return "internal server error";
-    case 501: return "not implemented";
-    case 502: return "bad gateway";
-    case 503: return "service unavailable";
-    case 504: return "gateway timeout";
-    default: break;
+    case 300:
+      return "multiple choices";
+    case 301:
+      return "moved permanently";
+    case 302:
+      return "found";
+    case 303:
+      return "see other";
+    case 304:
+      return "not modified";
+    case 307:
+      return "temporary redirect";
+    case 308:
+      return "permanent redirect";
+    case 400:
+      return "bad request";
+    case 401:
+      return "unauthorized";
+    case 403:
+      return "forbidden";
+    case 404:
+      return "not found";
+    case 405:
+      return "method not allowed";
+    case 406:
+      return "not acceptable";
+    case 408:
+      return "request timeout";
+    case 409:
+      return "conflict";
+    case 410:
+      return "gone: re-list";
+    case 411:
+      return "length required";
+    case 412:
+      return "precondition failed";
+    case 413:
+      return "payload too large";
+    case 415:
+      return "unsupported media type";
+    case 422:
+      return "unprocessable entity";
+    case 429:
+      return "too many requests";
+    case 500:
+      return "internal server error";
+    case 501:
+      return "not implemented";
+    case 502:
+      return "bad gateway";
+    case 503:
+      return "service unavailable";
+    case 504:
+      return "gateway timeout";
+    default:
+      break;
   }
   if (code >= 100 && code < 200) return "unexpected informational response";
   if (code >= 300 && code < 400) return "unexpected redirect";
@@ -52,7 +80,7 @@ std::string_view ReasonPhrase(int code) {
   return "invalid http status";
 }
 
-absl::StatusCode CodeForHttp(int code, std::string_view method) {
+absl::StatusCode CodeForHttp(int code, absl::string_view method) {
   if (code >= 200 && code < 300) return absl::StatusCode::kOk;
   switch (code) {
     case 400:
@@ -82,7 +110,7 @@ absl::StatusCode CodeForHttp(int code, std::string_view method) {
 }
 
 // Trims, collapses runs of whitespace (JSON bodies span lines) and truncates.
-std::string CompactBody(std::string_view body) {
+std::string CompactBody(absl::string_view body) {
   body = absl::StripAsciiWhitespace(body);
   std::string out;
   out.reserve(std::min(body.size(), kMaxBodyInMessage + 3));
@@ -105,7 +133,8 @@ std::string CompactBody(std::string_view body) {
 
 struct CurlClass {
   absl::StatusCode code;
-  std::string_view summary;
+  absl::string_view summary;
+  bool names_os_error = false;  // the summary already says what os_errno says
 };
 
 CurlClass ClassifyCurl(CURLcode code, long os_errno) {
@@ -116,9 +145,9 @@ CurlClass ClassifyCurl(CURLcode code, long os_errno) {
     case CURLE_OPERATION_TIMEDOUT:
       return {C::kDeadlineExceeded, "timed out"};
     case CURLE_COULDNT_CONNECT:
-      if (os_errno == ECONNREFUSED) return {C::kUnavailable, "connection refused"};
+      if (os_errno == ECONNREFUSED) return {C::kUnavailable, "connection refused", true};
       if (os_errno == ENETUNREACH || os_errno == EHOSTUNREACH) {
-        return {C::kUnavailable, "host unreachable"};
+        return {C::kUnavailable, "host unreachable", true};
       }
       return {C::kUnavailable, "cannot connect"};
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -128,7 +157,7 @@ CurlClass ClassifyCurl(CURLcode code, long os_errno) {
     case CURLE_SEND_ERROR:
       return {C::kUnavailable, "send failed"};
     case CURLE_RECV_ERROR:
-      if (os_errno == ECONNRESET) return {C::kUnavailable, "connection reset"};
+      if (os_errno == ECONNRESET) return {C::kUnavailable, "connection reset", true};
       return {C::kUnavailable, "receive failed"};
     case CURLE_PARTIAL_FILE:
       return {C::kUnavailable, "response cut short"};
@@ -177,7 +206,7 @@ CurlClass ClassifyCurl(CURLcode code, long os_errno) {
 
 }  // namespace
 
-absl::Status StatusFromHttp(int http_code, std::string_view body_or_message,
+absl::Status StatusFromHttp(int http_code, absl::string_view body_or_message,
                             HttpVerbContext context) {
   absl::StatusCode code = CodeForHttp(http_code, context.method);
   if (code == absl::StatusCode::kOk) return absl::OkStatus();
@@ -203,19 +232,20 @@ absl::Status StatusFromResponse(const HttpResponse& response, HttpVerbContext co
                                                   absl::FormatDuration(*retry_after), ")"));
 }
 
-absl::Status StatusFromCurl(CURLcode code, std::string_view context, std::string_view detail,
+absl::Status StatusFromCurl(CURLcode code, absl::string_view context, absl::string_view detail,
                             long os_errno) {
   CurlClass cls = ClassifyCurl(code, os_errno);
   if (cls.code == absl::StatusCode::kOk) return absl::OkStatus();
-  std::string_view text = absl::StripAsciiWhitespace(detail);
+  absl::string_view text = absl::StripAsciiWhitespace(detail);
   if (text.empty()) text = curl_easy_strerror(code);
   std::string message;
   if (!context.empty()) absl::StrAppend(&message, context, ": ");
   absl::StrAppend(&message, cls.summary, " (curl ", static_cast<int>(code), ": ", text);
   // Name the OS error when curl's own text does not already carry it.
-  if (os_errno != 0) {
-    std::string_view os_text = std::strerror(static_cast<int>(os_errno));
-    if (!absl::StrContains(absl::AsciiStrToLower(text), absl::AsciiStrToLower(os_text))) absl::StrAppend(&message, "; ", os_text);
+  if (os_errno != 0 && !cls.names_os_error) {
+    absl::string_view os_text = std::strerror(static_cast<int>(os_errno));
+    if (!absl::StrContains(absl::AsciiStrToLower(text), absl::AsciiStrToLower(os_text)))
+      absl::StrAppend(&message, "; ", os_text);
   }
   message += ")";
   return absl::Status(cls.code, message);
@@ -226,7 +256,7 @@ bool IsRetryable(const absl::Status& status) {
          status.code() == absl::StatusCode::kDeadlineExceeded;
 }
 
-std::optional<absl::Duration> ParseRetryAfter(std::string_view value) {
+std::optional<absl::Duration> ParseRetryAfter(absl::string_view value) {
   value = absl::StripAsciiWhitespace(value);
   if (value.empty() || value.size() > 10) return std::nullopt;
   for (char c : value) {
@@ -238,7 +268,7 @@ std::optional<absl::Duration> ParseRetryAfter(std::string_view value) {
 }
 
 std::optional<absl::Duration> RetryAfter(const HttpResponse& response) {
-  std::optional<std::string_view> value = response.headers.Get("Retry-After");
+  std::optional<absl::string_view> value = response.headers.Get("Retry-After");
   if (!value.has_value()) return std::nullopt;
   return ParseRetryAfter(*value);
 }

@@ -26,19 +26,22 @@
 //
 // Transport failures (StatusFromCurl):
 //
-//   | curl                                                | absl code           |
-//   |-----------------------------------------------------|---------------------|
-//   | OPERATION_TIMEDOUT (total, connect or idle)          | kDeadlineExceeded   |
-//   | COULDNT_CONNECT, COULDNT_RESOLVE_HOST/PROXY,         | kUnavailable        |
-//   |   SEND_ERROR, RECV_ERROR, PARTIAL_FILE, GOT_NOTHING, |                     |
-//   |   SSL_CONNECT_ERROR, WEIRD_SERVER_REPLY, HTTP2*      |                     |
-//   | PEER_FAILED_VERIFICATION, SSL_CACERT_BADFILE,        | kFailedPrecondition |
-//   |   SSL_CERTPROBLEM, SSL_CIPHER, SSL_ENGINE_*,         |                     |
-//   |   SSL_PINNEDPUBKEYNOTMATCH, SSL_ISSUER_ERROR, ...    |                     |
-//   | URL_MALFORMAT, UNSUPPORTED_PROTOCOL, BAD_FUNCTION_.. | kInvalidArgument    |
-//   | ABORTED_BY_CALLBACK                                  | kCancelled          |
-//   | OUT_OF_MEMORY                                        | kResourceExhausted  |
-//   | anything else                                        | kInternal           |
+//   | curl                                                   | absl code           |
+//   |--------------------------------------------------------|---------------------|
+//   | OPERATION_TIMEDOUT (total or connect timeout)          | kDeadlineExceeded   |
+//   | COULDNT_CONNECT, COULDNT_RESOLVE_HOST/PROXY,           | kUnavailable        |
+//   |   SEND_ERROR, RECV_ERROR, PARTIAL_FILE, GOT_NOTHING,   |                     |
+//   |   SSL_CONNECT_ERROR, WEIRD_SERVER_REPLY, HTTP2*        |                     |
+//   | PEER_FAILED_VERIFICATION, SSL_CACERT_BADFILE,          | kFailedPrecondition |
+//   |   SSL_CERTPROBLEM, SSL_CIPHER, SSL_ENGINE_*,           |                     |
+//   |   SSL_PINNEDPUBKEYNOTMATCH, SSL_ISSUER_ERROR, ...      |                     |
+//   | URL_MALFORMAT, UNSUPPORTED_PROTOCOL, BAD_FUNCTION_ARG. | kInvalidArgument    |
+//   | ABORTED_BY_CALLBACK                                    | kCancelled          |
+//   | OUT_OF_MEMORY                                          | kResourceExhausted  |
+//   | anything else                                          | kInternal           |
+//
+// CurlTransport reports its own idle timeout (HttpRequest::idle_timeout) as
+// kDeadlineExceeded too, and a stop_token stop as kCancelled.
 //
 // Why TLS verification failures are kFailedPrecondition and not kUnavailable: a wrong CA,
 // an expired certificate or an unreadable key file is a configuration problem that
@@ -56,9 +59,9 @@
 #include <curl/curl.h>
 
 #include <optional>
-#include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/http/transport.h"
 
@@ -66,17 +69,17 @@ namespace trimaran::http {
 
 // What the caller was doing, for the 409 rule and for the message.
 struct HttpVerbContext {
-  std::string_view method;  // "GET", "POST" (= create), ...
+  absl::string_view method{};  // "GET", "POST" (= create), ...
   // What was addressed, for the message: a URL, or better an object such as
   // "pod default/web-1". May be empty.
-  std::string_view target;
+  absl::string_view target{};
 };
 
 // Maps an HTTP status to a Status per the table above; OK for 2xx. The message is
 // "<method> <target>: <reason> (HTTP <code>): <body_or_message>", where the body is
 // trimmed, whitespace-collapsed and cut to 512 bytes. Callers that decoded a structured
 // error (a Kubernetes Status object) should pass its message instead of the raw body.
-absl::Status StatusFromHttp(int http_code, std::string_view body_or_message,
+absl::Status StatusFromHttp(int http_code, absl::string_view body_or_message,
                             HttpVerbContext context);
 
 // StatusFromHttp(response.status_code, response.body, context), with " (retry after
@@ -87,7 +90,7 @@ absl::Status StatusFromResponse(const HttpResponse& response, HttpVerbContext co
 // "<METHOD> <url>"; `detail` is curl's error buffer (CURLOPT_ERRORBUFFER), used instead
 // of curl_easy_strerror when not empty; `os_errno` (CURLINFO_OS_ERRNO) refines the
 // summary ("connection refused" rather than "cannot connect") when not 0.
-absl::Status StatusFromCurl(CURLcode code, std::string_view context, std::string_view detail = "",
+absl::Status StatusFromCurl(CURLcode code, absl::string_view context, absl::string_view detail = "",
                             long os_errno = 0);
 
 // True when sending the same request again, after a backoff, may succeed: kUnavailable
@@ -97,7 +100,7 @@ bool IsRetryable(const absl::Status& status);
 
 // Parses a Retry-After value in its delta-seconds form ("120"). The HTTP-date form and
 // malformed values give nullopt (the caller falls back to its own backoff).
-std::optional<absl::Duration> ParseRetryAfter(std::string_view value);
+std::optional<absl::Duration> ParseRetryAfter(absl::string_view value);
 
 // ParseRetryAfter of the response's Retry-After header, if any.
 std::optional<absl::Duration> RetryAfter(const HttpResponse& response);

@@ -27,9 +27,9 @@
 #include <optional>
 #include <stop_token>
 #include <string>
-#include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/http/headers.h"
 
@@ -40,57 +40,60 @@ namespace trimaran::http {
 // PEM data itself, never both (InvalidArgument). Empty means "not set": with no CA the
 // system trust store is used.
 struct TlsOptions {
-  std::string ca_file;  // PEM bundle of trusted CAs (kubeconfig certificate-authority)
-  std::string ca_pem;   // the same as data (certificate-authority-data, decoded)
-  std::string client_cert_file;  // client certificate (client-certificate)
-  std::string client_cert_pem;   // (client-certificate-data)
-  std::string client_key_file;   // client private key (client-key)
-  std::string client_key_pem;    // (client-key-data)
+  std::string ca_file{};           // PEM bundle of trusted CAs (kubeconfig certificate-authority)
+  std::string ca_pem{};            // the same as data (certificate-authority-data, decoded)
+  std::string client_cert_file{};  // client certificate (client-certificate)
+  std::string client_cert_pem{};   // (client-certificate-data)
+  std::string client_key_file{};   // client private key (client-key)
+  std::string client_key_pem{};    // (client-key-data)
   // Disables peer and host-name verification. Only for explicit user opt-in
   // (kubeconfig insecure-skip-tls-verify, INSECURE_SKIP_VERIFY); never a fallback.
   bool insecure_skip_verify = false;
   // Name used for SNI and certificate verification instead of the URL's host
   // (kubeconfig tls-server-name). The connection still goes to the URL's host:port
   // and the Host header keeps the URL's authority.
-  std::string server_name;
+  std::string server_name{};
 
   friend bool operator==(const TlsOptions&, const TlsOptions&) = default;
 };
 
 // Receives streamed body bytes. Return false to stop the stream.
-using ChunkCallback = std::function<bool(std::string_view chunk)>;
+using ChunkCallback = std::function<bool(absl::string_view chunk)>;
 
 struct HttpRequest {
   std::string method = "GET";  // GET, POST, PUT, PATCH, DELETE, HEAD
-  std::string url;             // absolute: http(s)://host[:port]/path?query
-  Headers headers;
-  std::string body;  // sent for POST/PUT/PATCH (and DELETE when not empty)
+  std::string url{};           // absolute: http(s)://host[:port]/path?query
+  // Sent as given. The transport adds only Host, Accept: */* and User-Agent (each unless
+  // set here) and Content-Length; it never invents a Content-Type.
+  Headers headers{};
+  std::string body{};  // sent for POST/PUT/PATCH (and DELETE when not empty)
 
   // Total time for the whole exchange. ZeroDuration() means the transport's default
   // (for a streaming request: no total limit); InfiniteDuration() means no limit.
   absl::Duration timeout = absl::ZeroDuration();
   // Time to establish TCP + TLS. ZeroDuration() means the transport's default.
   absl::Duration connect_timeout = absl::ZeroDuration();
-  // For streams: fail with DeadlineExceeded when no byte arrives for this long.
-  // Whole seconds (rounded up); ZeroDuration() disables it.
+  // Fail with DeadlineExceeded when no byte arrives for this long (meant for streams;
+  // it counts from the start of the request). Checked about once a second, so it fires
+  // up to a second late. ZeroDuration() disables it.
   absl::Duration idle_timeout = absl::ZeroDuration();
 
   // Set for a streaming request (see the contract above).
-  ChunkCallback on_chunk;
+  ChunkCallback on_chunk{};
 
   // Per-request TLS settings; when unset, the transport's defaults apply. When set,
   // they replace the defaults as a whole.
-  std::optional<TlsOptions> tls;
+  std::optional<TlsOptions> tls{};
 
   // Requesting stop aborts the exchange with kCancelled. It is noticed within about a
   // second even while a stream is idle, at once when data is flowing.
-  std::stop_token stop_token;
+  std::stop_token stop_token{};
 };
 
 struct HttpResponse {
   int status_code = 0;  // the final HTTP status (interim 1xx responses are skipped)
-  Headers headers;      // of the final response
-  std::string body;     // empty for 2xx streams (delivered to on_chunk instead)
+  Headers headers{};    // of the final response
+  std::string body{};   // empty for 2xx streams (delivered to on_chunk instead)
 
   bool ok() const { return status_code >= 200 && status_code < 300; }
 };

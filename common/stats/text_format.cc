@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <system_error>
 
 namespace trimaran::stats {
@@ -15,7 +14,7 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
-bool IsValidMetricName(std::string_view name) {
+bool IsValidMetricName(absl::string_view name) {
   if (name.empty()) return false;
   if (!IsLetterOrUnderscore(name[0]) && name[0] != ':') return false;
   for (char c : name.substr(1)) {
@@ -24,7 +23,7 @@ bool IsValidMetricName(std::string_view name) {
   return true;
 }
 
-bool IsValidLabelName(std::string_view name) {
+bool IsValidLabelName(absl::string_view name) {
   if (name.empty() || !IsLetterOrUnderscore(name[0])) return false;
   for (char c : name.substr(1)) {
     if (!IsLetterOrUnderscore(c) && !IsDigit(c)) return false;
@@ -54,7 +53,10 @@ void AppendValue(double value, std::string& out) {
   }
   std::string_view sci(buf, end - buf);
   const size_t e_pos = sci.find('e');
-  const int exponent = std::atoi(std::string(sci.substr(e_pos + 1)).c_str());
+  std::string_view exponent_text = sci.substr(e_pos + 1);
+  if (exponent_text.front() == '+') exponent_text.remove_prefix(1);
+  int exponent = 0;
+  std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
   // Go's %g with shortest precision switches to the exponent form when the exponent is
   // below -4 or at least 6 (so 123456 stays, 1e+06 does not). Both print the exponent
   // with a sign and at least two digits, exactly as to_chars does.
@@ -94,7 +96,7 @@ std::string FormatValue(double value) {
   return out;
 }
 
-void AppendEscapedLabelValue(std::string_view value, std::string& out) {
+void AppendEscapedLabelValue(absl::string_view value, std::string& out) {
   for (char c : value) {
     switch (c) {
       case '\\':
@@ -112,7 +114,7 @@ void AppendEscapedLabelValue(std::string_view value, std::string& out) {
   }
 }
 
-void AppendEscapedHelp(std::string_view help, std::string& out) {
+void AppendEscapedHelp(absl::string_view help, std::string& out) {
   for (char c : help) {
     switch (c) {
       case '\\':

@@ -5,18 +5,29 @@
 // (DecimalSI "1.5k", BinarySI "1Gi", DecimalExponent "1e3"), which only affects its
 // canonical string form. Accepted syntax (Kubernetes' grammar):
 //
-//   <quantity>  ::= <signedNumber><suffix>
-//   <signedNumber> ::= "+" | "-" (optional) followed by digits, "." digits, or both
-//   <suffix>    ::= <binarySI> Ki Mi Gi Ti Pi Ei | <decimalSI> n u m "" k M G T P E
-//                 | <decimalExponent> e<signedNumber> or E<signedNumber> (integer exponent)
+//   <quantity>     ::= <signedNumber><suffix>
+//   <signedNumber> ::= optional "+" or "-", then <digits>, <digits>".", "."<digits>
+//                      or <digits>"."<digits> ("1.", ".5" and "1.G" are accepted)
+//   <suffix>       ::= <binarySI> Ki Mi Gi Ti Pi Ei | <decimalSI> n u m "" k M G T P E
+//                    | <decimalExponent> "e" or "E", optional sign, digits
+//                      (an integer exponent with |exponent| <= 2^31-1)
 //
-// Range and precision (Trimaran's documented choice): values are exact to 1n (10^-9);
-// finer digits round up (towards +infinity, as Kubernetes does),
-// and |value| must not exceed 2^63-1 base units. Larger values are rejected with
-// OutOfRange ("quantity too large"), never wrapped.
+// No whitespace is allowed anywhere (callers trim JSON strings, as upstream does).
+// Errors: InvalidArgument for syntax, OutOfRange for magnitude (see below).
 //
-// Value() and MilliValue() round up to the next integer (as upstream's Value()/
-// MilliValue(): ceil) and saturate at the int64 limits.
+// Range and precision (Trimaran's documented choices):
+//   - Values are exact to 1n (10^-9). Finer digits round the magnitude up, i.e. away
+//     from zero, exactly as upstream: "0.1n" -> 1n, "-0.1n" -> -1n, "3.001n" -> 4n.
+//   - |value| must not exceed 2^63-1 base units. Larger values ("16Ei", "1e19",
+//     "99999999999999999999") are rejected with OutOfRange ("quantity too large") and
+//     never wrapped or capped. Upstream instead keeps such decimal values in an
+//     infinite-precision decimal and silently caps BinarySI ones at 2^63-1.
+//   - A number must contain at least one digit. Upstream's scanner also accepts digitless
+//     text such as ".", "-", "e3" or "Ki" as zero; Trimaran rejects it.
+//
+// Format: a binary suffix gives BinarySI (except that a non-zero value with magnitude
+// below 1, such as "0.000000000001Ki", becomes DecimalSI, as upstream); a decimal suffix
+// or none gives DecimalSI; an exponent gives DecimalExponent.
 //
 // Thread-safety: a value type; const methods are safe for concurrent use.
 
@@ -29,9 +40,11 @@
 
 namespace trimaran::kube {
 
+// How String() renders a quantity; never affects its value or comparisons.
 enum class QuantityFormat {
-  kDecimalSI,        // "1500m", "1.5k" -> canonical "1500", "1k"
-  kBinarySI,         // "1Gi", "1536Mi"
+  kDecimalSI,        // "1500m", "1.5k" -> canonical "1500m", "1500"
+  kBinarySI,         // "1Gi", "1536Mi"; values that are not whole numbers of base
+                     // units, or whose magnitude is below 1024, render as DecimalSI
   kDecimalExponent,  // "1e3", "12e6"
 };
 
@@ -41,20 +54,27 @@ class Quantity {
   Quantity() = default;
 
   // Parses `text`. Errors are InvalidArgument (syntax, naming the text) or
-  // OutOfRange (too large). Empty text is an error.
+  // OutOfRange (too large). Empty text is an error. Does not allocate on success.
   static absl::StatusOr<Quantity> Parse(std::string_view text);
 
-  // Exact constructors.
+  // Exact constructors. The format is kept as given (as upstream's NewMilliQuantity
+  // and NewQuantity do). FromValue(INT64_MIN) saturates to -(2^63-1), the bottom of
+  // the range.
   static Quantity FromMilli(int64_t milli, QuantityFormat format = QuantityFormat::kDecimalSI);
   static Quantity FromValue(int64_t value, QuantityFormat format = QuantityFormat::kDecimalSI);
 
-  // Integer value in base units, rounded up (ceil), saturating at int64 limits.
+  // Integer value in base units, rounded away from zero as upstream does (ceil for
+  // positive values: "1.5" -> 2, "1m" -> 1; "-1.5" -> -2), saturating at the int64
+  // limits. Never saturates for a parsed quantity, whose |value| is at most 2^63-1.
   int64_t Value() const;
-  // Value in thousandths of a base unit (cpu millicores), rounded up, saturating.
+  // Value in thousandths of a base unit (cpu millicores), rounded away from zero,
+  // saturating ("0.0001" -> 1, "-0.0005" -> -1).
   int64_t MilliValue() const;
-  // Value in units of 10^scale (scale -9..18), rounded up, saturating.
+  // Value in units of 10^scale, rounded away from zero, saturating. Meaningful for
+  // scale -9..18; beyond 18 every non-zero value is +-1, below -9 values are scaled up.
   int64_t ScaledValue(int scale) const;
-  // Exact value as a double (for ratios in scoring and reports).
+  // The value as the nearest double, or within one rounding of it for |value| >= 2^53n
+  // (for ratios in scoring and reports).
   double AsApproximateDouble() const;
 
   bool IsZero() const { return nanos_ == 0; }
@@ -63,11 +83,18 @@ class Quantity {
   QuantityFormat format() const { return format_; }
 
   // Canonical form, as Kubernetes serialises it ("1500m" -> "1500m", "1.5" -> "1500m",
-  // "1000" -> "1k", "1536Mi" -> "1536Mi", "1.5Gi" -> "1536Mi").
+  // "1000" -> "1k", "1536Mi" -> "1536Mi", "1.5Gi" -> "1536Mi", "1e3" -> "1e3",
+  // "0.1Ki" -> "102400m"). Parse(String()) gives the same value, and String() of that
+  // is the same string, with one upstream exception: a BinarySI whole number >= 1024
+  // that is not a multiple of 1024 prints as a plain integer ("2000"), which reparses
+  // as DecimalSI and then prints "2k" (a fixed point from then on). Unlike upstream,
+  // which echoes the input text when it looks canonical (so "+1k", "01k" and "1.500"
+  // print as typed), this is always the canonical form.
   std::string String() const;
 
-  // Arithmetic keeps this quantity's format. Results beyond the range saturate and
-  // return false; otherwise true.
+  // Arithmetic keeps this quantity's format, except that a zero quantity takes the
+  // format of `other` (as upstream, so 0 + "1Gi" prints "1Gi"). Results beyond the
+  // range saturate at +-(2^63-1) base units and return false; otherwise true.
   bool Add(const Quantity& other);
   bool Sub(const Quantity& other);
   void Neg() { nanos_ = -nanos_; }
@@ -84,7 +111,8 @@ class Quantity {
  private:
   Quantity(__int128 nanos, QuantityFormat format) : nanos_(nanos), format_(format) {}
 
-  // The value in units of 10^-9, exact.
+  // The value in units of 10^-9, exact. Invariant: |nanos_| <= (2^63-1) * 10^9, so
+  // Neg() never overflows.
   __int128 nanos_ = 0;
   QuantityFormat format_ = QuantityFormat::kDecimalSI;
 };

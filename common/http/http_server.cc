@@ -1,0 +1,444 @@
+#include "common/http/http_server.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <openssl/bio.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace trimaran::http {
+namespace {
+
+constexpr const char* kMethods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+// httplib matches routes with std::regex_match on the decoded path; this matches all.
+constexpr const char* kAnyPath = R"([\s\S]*)";
+
+std::string HostPort(absl::string_view host, int port) {
+  if (absl::StrContains(host, ':')) return absl::StrCat("[", host, "]:", port);
+  return absl::StrCat(host, ":", port);
+}
+
+bool AllowsMethod(const Route& route, absl::string_view method) {
+  if (method == "HEAD") method = "GET";
+  return std::find(route.methods.begin(), route.methods.end(), method) != route.methods.end();
+}
+
+std::string PeerSubject(const httplib::Request& req) {
+  if (req.ssl == nullptr) return "";
+  X509* cert = SSL_get0_peer_certificate(req.ssl);
+  if (cert == nullptr) return "";
+  BIO* bio = BIO_new(BIO_s_mem());
+  if (bio == nullptr) return "";
+  X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253);
+  char* data = nullptr;
+  long len = BIO_get_mem_data(bio, &data);
+  std::string out(data, static_cast<size_t>(std::max(len, 0L)));
+  BIO_free(bio);
+  return out;
+}
+
+// Lets a restarted server rebind a port in TIME_WAIT, but (unlike httplib's default
+// SO_REUSEPORT) never lets two live servers share a port silently.
+void SetReuseAddr(int sock) {
+  int yes = 1;
+  setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+}
+
+// Ends the read side of every connection accepted on `port`. httplib's workers wait up to
+// keep_alive_timeout for the next request on an idle keep-alive connection, and would
+// hold Stop() that long; after SHUT_RD they see end-of-stream at once, while a response
+// being written still goes out. httplib does not expose the accepted sockets, so they
+// are found among the process's descriptors: the sockets whose local port is the
+// listening port and that have a peer (only connections accepted on that port do).
+void ShutdownAcceptedConnections(int port) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return;
+  while (dirent* entry = readdir(dir)) {
+    int fd = -1;
+    if (!absl::SimpleAtoi(entry->d_name, &fd) || fd == dirfd(dir)) continue;
+    sockaddr_storage local{};
+    socklen_t len = sizeof(local);
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) continue;
+    int local_port = -1;
+    if (local.ss_family == AF_INET) {
+      local_port = ntohs(reinterpret_cast<const sockaddr_in*>(&local)->sin_port);
+    } else if (local.ss_family == AF_INET6) {
+      local_port = ntohs(reinterpret_cast<const sockaddr_in6*>(&local)->sin6_port);
+    }
+    if (local_port != port) continue;
+    sockaddr_storage peer{};
+    len = sizeof(peer);
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) continue;
+    shutdown(fd, SHUT_RD);
+  }
+  closedir(dir);
+}
+
+absl::Status CheckReadable(absl::string_view what, const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tls: ", what, " file \"", path, "\" does not exist or is not a file"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::string_view ServerRequest::Query(absl::string_view key) const {
+  auto it = query.find(std::string(key));
+  return it == query.end() ? absl::string_view() : absl::string_view(it->second);
+}
+
+bool ServerRequest::HasQuery(absl::string_view key) const {
+  return query.find(std::string(key)) != query.end();
+}
+
+class HttpServer::Writer final : public ChunkWriter {
+ public:
+  Writer(httplib::DataSink& sink, const std::atomic<bool>& stopping)
+      : sink_(sink), stopping_(stopping) {}
+
+  bool Write(absl::string_view chunk) override {
+    if (failed_ || Stopping()) return false;
+    if (chunk.empty()) return true;
+    if (!sink_.is_writable() || !sink_.write(chunk.data(), chunk.size())) failed_ = true;
+    return !failed_;
+  }
+  bool Stopping() const override { return stopping_.load(); }
+
+ private:
+  httplib::DataSink& sink_;
+  const std::atomic<bool>& stopping_;
+  bool failed_ = false;
+};
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions options) {
+  if (options.address.empty()) return absl::InvalidArgumentError("http server: empty address");
+  if (options.port < 0 || options.port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("http server ", options.name, ": invalid port ", options.port));
+  }
+  if (options.worker_threads < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("http server ", options.name,
+                                                   ": worker_threads must be >= 1, got ",
+                                                   options.worker_threads));
+  }
+  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "http server ", options.name, ": tls needs both a certificate and a key file"));
+  }
+  if (!options.client_ca_file.empty() && options.tls_cert_file.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "http server ", options.name, ": client_ca_file needs tls (certificate and key)"));
+  }
+  std::unique_ptr<httplib::Server> server;
+  if (!options.tls_cert_file.empty()) {
+    for (const auto& [what, path] :
+         {std::pair<absl::string_view, const std::string&>{"certificate", options.tls_cert_file},
+          {"key", options.tls_key_file},
+          {"client CA", options.client_ca_file}}) {
+      if (path.empty()) continue;
+      absl::Status s = CheckReadable(what, path);
+      if (!s.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("http server ", options.name, ": ", s.message()));
+      }
+    }
+    auto ssl = std::make_unique<httplib::SSLServer>(
+        options.tls_cert_file.c_str(), options.tls_key_file.c_str(),
+        options.client_ca_file.empty() ? nullptr : options.client_ca_file.c_str());
+    if (!ssl->is_valid()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("http server ", options.name, ": tls: cannot load certificate \"",
+                       options.tls_cert_file, "\" with key \"", options.tls_key_file, "\"",
+                       options.client_ca_file.empty()
+                           ? ""
+                           : absl::StrCat(" and client CA \"", options.client_ca_file, "\"")));
+    }
+    server = std::move(ssl);
+  } else {
+    server = std::make_unique<httplib::Server>();
+  }
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(options), std::move(server)));
+}
+
+HttpServer::HttpServer(HttpServerOptions options, std::unique_ptr<httplib::Server> server)
+    : options_(std::move(options)), server_(std::move(server)) {
+  const size_t threads = static_cast<size_t>(options_.worker_threads);
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_->set_socket_options([this](int sock) {
+    SetReuseAddr(sock);
+    listen_fd_.store(sock);
+  });
+  server_->set_tcp_nodelay(true);
+  auto split = [](absl::Duration d, time_t& sec, time_t& usec) {
+    sec = static_cast<time_t>(absl::ToInt64Seconds(d));
+    usec = static_cast<time_t>(absl::ToInt64Microseconds(d - absl::Seconds(sec)));
+  };
+  time_t sec = 0, usec = 0;
+  split(options_.read_timeout, sec, usec);
+  server_->set_read_timeout(sec, usec);
+  split(options_.write_timeout, sec, usec);
+  server_->set_write_timeout(sec, usec);
+  server_->set_keep_alive_timeout(
+      std::max<time_t>(1, static_cast<time_t>(absl::ToInt64Seconds(options_.keep_alive_timeout))));
+  server_->set_keep_alive_max_count(
+      static_cast<size_t>(std::max(1, options_.keep_alive_max_requests)));
+  server_->set_payload_max_length(options_.max_request_body_bytes);
+  server_->set_exception_handler([this](const httplib::Request& req, httplib::Response& res,
+                                        std::exception_ptr ep) {
+    std::string what = "unknown exception";
+    try {
+      if (ep) std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    Log(options_.log_component)
+        .error("http handler threw server={} path={} err=\"{}\"", options_.name, req.path, what);
+    res.status = 500;
+    res.set_content(absl::StrCat("internal error: ", what, "\n"), "text/plain; charset=utf-8");
+  });
+  auto dispatch = [this](const httplib::Request& req, httplib::Response& res) {
+    Dispatch(req, res);
+  };
+  server_->Get(kAnyPath, dispatch);
+  server_->Post(kAnyPath, dispatch);
+  server_->Put(kAnyPath, dispatch);
+  server_->Patch(kAnyPath, dispatch);
+  server_->Delete(kAnyPath, dispatch);
+  server_->Options(kAnyPath, dispatch);
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+absl::Status HttpServer::AddRoute(Route route) {
+  if (!absl::StartsWith(route.path, "/")) {
+    return absl::InvalidArgumentError(absl::StrCat("http server ", options_.name, ": route path \"",
+                                                   route.path, "\" must start with '/'"));
+  }
+  if (!route.handler) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("http server ", options_.name, ": route ", route.path, " has no handler"));
+  }
+  if (route.methods.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("http server ", options_.name, ": route ", route.path, " has no methods"));
+  }
+  for (const std::string& m : route.methods) {
+    if (std::find(std::begin(kMethods), std::end(kMethods), m) == std::end(kMethods)) {
+      return absl::InvalidArgumentError(absl::StrCat("http server ", options_.name, ": route ",
+                                                     route.path, ": unsupported method ", m));
+    }
+  }
+  absl::MutexLock lock(&routes_mu_);
+  if (routes_frozen_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("http server ", options_.name, ": route ", route.path, " added after Start"));
+  }
+  for (const Route& r : routes_) {
+    if (r.path != route.path || r.prefix != route.prefix) continue;
+    for (const std::string& m : route.methods) {
+      if (AllowsMethod(r, m)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("http server ", options_.name, ": duplicate route ", m, " ", route.path));
+      }
+    }
+  }
+  routes_.push_back(std::move(route));
+  return absl::OkStatus();
+}
+
+std::string HttpServer::url() const {
+  return absl::StrCat(tls() ? "https://" : "http://", HostPort(options_.address, port()));
+}
+
+std::string HttpServer::IndexText() const {
+  std::vector<const Route*> sorted;
+  absl::MutexLock lock(&routes_mu_);
+  for (const Route& r : routes_) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Route* a, const Route* b) { return a->path < b->path; });
+  size_t width = 1;
+  for (const Route* r : sorted) width = std::max(width, r->path.size() + (r->prefix ? 1 : 0));
+  std::string out = absl::StrCat(options_.name, " endpoints:\n");
+  for (const Route* r : sorted) {
+    std::string path = absl::StrCat(r->path, r->prefix ? "*" : "");
+    absl::StrAppend(&out, "  ", path, std::string(width - path.size() + 2, ' '),
+                    absl::StrJoin(r->methods, ","), "  ", r->help, "\n");
+  }
+  return out;
+}
+
+void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
+  RouteHandler handler;
+  bool path_known = false;
+  std::set<std::string> allowed;
+  {
+    absl::MutexLock lock(&routes_mu_);
+    // Candidates in order of specificity: exact routes, then prefixes, longest first.
+    const Route* best = nullptr;
+    auto consider = [&](const Route& r) {
+      path_known = true;
+      for (const std::string& m : r.methods) allowed.insert(m);
+      if (best == nullptr && AllowsMethod(r, req.method)) best = &r;
+    };
+    for (const Route& r : routes_) {
+      if (!r.prefix && r.path == req.path) consider(r);
+    }
+    if (best == nullptr) {
+      std::vector<const Route*> prefixes;
+      for (const Route& r : routes_) {
+        if (r.prefix && absl::StartsWith(req.path, r.path)) prefixes.push_back(&r);
+      }
+      std::stable_sort(prefixes.begin(), prefixes.end(), [](const Route* a, const Route* b) {
+        return a->path.size() > b->path.size();
+      });
+      for (const Route* r : prefixes) consider(*r);
+    }
+    if (best != nullptr) handler = best->handler;
+  }
+  if (!handler) {
+    if (path_known) {
+      res.status = 405;
+      res.set_header("Allow", absl::StrJoin(allowed, ", "));
+      res.set_content(absl::StrCat("method ", req.method, " not allowed on ", req.path, "\n"),
+                      "text/plain; charset=utf-8");
+    } else if (options_.index && req.path == "/" && (req.method == "GET" || req.method == "HEAD")) {
+      res.status = 200;
+      res.set_content(IndexText(), "text/plain; charset=utf-8");
+    } else {
+      res.status = 404;
+      res.set_content(absl::StrCat("not found: ", req.path, "\n"), "text/plain; charset=utf-8");
+    }
+    return;
+  }
+
+  ServerRequest request;
+  request.method = req.method;
+  request.path = req.path;
+  request.query.insert(req.params.begin(), req.params.end());
+  for (const auto& [name, value] : req.headers) request.headers.Add(name, value);
+  request.body = req.body;
+  request.remote_addr = HostPort(req.remote_addr, req.remote_port);
+  request.peer_certificate_subject = PeerSubject(req);
+
+  ServerResponse response;
+  handler(request, response);
+
+  res.status = response.status;
+  for (const auto& [name, value] : response.headers) res.set_header(name, value);
+  if (response.stream) {
+    StreamFunction stream = std::move(response.stream);
+    res.set_chunked_content_provider(response.content_type,
+                                     [this, stream](size_t /*offset*/, httplib::DataSink& sink) {
+                                       Writer writer(sink, stopping_);
+                                       stream(writer);
+                                       sink.done();
+                                       return true;
+                                     });
+  } else {
+    res.set_content(std::move(response.body), response.content_type);
+  }
+}
+
+absl::Status HttpServer::Start() {
+  absl::MutexLock lock(&lifecycle_mu_);
+  if (state_ != State::kNew) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("http server ", options_.name, ": Start called twice or after Stop"));
+  }
+  const std::string where = HostPort(options_.address, options_.port);
+  errno = 0;
+  int port = options_.port;
+  if (port == 0) {
+    port = server_->bind_to_any_port(options_.address);
+  } else if (!server_->bind_to_port(options_.address, port)) {
+    port = -1;
+  }
+  if (port >= 0 && listen_fd_.load() >= 0) {
+    // httplib listens with a backlog of 5: a burst of concurrent connects overflows it
+    // and the dropped SYNs are retried only after a second. Listening again on the
+    // bound socket raises the backlog.
+    ::listen(listen_fd_.load(), SOMAXCONN);
+  }
+  if (port < 0) {
+    int err = errno;
+    return absl::FailedPreconditionError(
+        absl::StrCat("http server ", options_.name, ": listen on ", where, ": ",
+                     err != 0 ? absl::AsciiStrToLower(std::strerror(err))
+                              : std::string("cannot bind (bad address?)")));
+  }
+  {
+    absl::MutexLock routes_lock(&routes_mu_);
+    routes_frozen_ = true;
+  }
+  port_.store(port);
+  loop_exited_.store(false);
+  loop_ = std::jthread([this] {
+    // Worker threads are created by this thread and inherit its signal mask.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    if (!server_->listen_after_bind()) {
+      Log(options_.log_component)
+          .error("http server accept loop failed server={} address={}", options_.name,
+                 HostPort(options_.address, port_.load()));
+    }
+    loop_exited_.store(true);
+  });
+  // Stop() is only safe once the loop runs (httplib ignores stop() before that).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!server_->is_running() && !loop_exited_.load() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  if (!server_->is_running()) {
+    server_->stop();
+    loop_.join();
+    port_.store(0);
+    state_ = State::kStopped;
+    return absl::InternalError(absl::StrCat("http server ", options_.name, ": accept loop on ",
+                                            HostPort(options_.address, port), " did not start"));
+  }
+  state_ = State::kRunning;
+  Log(options_.log_component).info("http server listening server={} url={}", options_.name, url());
+  return absl::OkStatus();
+}
+
+void HttpServer::Stop() {
+  absl::MutexLock lock(&lifecycle_mu_);
+  if (state_ != State::kRunning) {
+    state_ = State::kStopped;
+    return;
+  }
+  stopping_.store(true);
+  server_->stop();
+  ShutdownAcceptedConnections(port_.load());
+  if (loop_.joinable()) loop_.join();
+  state_ = State::kStopped;
+  Log(options_.log_component).info("http server stopped server={}", options_.name);
+}
+
+}  // namespace trimaran::http

@@ -1,0 +1,50 @@
+#pragma once
+// WatchEvent<T>: one line of a WATCH stream ({"type": ..., "object": ...}).
+//
+// Thread-safety: plain values; externally synchronized.
+
+#include <optional>
+#include <string_view>
+
+#include "kube/api/api_status.h"
+
+namespace trimaran::kube {
+
+enum class WatchEventType {
+  kAdded,
+  kModified,
+  kDeleted,  // object is the last known state
+  // object carries only metadata.resourceVersion: a resume point, no change.
+  kBookmark,
+  // object is a metav1.Status (in `error`); code 410 means "re-list".
+  kError,
+};
+
+constexpr std::string_view ToString(WatchEventType t) {
+  switch (t) {
+    case WatchEventType::kAdded:
+      return "ADDED";
+    case WatchEventType::kModified:
+      return "MODIFIED";
+    case WatchEventType::kDeleted:
+      return "DELETED";
+    case WatchEventType::kBookmark:
+      return "BOOKMARK";
+    case WatchEventType::kError:
+      return "ERROR";
+  }
+  return "";
+}
+
+template <typename T>
+struct WatchEvent {
+  WatchEventType type = WatchEventType::kAdded;
+  // The object for every type but kError (default-constructed then).
+  T object;
+  // Set only for kError.
+  std::optional<ApiStatus> error;
+
+  bool operator==(const WatchEvent&) const = default;
+};
+
+}  // namespace trimaran::kube

@@ -1,0 +1,117 @@
+#pragma once
+// kube::Client: everything Trimaran asks of the Kubernetes API, as one interface.
+//
+// The scheduler, the informers, leader election and the metrics-server provider talk to
+// the cluster only through this interface. RestClient (rest_client.h) implements it over
+// HTTP; kube::testing::FakeClient (testing/fake_client.h) is an in-memory apiserver for
+// unit tests and the simulator.
+//
+// Error codes (the mapping is written down once in common/http/status_mapping.h):
+//   NotFound          the object does not exist (404)
+//   AlreadyExists     create of an existing object (409 on POST)
+//   Aborted           optimistic-concurrency conflict on update (409), or a watch
+//                     whose resourceVersion is too old (410 Gone): re-list
+//   Unauthenticated / PermissionDenied   401 / 403
+//   InvalidArgument   the apiserver rejected the object (400, 422)
+//   Unavailable       429, 5xx, connection failures (already retried with backoff)
+//   DeadlineExceeded  timeouts
+//   Cancelled         the caller's stop_token was triggered
+//   Internal          a response that does not decode (malformed JSON)
+// Every message names the operation and the object ("bind pod default/web-1: ...").
+//
+// Thread-safety: implementations are safe for concurrent use from many threads.
+
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "kube/api/binding.h"
+#include "kube/api/event.h"
+#include "kube/api/lease.h"
+#include "kube/api/list.h"
+#include "kube/api/node.h"
+#include "kube/api/pod.h"
+#include "kube/api/pod_status_patch.h"
+#include "kube/api/watch_event.h"
+
+namespace trimaran::kube {
+
+struct ListOptions {
+  std::string label_selector;  // "app=web,tier!=db"
+  std::string field_selector;  // "status.phase!=Succeeded,status.phase!=Failed"
+  int64_t limit = 0;           // page size; 0 = no paging
+  std::string continue_token;  // from the previous page's ListMeta
+  // "" = a consistent read from etcd; "0" = any cached version is fine.
+  std::string resource_version;
+};
+
+struct WatchOptions {
+  std::string label_selector;
+  std::string field_selector;
+  std::string resource_version;  // resume after this version
+  bool allow_watch_bookmarks = true;
+  // Asks the server to end the watch after this long (timeoutSeconds); the informer
+  // then resumes from the last seen resourceVersion. Zero = server default.
+  absl::Duration timeout = absl::Minutes(5);
+};
+
+// Receives each event of a watch, in order. Return false to end the watch (OK).
+template <typename T>
+using WatchHandler = std::function<bool(WatchEvent<T>&& event)>;
+
+class Client {
+ public:
+  virtual ~Client() = default;
+
+  // ---- Pods. `ns` "" means all namespaces for List/Watch. ----
+  // One page of pods (follow ListMeta::continue_token for the next).
+  virtual absl::StatusOr<PodList> ListPods(absl::string_view ns, const ListOptions& options) = 0;
+  // Streams pod events to `handler` until the server ends the watch (OK), the handler
+  // returns false (OK), `stop` is requested (Cancelled) or the stream fails. ERROR
+  // events are delivered to the handler (410 Gone among them); a line that does not
+  // decode ends the watch with Internal.
+  virtual absl::Status WatchPods(absl::string_view ns, const WatchOptions& options,
+                                 const WatchHandler<Pod>& handler, std::stop_token stop) = 0;
+  virtual absl::StatusOr<Pod> GetPod(absl::string_view ns, absl::string_view name) = 0;
+  virtual absl::StatusOr<Pod> CreatePod(const Pod& pod) = 0;
+  virtual absl::Status DeletePod(absl::string_view ns, absl::string_view name) = 0;
+  // POST pods/{name}/binding.
+  virtual absl::Status Bind(const Binding& binding) = 0;
+  // Strategic-merge PATCH of pods/{name}/status (PodScheduled condition,
+  // nominatedNodeName).
+  virtual absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
+                                      const PodStatusPatch& patch) = 0;
+
+  // ---- Nodes. ----
+  virtual absl::StatusOr<NodeList> ListNodes(const ListOptions& options) = 0;
+  virtual absl::Status WatchNodes(const WatchOptions& options, const WatchHandler<Node>& handler,
+                                  std::stop_token stop) = 0;
+  virtual absl::StatusOr<Node> GetNode(absl::string_view name) = 0;
+  virtual absl::StatusOr<Node> CreateNode(const Node& node) = 0;
+  virtual absl::Status DeleteNode(absl::string_view name) = 0;
+
+  // ---- Events (events.k8s.io/v1). ----
+  virtual absl::Status CreateEvent(const Event& event) = 0;
+
+  // ---- Leases (coordination.k8s.io/v1). ----
+  virtual absl::StatusOr<Lease> GetLease(absl::string_view ns, absl::string_view name) = 0;
+  virtual absl::StatusOr<Lease> CreateLease(const Lease& lease) = 0;
+  // PUT with metadata.resourceVersion: Aborted when someone else updated it first.
+  virtual absl::StatusOr<Lease> UpdateLease(const Lease& lease) = 0;
+
+  // ---- Anything else (metrics.k8s.io, test set-up): a raw request. ----
+  // `path` starts with "/" ("/apis/metrics.k8s.io/v1beta1/nodes"). Returns the body of
+  // a 2xx response; other statuses become errors as above.
+  virtual absl::StatusOr<std::string> Raw(absl::string_view method, absl::string_view path,
+                                          absl::string_view body = "",
+                                          absl::string_view content_type = "application/json") = 0;
+};
+
+using ClientPtr = std::unique_ptr<Client>;
+
+}  // namespace trimaran::kube

@@ -1,0 +1,26 @@
+#pragma once
+// Small file helpers shared by the kube config loaders and credential sources.
+//
+// Thread-safety: reentrant.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace trimaran::kube::kube_internal {
+
+// The whole content of `path`. NotFound when it does not exist, PermissionDenied when it
+// cannot be opened for reading, Internal for other I/O errors. Messages are
+// "<path>: <strerror>".
+absl::StatusOr<std::string> ReadFileToString(absl::string_view path);
+
+// OK when `path` is a regular file (or a symlink to one) that can be opened for
+// reading; otherwise the error ReadFileToString would return.
+absl::Status CheckReadable(absl::string_view path);
+
+// True when something exists at `path` (any type; permissions not checked).
+bool PathExists(absl::string_view path);
+
+}  // namespace trimaran::kube::kube_internal

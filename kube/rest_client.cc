@@ -1,0 +1,435 @@
+#include "kube/rest_client.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/http/curl_transport.h"
+#include "common/http/status_mapping.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "kube/api/json_codec.h"
+
+namespace trimaran::kube {
+namespace {
+
+
+std::string PodsPath(absl::string_view ns) {
+  if (ns.empty()) return "/api/v1/pods";
+  return absl::StrCat("/api/v1/namespaces/", ns, "/pods");
+}
+
+std::string LeasePath(absl::string_view ns, absl::string_view name) {
+  std::string p = absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/", ns, "/leases");
+  if (!name.empty()) absl::StrAppend(&p, "/", name);
+  return p;
+}
+
+// Sleeps on the clock for `d` unless `stop` is requested; returns false if stopped.
+bool SleepFor(const Clock& clock, absl::Duration d, std::stop_token stop) {
+  absl::Mutex mu;
+  bool cancelled = false;
+  std::stop_callback cb(stop, [&] {
+    absl::MutexLock lock(&mu);
+    cancelled = true;
+  });
+  absl::MutexLock lock(&mu);
+  if (cancelled) return false;
+  clock.AwaitWithDeadline(mu, &cancelled, clock.Now() + d);
+  return !cancelled;
+}
+
+}  // namespace
+
+std::string QueryEscape(absl::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+namespace {
+void AppendParam(std::string& q, absl::string_view key, absl::string_view value) {
+  if (value.empty()) return;
+  if (!q.empty()) q.push_back('&');
+  absl::StrAppend(&q, key, "=", QueryEscape(value));
+}
+}  // namespace
+
+std::string EncodeListQuery(const ListOptions& o) {
+  std::string q;
+  AppendParam(q, "labelSelector", o.label_selector);
+  AppendParam(q, "fieldSelector", o.field_selector);
+  if (o.limit > 0) AppendParam(q, "limit", absl::StrCat(o.limit));
+  AppendParam(q, "continue", o.continue_token);
+  AppendParam(q, "resourceVersion", o.resource_version);
+  return q;
+}
+
+std::string EncodeWatchQuery(const WatchOptions& o) {
+  std::string q = "watch=true";
+  AppendParam(q, "labelSelector", o.label_selector);
+  AppendParam(q, "fieldSelector", o.field_selector);
+  AppendParam(q, "resourceVersion", o.resource_version);
+  if (o.allow_watch_bookmarks) AppendParam(q, "allowWatchBookmarks", "true");
+  if (o.timeout > absl::ZeroDuration()) {
+    AppendParam(q, "timeoutSeconds", absl::StrCat(absl::ToInt64Seconds(o.timeout)));
+  }
+  return q;
+}
+
+absl::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(
+    const RestConfig& config, const Clock& clock, RestClientOptions options,
+    std::shared_ptr<http::HttpTransport> transport,
+    std::unique_ptr<CredentialSource> credentials) {
+  if (config.server.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no apiserver address in the client configuration (", config.source, ")"));
+  }
+  if (!transport) {
+    http::CurlTransportOptions topts;
+    topts.tls = config.tls;
+    topts.user_agent = config.user_agent;
+    topts.default_timeout = options.request_timeout;
+    TRIMARAN_ASSIGN_OR_RETURN(auto curl, http::CurlTransport::Create(topts));
+    transport = std::move(curl);
+  }
+  if (!credentials) {
+    TRIMARAN_ASSIGN_OR_RETURN(credentials, MakeCredentialSource(config, clock));
+  }
+  return std::unique_ptr<RestClient>(new RestClient(config, clock, options, std::move(transport),
+                                                    std::move(credentials)));
+}
+
+RestClient::RestClient(RestConfig config, const Clock& clock, RestClientOptions options,
+                       std::shared_ptr<http::HttpTransport> transport,
+                       std::unique_ptr<CredentialSource> credentials)
+    : config_(std::move(config)),
+      clock_(clock),
+      options_(options),
+      transport_(std::move(transport)),
+      credentials_(std::move(credentials)),
+      limiter_(config_.qps, config_.burst, clock) {}
+
+absl::StatusOr<http::HttpResponse> RestClient::SendOnce(http::HttpRequest request,
+                                                        std::stop_token stop) {
+  TRIMARAN_RETURN_IF_ERROR(limiter_.Accept(stop));
+  for (int attempt = 0;; ++attempt) {
+    TRIMARAN_ASSIGN_OR_RETURN(Credentials creds, credentials_->Get());
+    http::HttpRequest req = request;
+    if (!creds.bearer_token.empty()) {
+      req.headers.Set("Authorization", "Bearer " + creds.bearer_token);
+    }
+    if (!creds.client_cert_pem.empty()) {
+      http::TlsOptions tls = config_.tls;
+      tls.client_cert_file.clear();
+      tls.client_key_file.clear();
+      tls.client_cert_pem = creds.client_cert_pem;
+      tls.client_key_pem = creds.client_key_pem;
+      req.tls = tls;
+    }
+    req.stop_token = stop;
+    counters_.requests.fetch_add(1, std::memory_order_relaxed);
+    absl::StatusOr<http::HttpResponse> resp = transport_->Send(req);
+    if (resp.ok() && resp->status_code == 401 && attempt == 0) {
+      // Expired or rotated credentials: refresh once.
+      credentials_->Invalidate();
+      counters_.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    return resp;
+  }
+}
+
+absl::Status RestClient::ErrorFromResponse(const http::HttpResponse& response,
+                                           const Call& call) const {
+  std::string message = response.body;
+  if (auto status = DecodeStatus(response.body); status.ok() && !status->message.empty()) {
+    message = status->message;
+  }
+  absl::Status s = http::StatusFromHttp(response.status_code, message,
+                                        {.method = call.method, .target = call.what});
+  if (auto after = http::RetryAfter(response)) {
+    s = Annotate(s, absl::StrCat("retry after ", absl::FormatDuration(*after)));
+  }
+  return s;
+}
+
+absl::StatusOr<std::string> RestClient::Do(const Call& call) {
+  http::HttpRequest req;
+  req.method = call.method;
+  req.url = config_.server + call.path;
+  req.body = call.body;
+  req.timeout = options_.request_timeout;
+  req.headers.Set("Accept", "application/json");
+  if (!call.body.empty()) req.headers.Set("Content-Type", call.content_type);
+  absl::Duration backoff = options_.initial_backoff;
+  absl::Status last;
+  for (int attempt = 0; attempt <= options_.max_retries; ++attempt) {
+    absl::StatusOr<http::HttpResponse> resp = SendOnce(req, {});
+    std::optional<absl::Duration> retry_after;
+    if (!resp.ok()) {
+      last = Annotate(resp.status(), call.what);
+      // Connection failures: only safe to repeat for reads.
+      if (call.method != "GET" || !http::IsRetryable(resp.status())) return last;
+    } else if (resp->ok()) {
+      return std::move(resp->body);
+    } else {
+      last = ErrorFromResponse(*resp, call);
+      if (!(resp->status_code == 429 || resp->status_code >= 500)) return last;
+      retry_after = http::RetryAfter(*resp);
+    }
+    if (attempt == options_.max_retries) break;
+    absl::Duration wait = retry_after ? std::min(*retry_after, absl::Seconds(60)) : backoff;
+    backoff = std::min(backoff * 2, options_.max_backoff);
+    counters_.retries.fetch_add(1, std::memory_order_relaxed);
+    Log(Component::kKube)
+        .warn("retrying request op=\"{}\" attempt={} wait={} err=\"{}\"", call.what, attempt + 1,
+              absl::FormatDuration(wait), last.message());
+    SleepFor(clock_, wait, {});
+  }
+  return last;
+}
+
+absl::Status RestClient::Stream(
+    const std::string& path, const std::string& what,
+    const std::function<absl::Status(std::string_view line, bool* keep)>& on_line,
+    std::stop_token stop) {
+  http::HttpRequest req;
+  req.method = "GET";
+  req.url = config_.server + path;
+  req.timeout = absl::InfiniteDuration();
+  req.idle_timeout = options_.watch_idle_timeout;
+  req.headers.Set("Accept", "application/json");
+  std::string buffer;
+  absl::Status line_error;
+  bool keep = true;
+  req.on_chunk = [&](absl::string_view chunk) {
+    buffer.append(chunk.data(), chunk.size());
+    size_t start = 0;
+    while (true) {
+      size_t nl = buffer.find('\n', start);
+      if (nl == std::string::npos) break;
+      std::string_view line(buffer.data() + start, nl - start);
+      start = nl + 1;
+      if (line.empty()) continue;
+      line_error = on_line(line, &keep);
+      if (!line_error.ok() || !keep) return false;
+    }
+    buffer.erase(0, start);
+    return true;
+  };
+  absl::StatusOr<http::HttpResponse> resp = SendOnce(std::move(req), stop);
+  if (stop.stop_requested()) return absl::CancelledError(absl::StrCat(what, ": stopped"));
+  if (!resp.ok()) return Annotate(resp.status(), what);
+  if (!resp->ok()) return ErrorFromResponse(*resp, {.method = "GET", .path = path, .what = what});
+  if (!line_error.ok()) return Annotate(line_error, what);
+  if (keep && !buffer.empty()) {
+    // The stream ended in the middle of an event: a truncated watch.
+    counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
+    return absl::UnavailableError(
+        absl::StrCat(what, ": watch stream ended inside an event (", buffer.size(), " bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+// ---- Pods ----
+
+absl::StatusOr<PodList> RestClient::ListPods(absl::string_view ns, const ListOptions& options) {
+  std::string q = EncodeListQuery(options);
+  Call call{.method = "GET",
+            .path = PodsPath(ns) + (q.empty() ? "" : "?" + q),
+            .what = absl::StrCat("list pods", ns.empty() ? "" : absl::StrCat(" in ", ns))};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<PodList> list = DecodePodList(body);
+  if (!list.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  return list;
+}
+
+absl::Status RestClient::WatchPods(absl::string_view ns, const WatchOptions& options,
+                                   const WatchHandler<Pod>& handler, std::stop_token stop) {
+  std::string what = absl::StrCat("watch pods from resourceVersion ", options.resource_version);
+  return Stream(
+      PodsPath(ns) + "?" + EncodeWatchQuery(options), what,
+      [&](std::string_view line, bool* keep) -> absl::Status {
+        absl::StatusOr<WatchEvent<Pod>> ev = DecodePodWatchEvent(line);
+        if (!ev.ok()) {
+          counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
+          return absl::InternalError(absl::StrCat("malformed watch event: ", ev.status().message()));
+        }
+        counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
+        *keep = handler(*std::move(ev));
+        return absl::OkStatus();
+      },
+      stop);
+}
+
+absl::StatusOr<Pod> RestClient::GetPod(absl::string_view ns, absl::string_view name) {
+  Call call{.method = "GET",
+            .path = absl::StrCat(PodsPath(ns), "/", name),
+            .what = absl::StrCat("get pod ", ns, "/", name)};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<Pod> pod = DecodePod(body);
+  if (!pod.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", pod.status().message()));
+  return pod;
+}
+
+absl::StatusOr<Pod> RestClient::CreatePod(const Pod& pod) {
+  Call call{.method = "POST",
+            .path = PodsPath(pod.metadata.namespace_name),
+            .body = EncodePod(pod),
+            .what = absl::StrCat("create pod ", pod.metadata.namespace_name, "/", pod.metadata.name)};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<Pod> out = DecodePod(body);
+  if (!out.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", out.status().message()));
+  return out;
+}
+
+absl::Status RestClient::DeletePod(absl::string_view ns, absl::string_view name) {
+  Call call{.method = "DELETE",
+            .path = absl::StrCat(PodsPath(ns), "/", name),
+            .what = absl::StrCat("delete pod ", ns, "/", name)};
+  return Do(call).status();
+}
+
+absl::Status RestClient::Bind(const Binding& binding) {
+  Call call{.method = "POST",
+            .path = absl::StrCat(PodsPath(binding.metadata.namespace_name), "/",
+                                 binding.metadata.name, "/binding"),
+            .body = EncodeBinding(binding),
+            .what = absl::StrCat("bind pod ", binding.metadata.namespace_name, "/",
+                                 binding.metadata.name, " to node ", binding.target.name)};
+  return Do(call).status();
+}
+
+absl::Status RestClient::PatchPodStatus(absl::string_view ns, absl::string_view name,
+                                        const PodStatusPatch& patch) {
+  Call call{.method = "PATCH",
+            .path = absl::StrCat(PodsPath(ns), "/", name, "/status"),
+            .body = EncodePodStatusPatch(patch),
+            .content_type = "application/strategic-merge-patch+json",
+            .what = absl::StrCat("patch status of pod ", ns, "/", name)};
+  return Do(call).status();
+}
+
+// ---- Nodes ----
+
+absl::StatusOr<NodeList> RestClient::ListNodes(const ListOptions& options) {
+  std::string q = EncodeListQuery(options);
+  Call call{.method = "GET", .path = "/api/v1/nodes" + (q.empty() ? "" : "?" + q),
+            .what = "list nodes"};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<NodeList> list = DecodeNodeList(body);
+  if (!list.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  return list;
+}
+
+absl::Status RestClient::WatchNodes(const WatchOptions& options, const WatchHandler<Node>& handler,
+                                    std::stop_token stop) {
+  std::string what = absl::StrCat("watch nodes from resourceVersion ", options.resource_version);
+  return Stream(
+      "/api/v1/nodes?" + EncodeWatchQuery(options), what,
+      [&](std::string_view line, bool* keep) -> absl::Status {
+        absl::StatusOr<WatchEvent<Node>> ev = DecodeNodeWatchEvent(line);
+        if (!ev.ok()) {
+          counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
+          return absl::InternalError(absl::StrCat("malformed watch event: ", ev.status().message()));
+        }
+        counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
+        *keep = handler(*std::move(ev));
+        return absl::OkStatus();
+      },
+      stop);
+}
+
+absl::StatusOr<Node> RestClient::GetNode(absl::string_view name) {
+  Call call{.method = "GET", .path = absl::StrCat("/api/v1/nodes/", name),
+            .what = absl::StrCat("get node ", name)};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<Node> node = DecodeNode(body);
+  if (!node.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", node.status().message()));
+  return node;
+}
+
+absl::StatusOr<Node> RestClient::CreateNode(const Node& node) {
+  Call call{.method = "POST", .path = "/api/v1/nodes", .body = EncodeNode(node),
+            .what = absl::StrCat("create node ", node.metadata.name)};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<Node> out = DecodeNode(body);
+  if (!out.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", out.status().message()));
+  return out;
+}
+
+absl::Status RestClient::DeleteNode(absl::string_view name) {
+  Call call{.method = "DELETE", .path = absl::StrCat("/api/v1/nodes/", name),
+            .what = absl::StrCat("delete node ", name)};
+  return Do(call).status();
+}
+
+// ---- Events ----
+
+absl::Status RestClient::CreateEvent(const Event& event) {
+  Call call{.method = "POST",
+            .path = absl::StrCat("/apis/events.k8s.io/v1/namespaces/", event.metadata.namespace_name,
+                                 "/events"),
+            .body = EncodeEvent(event),
+            .what = absl::StrCat("create event ", event.metadata.namespace_name, "/",
+                                 event.metadata.name)};
+  return Do(call).status();
+}
+
+// ---- Leases ----
+
+absl::StatusOr<Lease> RestClient::GetLease(absl::string_view ns, absl::string_view name) {
+  Call call{.method = "GET", .path = LeasePath(ns, name),
+            .what = absl::StrCat("get lease ", ns, "/", name)};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<Lease> lease = DecodeLease(body);
+  if (!lease.ok()) {
+    return absl::InternalError(absl::StrCat(call.what, ": ", lease.status().message()));
+  }
+  return lease;
+}
+
+absl::StatusOr<Lease> RestClient::CreateLease(const Lease& lease) {
+  Call call{.method = "POST", .path = LeasePath(lease.metadata.namespace_name, ""),
+            .body = EncodeLease(lease),
+            .what = absl::StrCat("create lease ", lease.metadata.namespace_name, "/",
+                                 lease.metadata.name)};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<Lease> out = DecodeLease(body);
+  if (!out.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", out.status().message()));
+  return out;
+}
+
+absl::StatusOr<Lease> RestClient::UpdateLease(const Lease& lease) {
+  Call call{.method = "PUT", .path = LeasePath(lease.metadata.namespace_name, lease.metadata.name),
+            .body = EncodeLease(lease),
+            .what = absl::StrCat("update lease ", lease.metadata.namespace_name, "/",
+                                 lease.metadata.name)};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<Lease> out = DecodeLease(body);
+  if (!out.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", out.status().message()));
+  return out;
+}
+
+absl::StatusOr<std::string> RestClient::Raw(absl::string_view method, absl::string_view path,
+                                            absl::string_view body,
+                                            absl::string_view content_type) {
+  Call call{.method = std::string(method), .path = std::string(path), .body = std::string(body),
+            .content_type = std::string(content_type),
+            .what = absl::StrCat(method, " ", path)};
+  return Do(call);
+}
+
+}  // namespace trimaran::kube

@@ -1,0 +1,219 @@
+#include "kube/rest_client.h"
+
+#include "common/http/testing/fake_transport.h"
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/api/json_codec.h"
+#include "kube/testing/wrappers.h"
+
+namespace trimaran::kube {
+namespace {
+
+using http::testing::FakeTransport;
+using kube::testing::MakeNode;
+using kube::testing::MakePod;
+using ::testing::HasSubstr;
+using ::trimaran::testing::IsOk;
+using ::trimaran::testing::StatusIs;
+
+constexpr char kServer[] = "https://apiserver.test:6443";
+
+// Hands out "token-N", N counting refreshes.
+class CountingCredentials : public CredentialSource {
+ public:
+  absl::StatusOr<Credentials> Get() override {
+    Credentials c;
+    c.bearer_token = absl::StrCat("token-", generation_);
+    return c;
+  }
+  void Invalidate() override { ++generation_; }
+  int generation_ = 0;
+};
+
+struct Fixture {
+  Fixture() {
+    RestConfig config;
+    config.server = kServer;
+    config.qps = 0;  // unlimited in unit tests
+    RestClientOptions options;
+    options.initial_backoff = absl::Milliseconds(1);
+    options.max_backoff = absl::Milliseconds(2);
+    auto creds = std::make_unique<CountingCredentials>();
+    credentials = creds.get();
+    client = *RestClient::Create(config, RealClock::Get(), options, transport, std::move(creds));
+  }
+  std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
+  CountingCredentials* credentials;
+  std::unique_ptr<RestClient> client;
+};
+
+TEST(RestClientTest, ListPodsSendsSelectorsAndPagingAndDecodes) {
+  Fixture f;
+  PodList page;
+  page.metadata.resource_version = "42";
+  page.metadata.continue_token = "next-page";
+  page.items.push_back(MakePod().Name("p1").Namespace("default").Obj());
+  f.transport->AddResponse("GET", std::string(kServer) + "/api/v1/pods?", 200, EncodePodList(page));
+  ListOptions options;
+  options.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  options.limit = 500;
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(PodList got, f.client->ListPods("", options));
+  ASSERT_EQ(got.items.size(), 1u);
+  EXPECT_EQ(got.items[0].metadata.name, "p1");
+  EXPECT_EQ(got.metadata.resource_version, "42");
+  EXPECT_EQ(got.metadata.continue_token, "next-page");
+  auto req = f.transport->LastRequest();
+  ASSERT_TRUE(req.has_value());
+  EXPECT_EQ(req->url, std::string(kServer) +
+                          "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase"
+                          "%21%3DFailed&limit=500");
+  EXPECT_EQ(req->headers.GetOr("Authorization"), "Bearer token-0");
+  EXPECT_EQ(req->headers.GetOr("Accept"), "application/json");
+}
+
+TEST(RestClientTest, BindPostsBindingAndMapsConflict) {
+  Fixture f;
+  std::string url = std::string(kServer) + "/api/v1/namespaces/ns1/pods/web-1/binding";
+  f.transport->AddResponse("POST", url, 201, R"({"kind":"Status","status":"Success"})", {}, 1);
+  f.transport->AddResponse(
+      "POST", url, 409,
+      R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"pod web-1 is already assigned to node \"n1\"","reason":"Conflict","code":409})");
+  Binding b;
+  b.metadata.namespace_name = "ns1";
+  b.metadata.name = "web-1";
+  b.target.name = "n3";
+  TRIMARAN_EXPECT_OK(f.client->Bind(b));
+  auto req = f.transport->LastRequest();
+  EXPECT_THAT(req->body, HasSubstr("\"name\":\"n3\""));
+  EXPECT_EQ(req->headers.GetOr("Content-Type"), "application/json");
+  absl::Status again = f.client->Bind(b);
+  EXPECT_THAT(again, StatusIs(absl::StatusCode::kAlreadyExists,
+                              HasSubstr("already assigned to node \"n1\"")));
+  EXPECT_THAT(again.message(), HasSubstr("bind pod ns1/web-1 to node n3"));
+}
+
+TEST(RestClientTest, RetriesServerErrorsAndThrottling) {
+  Fixture f;
+  std::string url = std::string(kServer) + "/api/v1/nodes/n1";
+  f.transport->AddResponse("GET", url, 500, "etcd leader changed", {}, 1);
+  http::Headers retry_after;
+  retry_after.Set("Retry-After", "0");
+  f.transport->AddResponse("GET", url, 429, "slow down", retry_after, 1);
+  f.transport->AddResponse("GET", url, 200, EncodeNode(MakeNode().Name("n1").Obj()));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(Node n, f.client->GetNode("n1"));
+  EXPECT_EQ(n.metadata.name, "n1");
+  EXPECT_EQ(f.client->counters().retries.load(), 2u);
+  EXPECT_EQ(f.transport->RequestCount(), 3);
+}
+
+TEST(RestClientTest, GivesUpAfterMaxRetriesWithTheLastError) {
+  Fixture f;
+  f.transport->AddResponse("GET", std::string(kServer) + "/api/v1/nodes/n1", 503, "overloaded");
+  EXPECT_THAT(f.client->GetNode("n1"),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("get node n1")));
+  EXPECT_EQ(f.transport->RequestCount(), 6);  // 1 + max_retries
+}
+
+TEST(RestClientTest, ConnectionFailuresRetryOnlyReads) {
+  Fixture f;
+  f.transport->AddError("", kServer, absl::UnavailableError("connection refused"));
+  EXPECT_THAT(f.client->GetNode("n1"), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_EQ(f.transport->RequestCount(), 6);
+  f.transport->ClearRequests();
+  Binding b;
+  b.metadata.namespace_name = "default";
+  b.metadata.name = "p";
+  b.target.name = "n1";
+  EXPECT_THAT(f.client->Bind(b),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("connection refused")));
+  EXPECT_EQ(f.transport->RequestCount(), 1) << "a POST may have been applied: not repeated";
+}
+
+TEST(RestClientTest, UnauthorizedRefreshesCredentialsOnce) {
+  Fixture f;
+  std::string url = std::string(kServer) + "/api/v1/nodes/n1";
+  f.transport->AddResponse("GET", url, 401, R"({"kind":"Status","code":401})", {}, 1);
+  f.transport->AddResponse("GET", url, 200, EncodeNode(MakeNode().Name("n1").Obj()));
+  TRIMARAN_ASSERT_OK(f.client->GetNode("n1").status());
+  auto reqs = f.transport->Requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_EQ(reqs[0].headers.GetOr("Authorization"), "Bearer token-0");
+  EXPECT_EQ(reqs[1].headers.GetOr("Authorization"), "Bearer token-1");
+  // A second 401 is reported, not looped on.
+  f.transport->ClearRules();
+  f.transport->AddResponse("GET", url, 401, R"({"kind":"Status","message":"Unauthorized"})");
+  EXPECT_THAT(f.client->GetNode("n1"), StatusIs(absl::StatusCode::kUnauthenticated));
+}
+
+TEST(RestClientTest, WatchFramesEventsAcrossChunks) {
+  Fixture f;
+  WatchEvent<Pod> a{.type = WatchEventType::kAdded, .object = MakePod().Name("a").Obj()};
+  WatchEvent<Pod> b{.type = WatchEventType::kModified, .object = MakePod().Name("b").Obj()};
+  WatchEvent<Pod> c{.type = WatchEventType::kDeleted, .object = MakePod().Name("c").Obj()};
+  std::string all =
+      EncodePodWatchEvent(a) + "\n" + EncodePodWatchEvent(b) + "\n" + EncodePodWatchEvent(c) + "\n";
+  // Split at awkward places: inside an object and right after a newline.
+  std::vector<std::string> chunks = {all.substr(0, 7), all.substr(7, all.size() / 2),
+                                     all.substr(7 + all.size() / 2)};
+  f.transport->AddStream("GET", std::string(kServer) + "/api/v1/pods?watch=true", chunks);
+  std::vector<std::string> seen;
+  WatchOptions wo;
+  wo.resource_version = "7";
+  TRIMARAN_ASSERT_OK(f.client->WatchPods("", wo,
+                                         [&](WatchEvent<Pod>&& ev) {
+                                           seen.push_back(std::string(ToString(ev.type)) + " " + ev.object.metadata.name);
+                                           return true;
+                                         },
+                                         {}));
+  EXPECT_THAT(seen, ::testing::ElementsAre("ADDED a", "MODIFIED b", "DELETED c"));
+  auto req = f.transport->LastRequest();
+  EXPECT_THAT(req->url, HasSubstr("resourceVersion=7"));
+  EXPECT_THAT(req->url, HasSubstr("allowWatchBookmarks=true"));
+  EXPECT_THAT(req->url, HasSubstr("timeoutSeconds=300"));
+}
+
+TEST(RestClientTest, MalformedOrTruncatedWatchIsAnErrorNotACrash) {
+  Fixture f;
+  std::string good =
+      EncodePodWatchEvent({.type = WatchEventType::kAdded, .object = MakePod().Name("a").Obj()});
+  f.transport->AddStream("GET", std::string(kServer) + "/api/v1/pods?watch",
+                         {good + "\n{\"type\":"}, 200, {}, 1);
+  int events = 0;
+  auto count = [&](WatchEvent<Pod>&&) {
+    ++events;
+    return true;
+  };
+  EXPECT_THAT(f.client->WatchPods("", {}, count, {}),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("ended inside an event")));
+  EXPECT_EQ(events, 1);
+  f.transport->AddStream("GET", std::string(kServer) + "/api/v1/pods?watch",
+                         {"{\"type\":\"ADDED\",\"object\":{\"metadata\":7}}\n"}, 200, {}, 1);
+  EXPECT_THAT(f.client->WatchPods("", {}, count, {}),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("malformed watch event")));
+  EXPECT_EQ(f.client->counters().watch_decode_errors.load(), 2u);
+}
+
+TEST(RestClientTest, LeaseUpdateConflictIsAborted) {
+  Fixture f;
+  f.transport->AddResponse(
+      "PUT", std::string(kServer) + "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/s",
+      409, R"({"kind":"Status","reason":"Conflict","message":"the object has been modified"})");
+  Lease l;
+  l.metadata.namespace_name = "kube-system";
+  l.metadata.name = "s";
+  l.metadata.resource_version = "5";
+  EXPECT_THAT(f.client->UpdateLease(l),
+              StatusIs(absl::StatusCode::kAborted, HasSubstr("the object has been modified")));
+}
+
+TEST(RestClientTest, QueryEscaping) {
+  EXPECT_EQ(QueryEscape("a=b,c!=d e/f"), "a%3Db%2Cc%21%3Dd%20e%2Ff");
+  WatchOptions w;
+  w.allow_watch_bookmarks = false;
+  w.timeout = absl::ZeroDuration();
+  EXPECT_EQ(EncodeWatchQuery(w), "watch=true");
+}
+
+}  // namespace
+}  // namespace trimaran::kube

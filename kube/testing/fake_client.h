@@ -1,0 +1,127 @@
+#pragma once
+// FakeClient: an in-memory apiserver behind kube::Client, for unit tests and the
+// simulator. It keeps pods, nodes, leases and events, assigns resourceVersions from one
+// counter like etcd, serves paged lists and watches that resume from a version (410
+// Gone when the version is older than the kept history), applies bindings the way the
+// apiserver does (spec.nodeName + PodScheduled=True; 409 if already bound), merges
+// status patches, and checks lease updates optimistically (409 -> Aborted).
+//
+// Selectors: label selectors with =, ==, !=, key and !key terms; field selectors with
+// status.phase, spec.nodeName, spec.schedulerName, metadata.name and
+// metadata.namespace (= and !=). Anything else is InvalidArgument.
+//
+// Test knobs: FailNext() injects errors into the next calls of one method,
+// BreakWatches() ends every open watch with Unavailable (a cut connection),
+// SetHistoryLimit() controls when old versions become 410 Gone.
+//
+// Thread-safety: safe for concurrent use; watches block their caller's thread.
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "kube/client.h"
+
+namespace trimaran::kube::testing {
+
+class FakeClient final : public Client {
+ public:
+  explicit FakeClient(const Clock& clock = RealClock::Get());
+
+  // ---- Client ----
+  absl::StatusOr<PodList> ListPods(absl::string_view ns, const ListOptions& options) override;
+  absl::Status WatchPods(absl::string_view ns, const WatchOptions& options,
+                         const WatchHandler<Pod>& handler, std::stop_token stop) override;
+  absl::StatusOr<Pod> GetPod(absl::string_view ns, absl::string_view name) override;
+  absl::StatusOr<Pod> CreatePod(const Pod& pod) override;
+  absl::Status DeletePod(absl::string_view ns, absl::string_view name) override;
+  absl::Status Bind(const Binding& binding) override;
+  absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
+                              const PodStatusPatch& patch) override;
+  absl::StatusOr<NodeList> ListNodes(const ListOptions& options) override;
+  absl::Status WatchNodes(const WatchOptions& options, const WatchHandler<Node>& handler,
+                          std::stop_token stop) override;
+  absl::StatusOr<Node> GetNode(absl::string_view name) override;
+  absl::StatusOr<Node> CreateNode(const Node& node) override;
+  absl::Status DeleteNode(absl::string_view name) override;
+  absl::Status CreateEvent(const Event& event) override;
+  absl::StatusOr<Lease> GetLease(absl::string_view ns, absl::string_view name) override;
+  absl::StatusOr<Lease> CreateLease(const Lease& lease) override;
+  absl::StatusOr<Lease> UpdateLease(const Lease& lease) override;
+  absl::StatusOr<std::string> Raw(absl::string_view method, absl::string_view path,
+                                  absl::string_view body, absl::string_view content_type) override;
+
+  // ---- Test helpers ----
+  // Replaces a pod or node wholesale (a MODIFIED event), as another client would.
+  absl::StatusOr<Pod> UpdatePod(const Pod& pod);
+  absl::StatusOr<Node> UpdateNode(const Node& node);
+  // The next `times` calls of `method` ("Bind", "ListPods", "WatchPods", ...) fail.
+  void FailNext(const std::string& method, absl::Status status, int times = 1);
+  // Ends every open watch with Unavailable.
+  void BreakWatches();
+  // Keep this many change events for watch resume (default 100000).
+  void SetHistoryLimit(size_t limit);
+  // Drops all history: every watch from an older version gets 410 Gone.
+  void Compact();
+  // Serves Raw() requests.
+  void SetRawHandler(std::function<absl::StatusOr<std::string>(
+                         absl::string_view method, absl::string_view path, absl::string_view body)>
+                         handler);
+
+  std::vector<Binding> Bindings() const;
+  std::vector<Event> Events() const;
+  std::vector<std::pair<std::string, PodStatusPatch>> StatusPatches() const;
+  int64_t CurrentResourceVersion() const;
+  int OpenWatches() const;
+  // Calls of each method so far.
+  int Calls(const std::string& method) const;
+
+ private:
+  struct Change {
+    int64_t rv;
+    WatchEventType type;
+    bool is_pod;
+    Pod pod;
+    Node node;
+  };
+  absl::Status Injected(const std::string& method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t NextRv() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Record(WatchEventType type, const Pod* pod, const Node* node)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  template <typename T>
+  absl::Status Watch(bool pods, absl::string_view ns, const WatchOptions& options,
+                     const WatchHandler<T>& handler, std::stop_token stop);
+
+  const Clock& clock_;
+  mutable absl::Mutex mu_;
+  int64_t rv_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t uid_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, Pod> pods_ ABSL_GUARDED_BY(mu_);    // "ns/name"
+  std::map<std::string, Node> nodes_ ABSL_GUARDED_BY(mu_);  // "name"
+  std::map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);
+  std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<Binding> bindings_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, PodStatusPatch>> patches_ ABSL_GUARDED_BY(mu_);
+  std::deque<Change> history_ ABSL_GUARDED_BY(mu_);
+  size_t history_limit_ ABSL_GUARDED_BY(mu_) = 100000;
+  int64_t compacted_rv_ ABSL_GUARDED_BY(mu_) = 0;  // versions <= this are gone
+  uint64_t watch_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  int open_watches_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, std::deque<absl::Status>> failures_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> calls_ ABSL_GUARDED_BY(mu_);
+  std::function<absl::StatusOr<std::string>(absl::string_view, absl::string_view,
+                                            absl::string_view)>
+      raw_handler_ ABSL_GUARDED_BY(mu_);
+};
+
+// Selector matching used by FakeClient (exposed for tests).
+absl::StatusOr<bool> MatchesLabelSelector(absl::string_view selector, const Labels& labels);
+absl::StatusOr<bool> MatchesPodFieldSelector(absl::string_view selector, const Pod& pod);
+
+}  // namespace trimaran::kube::testing

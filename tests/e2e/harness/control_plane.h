@@ -1,0 +1,80 @@
+#pragma once
+// A real Kubernetes control plane for e2e tests: etcd + kube-apiserver 1.20.2 on
+// 127.0.0.1 with ports chosen at run time (recipe: ../shared/testenv.md).
+//
+// Binaries come from $TRIMARAN_K8S_ASSETS, else $KUBEBUILDER_ASSETS, else
+// tools/build-k8s.sh (which builds them once per machine and caches them).
+// Authentication is a static bearer token of a system:masters user; TLS is verified
+// against the apiserver's own self-signed serving certificate (never skipped).
+// Everything lives in a fresh temporary directory, removed by the destructor; the
+// processes die with the test process (see Subprocess).
+//
+// Thread-safety: externally synchronized, except Request(), which is safe for
+// concurrent use.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/http/curl_transport.h"
+#include "common/http/transport.h"
+#include "tests/e2e/harness/subprocess.h"
+
+namespace trimaran::e2e {
+
+// Where kube-apiserver, kube-scheduler and etcd live (see the file comment).
+absl::StatusOr<std::string> K8sAssetsDir();
+
+class ControlPlane {
+ public:
+  static absl::StatusOr<std::unique_ptr<ControlPlane>> Start();
+  ~ControlPlane();
+
+  const std::string& server() const { return server_; }  // https://127.0.0.1:PORT
+  const std::string& token() const { return token_; }
+  const std::string& ca_file() const { return ca_file_; }
+  const std::string& dir() const { return dir_; }
+  const std::string& assets() const { return assets_; }
+  std::string etcd_url() const { return etcd_url_; }
+
+  // Writes a kubeconfig for the admin user (token + CA file) and returns its path.
+  absl::StatusOr<std::string> WriteKubeconfig(const std::string& name = "admin") const;
+  // Adds a token-file user (token, name, groups) for RBAC tests; restarts nothing:
+  // call before Start of the consumer. Returns the token. Requires an apiserver restart
+  // to take effect, which this does.
+  absl::StatusOr<std::string> AddTokenUser(const std::string& user, const std::string& groups);
+
+  // Stops (SIGKILL) / starts kube-apiserver on the same port, waiting until ready.
+  void KillApiserver();
+  absl::Status StartApiserver();
+
+  // Compacts etcd at its current revision (old resourceVersions become 410 Gone).
+  absl::StatusOr<int64_t> CompactEtcd();
+
+  // An authenticated request to the apiserver (path like "/api/v1/nodes").
+  absl::StatusOr<http::HttpResponse> Request(const std::string& method, const std::string& path,
+                                             const std::string& body = "",
+                                             const std::string& content_type =
+                                                 "application/json") const;
+
+  std::string ApiserverLogTail() const;
+
+ private:
+  ControlPlane() = default;
+  absl::Status StartEtcd();
+  absl::Status WaitReady(absl::Duration timeout);
+
+  std::string assets_;
+  std::string dir_;
+  std::string server_;
+  std::string token_;
+  std::string ca_file_;
+  std::string etcd_url_;
+  int apiserver_port_ = 0;
+  std::string tokens_csv_;
+  std::unique_ptr<Subprocess> etcd_;
+  std::unique_ptr<Subprocess> apiserver_;
+  std::unique_ptr<http::CurlTransport> transport_;
+};
+
+}  // namespace trimaran::e2e
