@@ -42,8 +42,13 @@ function(trimaran_cc_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
+  # e2e tests start real control planes and measure real time: run them one at a time.
+  set(_serial FALSE)
+  if("e2e" IN_LIST T_LABELS)
+    set(_serial TRUE)
+  endif()
   gtest_discover_tests(${T_NAME}
-    PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} RUN_SERIAL ${_serial}
     DISCOVERY_TIMEOUT 60)
 endfunction()
 

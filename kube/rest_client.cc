@@ -158,7 +158,7 @@ absl::Status RestClient::ErrorFromResponse(const http::HttpResponse& response,
     message = status->message;
   }
   absl::Status s = http::StatusFromHttp(response.status_code, message,
-                                        {.method = call.method, .target = call.what});
+                                        {.method = call.method, .target = call.what, .method_in_message = false});
   if (auto after = http::RetryAfter(response)) {
     s = Annotate(s, absl::StrCat("retry after ", absl::FormatDuration(*after)));
   }

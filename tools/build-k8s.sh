@@ -5,7 +5,14 @@
 # nothing is built and that directory is printed.
 #
 # Usage: tools/build-k8s.sh            # prints the assets directory on stdout
-# Cache:  ${TRIMARAN_CACHE:-$HOME/.cache/trimaran}/k8s-1.20.2/
+# Cache:  ${TRIMARAN_CACHE:-$HOME/.cache/trimaran}/k8s-1.20.2-r1/
+#
+# One fix is applied to the vendored tree before building: Kubernetes 1.20 vendors
+# modern-go/reflect2 1.0.1 (with json-iterator 1.1.10), whose unsafe map iteration is
+# wrong under Go >= 1.18 and crashes kube-apiserver ("fatal error: fault" in
+# aeshashbody under sortKeysMapEncoder) when it encodes maps. Debian 12 ships Go 1.19
+# and the fixed reflect2 1.0.2 / json-iterator 1.1.12 as source packages; those replace
+# the vendored copies.
 set -euo pipefail
 
 log() { echo "build-k8s: $*" >&2; }
@@ -19,7 +26,7 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
   exit 1
 fi
 
-cache="${TRIMARAN_CACHE:-$HOME/.cache/trimaran}/k8s-1.20.2"
+cache="${TRIMARAN_CACHE:-$HOME/.cache/trimaran}/k8s-1.20.2-r1"
 if [[ -x "$cache/kube-apiserver" && -x "$cache/kube-scheduler" && -x "$cache/etcd" ]]; then
   echo "$cache"
   exit 0
@@ -35,7 +42,8 @@ apt_install() {
     apt-get install -y -qq "${missing[@]}" >&2
   fi
 }
-apt_install golang-go dpkg-dev rsync jq etcd-server
+apt_install golang-go dpkg-dev rsync jq etcd-server \
+  golang-github-modern-go-reflect2-dev golang-github-json-iterator-go-dev
 
 # Source packages: reuse the mirror URI already configured for binary packages.
 if ! grep -rqs '^Types: deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list 2>/dev/null; then
@@ -63,6 +71,11 @@ log "downloading Debian's kubernetes source package"
 apt-get source --download-only kubernetes >&2
 dpkg-source -x kubernetes_*.dsc src >&2
 cd src
+for dep in github.com/modern-go/reflect2 github.com/json-iterator/go; do
+  [[ -d /usr/share/gocode/src/$dep ]] || { log "missing /usr/share/gocode/src/$dep"; exit 1; }
+  rsync -a --delete --exclude '*_test.go' "/usr/share/gocode/src/$dep/" "vendor/$dep/"
+done
+log "replaced vendored reflect2/json-iterator with Debian's Go 1.18+-safe versions"
 mkdir -p .go/src/k8s.io
 ln -sfn ../../.. .go/src/k8s.io/kubernetes
 log "building kube-apiserver and kube-scheduler (about 7 minutes on 2 cores)"

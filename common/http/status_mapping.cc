@@ -211,7 +211,9 @@ absl::Status StatusFromHttp(int http_code, absl::string_view body_or_message,
   absl::StatusCode code = CodeForHttp(http_code, context.method);
   if (code == absl::StatusCode::kOk) return absl::OkStatus();
   std::string message;
-  if (!context.method.empty()) absl::StrAppend(&message, context.method, " ");
+  if (context.method_in_message && !context.method.empty()) {
+    absl::StrAppend(&message, context.method, " ");
+  }
   if (!context.target.empty()) absl::StrAppend(&message, context.target);
   if (!message.empty()) {
     if (message.back() == ' ') message.pop_back();

@@ -73,6 +73,9 @@ struct HttpVerbContext {
   // What was addressed, for the message: a URL, or better an object such as
   // "pod default/web-1". May be empty.
   absl::string_view target{};
+  // False when `target` already names the operation ("bind pod ns/p to node n1"):
+  // the method then only decides the code (the 409 rule), not the message.
+  bool method_in_message = true;
 };
 
 // Maps an HTTP status to a Status per the table above; OK for 2xx. The message is

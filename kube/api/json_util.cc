@@ -222,17 +222,24 @@ class FilteringHandler {
       case Scope::kOther:
         return false;
       case Scope::kMetadata:
-        return key == "managedFields";
+        return key == "managedFields" || key == "generateName" || key == "finalizers";
       case Scope::kSpec:
-        return key == "volumes" || key == "securityContext";
+        // Pod-level restartPolicy only: a container's restartPolicy is read.
+        return key == "volumes" || key == "securityContext" || key == "restartPolicy" ||
+               key == "terminationGracePeriodSeconds" || key == "dnsPolicy" ||
+               key == "serviceAccountName" || key == "serviceAccount" ||
+               key == "enableServiceLinks" || key == "imagePullSecrets";
       case Scope::kStatus:
         return key == "containerStatuses" || key == "initContainerStatuses" ||
-               key == "ephemeralContainerStatuses" || key == "nodeInfo" || key == "daemonEndpoints";
+               key == "ephemeralContainerStatuses" || key == "nodeInfo" ||
+               key == "daemonEndpoints" || key == "hostIP" || key == "hostIPs" || key == "podIP" ||
+               key == "podIPs" || key == "qosClass";
       case Scope::kContainer:
         return key == "env" || key == "envFrom" || key == "command" || key == "args" ||
                key == "volumeMounts" || key == "volumeDevices" || key == "livenessProbe" ||
                key == "readinessProbe" || key == "startupProbe" || key == "lifecycle" ||
-               key == "securityContext";
+               key == "securityContext" || key == "terminationMessagePath" ||
+               key == "terminationMessagePolicy" || key == "imagePullPolicy";
     }
     return false;
   }

@@ -1,11 +1,14 @@
 // The Kubernetes client against a real kube-apiserver + etcd (issue: Kubernetes client).
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -94,11 +97,15 @@ TEST_F(KubeClientE2ETest, ListsThreeThousandPodsThroughPagination) {
 }
 
 TEST_F(KubeClientE2ETest, WatchSeesEveryAddUpdateAndDeleteInOrder) {
+  TRIMARAN_ASSERT_OK(client_
+                         ->Raw("POST", "/api/v1/namespaces",
+                               R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"w"}})",
+                               "application/json")
+                         .status());
   TRIMARAN_ASSERT_OK_AND_ASSIGN(auto start, client_->ListPods("w", {}));
   absl::Mutex mu;
   std::vector<std::string> seen;  // "TYPE name"
-  std::stop_source stop;
-  std::jthread watcher([&] {
+  std::jthread watcher([&](std::stop_token stop) {
     kube::WatchOptions wo;
     wo.resource_version = start.metadata.resource_version;
     absl::Status s = client_->WatchPods(
@@ -109,7 +116,7 @@ TEST_F(KubeClientE2ETest, WatchSeesEveryAddUpdateAndDeleteInOrder) {
           seen.push_back(std::string(kube::ToString(ev.type)) + " " + ev.object.metadata.name);
           return true;
         },
-        stop.get_token());
+        stop);
     EXPECT_TRUE(s.ok() || absl::IsCancelled(s)) << s;
   });
   constexpr int kPods = 1000;
@@ -127,16 +134,17 @@ TEST_F(KubeClientE2ETest, WatchSeesEveryAddUpdateAndDeleteInOrder) {
     TRIMARAN_ASSERT_OK(client_->PatchPodStatus("w", pod->metadata.name, patch));
   }
   for (int i = 0; i < kPods; ++i) TRIMARAN_ASSERT_OK(client_->DeletePod("w", absl::StrCat("w-", i)));
-  ASSERT_TRUE(Eventually([&] {
+  auto deleted = [&] {
     absl::MutexLock lock(&mu);
-    return seen.size() >= 3 * kPods;
-  }));
-  stop.request_stop();
+    return std::count_if(seen.begin(), seen.end(),
+                         [](const std::string& e) { return e.rfind("DELETED", 0) == 0; });
+  };
+  ASSERT_TRUE(Eventually([&] { return deleted() == kPods; }));
+  watcher.request_stop();
   watcher.join();
   absl::MutexLock lock(&mu);
-  ASSERT_EQ(seen.size(), 3u * kPods);
-  // Per pod: ADDED, then MODIFIED, then DELETED (the deletion may show up as a MODIFIED
-  // setting deletionTimestamp first only with finalizers; these pods have none).
+  // Per pod, in order: ADDED, then MODIFIED (our status patch; the apiserver may add
+  // one more when it marks the deletion), then DELETED, and nothing after it.
   std::map<std::string, std::vector<std::string>> per_pod;
   for (auto& s : seen) {
     auto sp = s.find(' ');
@@ -144,7 +152,11 @@ TEST_F(KubeClientE2ETest, WatchSeesEveryAddUpdateAndDeleteInOrder) {
   }
   EXPECT_EQ(per_pod.size(), static_cast<size_t>(kPods));
   for (auto& [name, types] : per_pod) {
-    EXPECT_THAT(types, ::testing::ElementsAre("ADDED", "MODIFIED", "DELETED")) << name;
+    ASSERT_GE(types.size(), 3u) << name;
+    EXPECT_EQ(types.front(), "ADDED") << name;
+    EXPECT_EQ(types.back(), "DELETED") << name;
+    for (size_t i = 1; i + 1 < types.size(); ++i) EXPECT_EQ(types[i], "MODIFIED") << name;
+    EXPECT_LE(types.size(), 4u) << name;
   }
 }
 
@@ -174,14 +186,57 @@ TEST_F(KubeClientE2ETest, InformerSurvivesApiserverRestartAndEndsEqualToAFreshLi
   informer.Stop();
 }
 
-TEST_F(KubeClientE2ETest, CompactionMakesTheWatchGoneAndTheInformerRelists) {
+// Watches read etcd directly here (no watch cache), as the issue's check describes: after
+// a compaction removes the informer's resume point, the watch gets 410 Gone and the
+// informer re-lists.
+class CompactionE2ETest : public KubeClientE2ETest {
+ protected:
+  void SetUp() override {
+    auto cp = ControlPlane::Start({.watch_cache = false});
+    ASSERT_TRUE(cp.ok()) << cp.status();
+    cp_ = *std::move(cp);
+    client_ = NewClient();
+    ASSERT_NE(client_, nullptr);
+  }
+};
+
+TEST_F(CompactionE2ETest, CompactionMakesTheWatchGoneAndTheInformerRelists) {
   CreatePods("default", "c", 5);
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(auto list, client_->ListPods("", {}));
-  // A watch from a compacted version is answered with 410 Gone.
+  // The informer lists, then its first watch waits at a gate while the world changes
+  // and etcd is compacted past the list's resourceVersion.
+  kube::ListerWatcher<kube::Pod> lw = kube::PodListerWatcher(*client_);
+  absl::Notification gate;
+  std::atomic<int> watch_calls{0};
+  auto inner_watch = lw.watch;
+  lw.watch = [&](const kube::WatchOptions& o, const kube::WatchHandler<kube::Pod>& h,
+                 std::stop_token stop) {
+    if (watch_calls++ == 0) gate.WaitForNotification();
+    return inner_watch(o, h, stop);
+  };
+  kube::Informer<kube::Pod> informer(std::move(lw), RealClock::Get());
+  std::atomic<int> tombstones{0};
+  informer.AddEventHandlers({.on_delete = [&](const std::shared_ptr<const kube::Pod>&,
+                                              bool unknown) {
+    if (unknown) ++tombstones;
+  }});
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
+  ASSERT_EQ(informer.store().Size(), 5u);
+  TRIMARAN_ASSERT_OK(client_->DeletePod("default", "c-0"));
   CreatePods("default", "d", 5);
   TRIMARAN_ASSERT_OK(cp_->CompactEtcd().status());
+  gate.Notify();
+  ASSERT_TRUE(Eventually([&] { return informer.counters().relists_gone.load() >= 1; }));
+  ASSERT_TRUE(Eventually([&] { return informer.store().Size() == 9u; }));
+  EXPECT_EQ(informer.counters().lists.load(), 2u);
+  EXPECT_EQ(tombstones.load(), 1) << "the delete missed during the gap is reported";
+  EXPECT_EQ(informer.store().Get("default/c-0"), nullptr);
+  informer.Stop();
+
+  // A plain watch from the compacted version is answered with 410 Gone too.
   kube::WatchOptions wo;
-  wo.resource_version = list.metadata.resource_version;
+  wo.resource_version = "2";
+  wo.timeout = absl::Seconds(10);
   bool got_gone = false;
   absl::Status s = client_->WatchPods(
       "", wo,
@@ -194,28 +249,12 @@ TEST_F(KubeClientE2ETest, CompactionMakesTheWatchGoneAndTheInformerRelists) {
       },
       {});
   EXPECT_TRUE(got_gone || s.code() == absl::StatusCode::kAborted) << s;
-
-  // An informer whose resume point is compacted away re-lists through the 410 path.
-  kube::ListerWatcher<kube::Pod> lw = kube::PodListerWatcher(*client_);
-  std::atomic<int> lists{0};
-  auto inner_list = lw.list;
-  lw.list = [&](const kube::ListOptions& o) -> absl::StatusOr<kube::PodList> {
-    auto r = inner_list(o);
-    // The first list pretends to be old: its version is the compacted one.
-    if (r.ok() && lists++ == 0) r->metadata.resource_version = list.metadata.resource_version;
-    return r;
-  };
-  kube::Informer<kube::Pod> informer(std::move(lw), RealClock::Get());
-  informer.Start();
-  ASSERT_TRUE(Eventually([&] { return informer.counters().relists_gone.load() >= 1; }));
-  EXPECT_GE(lists.load(), 2);
-  EXPECT_EQ(informer.store().Size(), 10u);
-  informer.Stop();
 }
 
 TEST_F(KubeClientE2ETest, BindEventAndConditionReadBack) {
   TRIMARAN_ASSERT_OK(client_->CreateNode(MakeNode().Name("n1").Obj()).status());
-  TRIMARAN_ASSERT_OK(client_->CreatePod(MakePod().Name("web").Namespace("default").Obj()).status());
+  TRIMARAN_ASSERT_OK(client_->CreatePod(
+      MakePod().Name("web").Namespace("default").Req({{"cpu", "100m"}}).Obj()).status());
 
   kube::PodStatusPatch patch;
   kube::PodCondition c;

@@ -63,8 +63,9 @@ absl::StatusOr<std::string> K8sAssetsDir() {
   return dir;
 }
 
-absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start() {
+absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(ControlPlaneOptions options) {
   std::unique_ptr<ControlPlane> cp(new ControlPlane());
+  cp->options_ = options;
   TRIMARAN_ASSIGN_OR_RETURN(cp->assets_, K8sAssetsDir());
   char tmpl[] = "/tmp/trimaran-e2e-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) return absl::InternalError("mkdtemp failed");
@@ -136,7 +137,8 @@ absl::Status ControlPlane::StartApiserver() {
            "--service-account-issuer=https://kubernetes.default.svc",
            "--token-auth-file=" + dir_ + "/tokens.csv", "--authorization-mode=RBAC",
            "--service-cluster-ip-range=10.0.0.0/24", "--disable-admission-plugins=ServiceAccount",
-           "--insecure-port=0", "--watch-cache=true", "--v=1"},
+           "--insecure-port=0", options_.watch_cache ? "--watch-cache=true" : "--watch-cache=false",
+           "--v=1"},
           dir_ + "/kube-apiserver.log"));
   return WaitReady(absl::Seconds(60));
 }

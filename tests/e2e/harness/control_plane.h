@@ -25,9 +25,15 @@ namespace trimaran::e2e {
 // Where kube-apiserver, kube-scheduler and etcd live (see the file comment).
 absl::StatusOr<std::string> K8sAssetsDir();
 
+struct ControlPlaneOptions {
+  // kube-apiserver's watch cache. Off, watches read etcd directly, so an etcd
+  // compaction turns an old resourceVersion into 410 Gone at once.
+  bool watch_cache = true;
+};
+
 class ControlPlane {
  public:
-  static absl::StatusOr<std::unique_ptr<ControlPlane>> Start();
+  static absl::StatusOr<std::unique_ptr<ControlPlane>> Start(ControlPlaneOptions options = {});
   ~ControlPlane();
 
   const std::string& server() const { return server_; }  // https://127.0.0.1:PORT
@@ -64,6 +70,7 @@ class ControlPlane {
   absl::Status StartEtcd();
   absl::Status WaitReady(absl::Duration timeout);
 
+  ControlPlaneOptions options_;
   std::string assets_;
   std::string dir_;
   std::string server_;

@@ -1,0 +1,109 @@
+#pragma once
+// Handle: what the runtime gives a plugin's factory, and what the plugin may keep for
+// its whole life: the cycle's node snapshot, the API client (for binders), an event
+// recorder, a stats scope, the parallelizer and the clock. Upstream's framework.Handle,
+// reduced to what Trimaran's plugins use. The runtime implements it;
+// scheduler/testing/fake_handle.h has a fake.
+//
+// Also here, the small interfaces a Handle hands out: NodeInfoLister/SharedLister (the
+// snapshot), EventRecorder and Parallelizer.
+//
+// Thread-safety: Handle and everything it returns are safe for concurrent use, except
+// the snapshot lister, whose contents change between scheduling cycles (read it only
+// from within an extension point call; see NodeInfoLister).
+//
+// Ownership: the Handle outlives every plugin created with it; references returned by
+// its accessors stay valid as long as the Handle.
+
+#include <functional>
+#include <span>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "common/stats/scope.h"
+#include "kube/api/pod.h"
+#include "kube/client.h"
+#include "scheduler/framework/node_info.h"
+
+namespace trimaran::sched {
+
+// Read access to the NodeInfos of the snapshot the current cycle runs on.
+// The snapshot is updated by the scheduling thread between cycles, so the span and the
+// pointers are valid only within one extension point call of the scheduling cycle
+// (and must not be read from binding-cycle extension points).
+class NodeInfoLister {
+ public:
+  virtual ~NodeInfoLister() = default;
+  // Every node, in snapshot order (zone-interleaved, the order Filter rotates over).
+  virtual std::span<const NodeInfo* const> List() const = 0;
+  // NotFound when the snapshot has no node named `node_name`.
+  virtual absl::StatusOr<const NodeInfo*> Get(absl::string_view node_name) const = 0;
+};
+
+// The snapshot's listers (upstream SharedLister; more listers, e.g. pods with affinity,
+// join NodeInfos() when the plugins that need them arrive).
+class SharedLister {
+ public:
+  virtual ~SharedLister() = default;
+  virtual const NodeInfoLister& NodeInfos() const = 0;
+};
+
+enum class EventType { kNormal, kWarning };
+
+// Records Kubernetes Events (events.k8s.io/v1) about pods, like client-go's
+// events.EventRecorder: `regarding` is the object the event is about, `related` an
+// optional second object (the preemptor for "Preempted"). `note` is the formatted
+// message (callers use absl::StrCat/StrFormat); the recorder truncates it to 1 KiB.
+//
+// Thread-safety: safe for concurrent use. Never blocks on the API: implementations
+// queue the write and drop (and count) events when overloaded.
+class EventRecorder {
+ public:
+  virtual ~EventRecorder() = default;
+  virtual void Eventf(const kube::Pod& regarding, const kube::Pod* related, EventType type,
+                      absl::string_view reason, absl::string_view action,
+                      absl::string_view note) = 0;
+};
+
+// Runs independent pieces of work on the scheduler's worker threads (`parallelism`
+// from the config, default 16), as upstream's parallelize.Parallelizer.
+//
+// Thread-safety: safe for concurrent use; `work` is called concurrently and must be
+// thread-safe.
+class Parallelizer {
+ public:
+  virtual ~Parallelizer() = default;
+  // Number of workers.
+  virtual int parallelism() const = 0;
+  // Calls work(i) for every i in [0, pieces), spread over up to parallelism() threads,
+  // and returns when all calls have returned. `operation` labels the metrics
+  // ("Filter", "Score", "Preemption"). Early stop is the caller's business: `work`
+  // returns at once when the caller's own flag says so.
+  virtual void Until(int pieces, absl::FunctionRef<void(int piece)> work,
+                     absl::string_view operation) = 0;
+};
+
+class Handle {
+ public:
+  virtual ~Handle() = default;
+
+  // The snapshot of the current scheduling cycle.
+  virtual const SharedLister& snapshot_lister() const = 0;
+  // The Kubernetes API (binders, preemption). Never the REST client type directly.
+  virtual kube::Client& client() = 0;
+  // The profile's event recorder (reportingController = the profile's schedulerName).
+  virtual EventRecorder& event_recorder() = 0;
+  // Where the plugin registers its stats; the runtime gives each plugin a scope with
+  // its own prefix.
+  virtual const stats::Scope& stats_scope() const = 0;
+  virtual Parallelizer& parallelizer() = 0;
+  virtual const Clock& clock() const = 0;
+  // TODO(trimaran): the load-watcher client (loadwatcher/client.h) for the load-aware
+  // plugins goes here, as `lw::Client& load_watcher()`, once that API exists. Also
+  // still to come: waiting-pod access for Permit plugins and a PluginsRunner for
+  // preemption.
+};
+
+}  // namespace trimaran::sched

@@ -1,0 +1,139 @@
+#pragma once
+// Test doubles for the Handle side of the plugin API (scheduler/framework/handle.h):
+//
+//   FakeSnapshot        a fixed SharedLister/NodeInfoLister built from nodes and pods
+//                       (upstream's framework.NewSnapshot(pods, nodes)).
+//   FakeEventRecorder   records events in memory.
+//   InlineParallelizer  runs every piece on the calling thread, in order.
+//   FakeHandle          all of the above plus a kube::testing::FakeClient, a FakeClock
+//                       and a private stats registry. NewHandleForTest() builds one.
+//
+//   auto handle = NewHandleForTest({MakeNode().Name("n1").Obj()},
+//                                  {MakePod().Name("p").NodeName("n1").Obj()});
+//   ASSERT_OK_AND_ASSIGN(const NodeInfo* n1,
+//                        handle->snapshot_lister().NodeInfos().Get("n1"));
+//
+// Thread-safety: FakeEventRecorder is safe for concurrent use; FakeSnapshot is safe for
+// concurrent reads while nobody calls its setters; FakeHandle's accessors are safe for
+// concurrent use.
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "common/stats/registry.h"
+#include "common/stats/scope.h"
+#include "common/testing/fake_clock.h"
+#include "kube/api/node.h"
+#include "kube/api/pod.h"
+#include "kube/testing/fake_client.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/framework/node_info.h"
+
+namespace trimaran::sched::testing {
+
+// One NodeInfo per node (in the given order) holding the pods whose spec.nodeName names
+// it. Pods whose node is not in `nodes` are dropped.
+std::vector<std::shared_ptr<NodeInfo>> MakeNodeInfos(const std::vector<kube::Node>& nodes,
+                                                     const std::vector<kube::Pod>& pods);
+
+class FakeSnapshot final : public SharedLister, public NodeInfoLister {
+ public:
+  FakeSnapshot() = default;
+  FakeSnapshot(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods) {
+    Set(nodes, pods);
+  }
+
+  // Replaces the contents.
+  void Set(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods) {
+    SetNodeInfos(MakeNodeInfos(nodes, pods));
+  }
+  void SetNodeInfos(std::vector<std::shared_ptr<NodeInfo>> node_infos);
+  // For tests that adjust a node in place; nullptr when absent.
+  NodeInfo* MutableNodeInfo(absl::string_view node_name);
+
+  const NodeInfoLister& NodeInfos() const override { return *this; }
+  std::span<const NodeInfo* const> List() const override { return list_; }
+  absl::StatusOr<const NodeInfo*> Get(absl::string_view node_name) const override;
+
+ private:
+  std::vector<std::shared_ptr<NodeInfo>> owned_;
+  std::vector<const NodeInfo*> list_;
+  absl::flat_hash_map<std::string, NodeInfo*> by_name_;
+};
+
+struct RecordedEvent {
+  std::string regarding;  // "namespace/name" of the pod
+  std::string related;    // "" when none
+  EventType type = EventType::kNormal;
+  std::string reason;
+  std::string action;
+  std::string note;
+
+  friend bool operator==(const RecordedEvent&, const RecordedEvent&) = default;
+};
+
+class FakeEventRecorder final : public EventRecorder {
+ public:
+  void Eventf(const kube::Pod& regarding, const kube::Pod* related, EventType type,
+              absl::string_view reason, absl::string_view action, absl::string_view note) override;
+  std::vector<RecordedEvent> Events() const;
+  void Clear();
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<RecordedEvent> events_ ABSL_GUARDED_BY(mu_);
+};
+
+class InlineParallelizer final : public Parallelizer {
+ public:
+  explicit InlineParallelizer(int parallelism = 16) : parallelism_(parallelism) {}
+  int parallelism() const override { return parallelism_; }
+  void Until(int pieces, absl::FunctionRef<void(int piece)> work, absl::string_view) override {
+    for (int i = 0; i < pieces; ++i) work(i);
+  }
+
+ private:
+  int parallelism_;
+};
+
+class FakeHandle final : public Handle {
+ public:
+  FakeHandle();
+  FakeHandle(const FakeHandle&) = delete;
+  FakeHandle& operator=(const FakeHandle&) = delete;
+
+  // ---- Handle ----
+  const SharedLister& snapshot_lister() const override { return snapshot_; }
+  kube::Client& client() override { return client_; }
+  EventRecorder& event_recorder() override { return recorder_; }
+  const stats::Scope& stats_scope() const override { return scope_; }
+  Parallelizer& parallelizer() override { return parallelizer_; }
+  const Clock& clock() const override { return clock_; }
+
+  // ---- Test access ----
+  FakeSnapshot& snapshot() { return snapshot_; }
+  FakeEventRecorder& recorder() { return recorder_; }
+  kube::testing::FakeClient& fake_client() { return client_; }
+  ::trimaran::testing::FakeClock& fake_clock() { return clock_; }
+  stats::Registry& stats_registry() { return registry_; }
+
+ private:
+  ::trimaran::testing::FakeClock clock_;
+  kube::testing::FakeClient client_;
+  FakeSnapshot snapshot_;
+  FakeEventRecorder recorder_;
+  InlineParallelizer parallelizer_;
+  stats::Registry registry_;
+  stats::Scope scope_;
+};
+
+// A FakeHandle whose snapshot holds `nodes` and `pods`.
+std::unique_ptr<FakeHandle> NewHandleForTest(const std::vector<kube::Node>& nodes = {},
+                                             const std::vector<kube::Pod>& pods = {});
+
+}  // namespace trimaran::sched::testing
