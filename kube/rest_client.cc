@@ -157,8 +157,11 @@ absl::Status RestClient::ErrorFromResponse(const http::HttpResponse& response,
   if (auto status = DecodeStatus(response.body); status.ok() && !status->message.empty()) {
     message = status->message;
   }
-  absl::Status s = http::StatusFromHttp(response.status_code, message,
-                                        {.method = call.method, .target = call.what, .method_in_message = false});
+  // Name the operation and the server: "list nodes on https://10.0.0.1:443: ...".
+  std::string target = absl::StrCat(call.what, " on ", config_.server);
+  absl::Status s = http::StatusFromHttp(
+      response.status_code, message,
+      {.method = call.method, .target = target, .method_in_message = false});
   if (auto after = http::RetryAfter(response)) {
     s = Annotate(s, absl::StrCat("retry after ", absl::FormatDuration(*after)));
   }

@@ -333,7 +333,8 @@ TEST_F(KubeClientE2ETest, WrongTokenWrongCaAndUnreachableServerGiveClearErrors) 
   auto c1 = *kube::RestClient::Create(bad_token, RealClock::Get());
   absl::Status s1 = c1->ListNodes({}).status();
   EXPECT_THAT(s1, StatusIs(absl::StatusCode::kUnauthenticated));
-  EXPECT_THAT(s1.message(), HasSubstr("list nodes"));
+  EXPECT_THAT(s1.message(), HasSubstr("list nodes on " + cp_->server()));
+  EXPECT_THAT(s1.message(), HasSubstr("Unauthorized"));
 
   // A CA that did not sign the apiserver's certificate.
   kube::RestConfig bad_ca = good;
