@@ -1,0 +1,31 @@
+#pragma once
+// The effective (defaulted) configuration as kubescheduler.config.k8s.io/v1, for
+// --write-config-to and /configz. Every field is written, in upstream's order; plugin
+// sets are the merged ones (defaults included, unsupported defaults already dropped);
+// weights and disabled lists only when set; plugin args as given. The output loads back
+// (ParseConfig) to an equal configuration. A v1beta2/v1beta3 input is written as v1 with
+// its merged plugin sets (so its meaning is kept).
+//
+// WriteConfigJson is the same document as JSON (for /configz). Scalars inside plugin
+// args are typed by their YAML form: plain true/false/null/numbers stay unquoted,
+// everything else (and every quoted scalar) is a JSON string.
+//
+// Thread-safety: pure functions.
+
+#include <string>
+
+#include "scheduler/config/types.h"
+#include "yaml-cpp/yaml.h"
+
+namespace trimaran::sched::config {
+
+// Go-style duration text: "15s", "1m30s", "100ms", "0s".
+std::string FormatGoDuration(absl::Duration d);
+
+// The configuration as a YAML tree (used by both writers).
+YAML::Node ConfigToNode(const SchedulerConfig& config);
+
+std::string WriteConfigYaml(const SchedulerConfig& config);
+std::string WriteConfigJson(const SchedulerConfig& config);
+
+}  // namespace trimaran::sched::config

@@ -1,0 +1,158 @@
+#include "scheduler/plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "common/check.h"
+#include "common/status_macros.h"
+#include "kube/api/pod_resources.h"
+#include "kube/api/resource_list.h"
+
+namespace trimaran::sched::plugins {
+namespace {
+
+// The pod's request per configured resource. Immutable once written.
+class PreScoreState final : public StateData {
+ public:
+  explicit PreScoreState(std::vector<int64_t> requests) : requests_(std::move(requests)) {}
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(requests_);
+  }
+  const std::vector<int64_t>& requests() const { return requests_; }
+
+ private:
+  std::vector<int64_t> requests_;
+};
+
+int64_t ScalarOf(const kube::Resource& r, const std::string& name) {
+  const auto it = r.scalar.find(name);
+  return it == r.scalar.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Plugin>> NodeResourcesBalancedAllocation::New(const PluginArgs& args,
+                                                                             Handle& /*handle*/) {
+  TRIMARAN_ASSIGN_OR_RETURN(NodeResourcesBalancedAllocationArgs typed,
+                            DecodeNodeResourcesBalancedAllocationArgs(args));
+  return std::make_unique<NodeResourcesBalancedAllocation>(std::move(typed));
+}
+
+NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(
+    NodeResourcesBalancedAllocationArgs args)
+    : args_(std::move(args)) {
+  const absl::Status valid = ValidateNodeResourcesBalancedAllocationArgs(args_, "");
+  TRIMARAN_CHECK(valid.ok()) << "NodeResourcesBalancedAllocation: invalid args: "
+                             << valid.message();
+  for (const ResourceSpec& spec : args_.resources) {
+    ResourceKind kind = ResourceKind::kOther;
+    if (spec.name == kube::kResourceCPU) {
+      kind = ResourceKind::kCpu;
+    } else if (spec.name == kube::kResourceMemory) {
+      kind = ResourceKind::kMemory;
+    } else if (spec.name == kube::kResourceEphemeralStorage) {
+      kind = ResourceKind::kEphemeralStorage;
+    }
+    resources_.push_back({spec.name, kind, kube::IsScalarResourceName(spec.name)});
+  }
+}
+
+std::vector<int64_t> NodeResourcesBalancedAllocation::PodRequests(const kube::Pod& pod) const {
+  const kube::Resource request = kube::ComputePodRequests(pod);  // actual, no defaults
+  std::vector<int64_t> requests;
+  requests.reserve(resources_.size());
+  for (const ScoredResource& r : resources_) requests.push_back(request.Get(r.name));
+  return requests;
+}
+
+Status NodeResourcesBalancedAllocation::PreScore(CycleState& state, const kube::Pod& pod,
+                                                 std::span<const NodeInfo* const> /*nodes*/) {
+  std::vector<int64_t> requests = PodRequests(pod);
+  if (std::all_of(requests.begin(), requests.end(), [](int64_t r) { return r == 0; })) {
+    return Status::Skip();
+  }
+  state.Write(kPreScoreStateKey, std::make_unique<PreScoreState>(std::move(requests)));
+  return Status();
+}
+
+ScoreResult NodeResourcesBalancedAllocation::Score(const CycleState& state, const kube::Pod& pod,
+                                                   const NodeInfo& node_info) const {
+  std::vector<int64_t> fallback;
+  std::span<const int64_t> pod_requests;
+  if (const auto s = state.Read<PreScoreState>(kPreScoreStateKey); s.ok()) {
+    pod_requests = (*s)->requests();
+  } else {
+    fallback = PodRequests(pod);
+    pod_requests = fallback;
+  }
+  if (pod_requests.size() != resources_.size()) {
+    return ScoreResult::Failed(
+        Status::Error("PreScore state does not match the scoring resources").WithPlugin(kName));
+  }
+
+  const kube::Resource& alloc = node_info.allocatable();
+  const kube::Resource& requested = node_info.requested();
+  // Calls fn(F_i) for every resource that counts, in configuration order.
+  auto for_each_fraction = [&](auto&& fn) {
+    for (size_t i = 0; i < resources_.size(); ++i) {
+      const ScoredResource& r = resources_[i];
+      const int64_t pod_request = pod_requests[i];
+      if (pod_request == 0 && r.scalar) continue;
+      int64_t capacity = 0;
+      int64_t used = 0;
+      switch (r.kind) {
+        case ResourceKind::kCpu:
+          capacity = alloc.milli_cpu;
+          used = requested.milli_cpu;
+          break;
+        case ResourceKind::kMemory:
+          capacity = alloc.memory;
+          used = requested.memory;
+          break;
+        case ResourceKind::kEphemeralStorage:
+          capacity = alloc.ephemeral_storage;
+          used = requested.ephemeral_storage;
+          break;
+        case ResourceKind::kOther: {
+          const auto it = alloc.scalar.find(r.name);
+          if (it == alloc.scalar.end()) continue;
+          capacity = it->second;
+          used = ScalarOf(requested, r.name);
+          break;
+        }
+      }
+      if (capacity <= 0) continue;
+      // In double: the sum of two int64 cannot overflow here.
+      const double fraction = (static_cast<double>(used) + static_cast<double>(pod_request)) /
+                              static_cast<double>(capacity);
+      fn(std::min(fraction, 1.0));
+    }
+  };
+
+  int n = 0;
+  double total = 0;
+  double first = 0;
+  double second = 0;
+  for_each_fraction([&](double f) {
+    if (n == 0) first = f;
+    if (n == 1) second = f;
+    total += f;
+    ++n;
+  });
+  double std_dev = 0;
+  if (n == 2) {
+    std_dev = std::abs((first - second) / 2);
+  } else if (n > 2) {
+    const double mean = total / n;
+    double sum = 0;
+    for_each_fraction([&](double f) { sum += (f - mean) * (f - mean); });
+    std_dev = std::sqrt(sum / n);
+  }
+  const double exact = (1 - std_dev) * static_cast<double>(kMaxNodeScore);
+  return ScoreResult::Of(
+      static_cast<int64_t>(exact),
+      std::clamp(exact, static_cast<double>(kMinNodeScore), static_cast<double>(kMaxNodeScore)));
+}
+
+}  // namespace trimaran::sched::plugins

@@ -1,0 +1,358 @@
+#include "scheduler/plugins/node_resources_fit/node_resources_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/check.h"
+#include "common/status_macros.h"
+#include "kube/api/resource_list.h"
+
+namespace trimaran::sched::plugins {
+namespace {
+
+// Bits of the fixed Filter checks, in upstream's order.
+constexpr unsigned kPodsBit = 1u << 0;
+constexpr unsigned kCpuBit = 1u << 1;
+constexpr unsigned kMemoryBit = 1u << 2;
+constexpr unsigned kEphemeralStorageBit = 1u << 3;
+constexpr absl::string_view kFixedReasons[] = {
+    "Too many pods",
+    "Insufficient cpu",
+    "Insufficient memory",
+    "Insufficient ephemeral-storage",
+};
+
+// MaxNodeScore / MaxCustomPriorityScore: shape scores 0..10 -> node scores 0..100.
+constexpr int64_t kShapeScoreScale = kMaxNodeScore / 10;
+
+// What PreFilter computed for Filter. Immutable once written.
+class PreFilterState final : public StateData {
+ public:
+  // A scalar resource Filter checks: requested (> 0) and not ignored.
+  struct ScalarCheck {
+    std::string name;
+    int64_t quantity;
+  };
+
+  PreFilterState(kube::Resource request, std::vector<ScalarCheck> scalars)
+      : request_(std::move(request)), scalars_(std::move(scalars)) {}
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreFilterState>(request_, scalars_);
+  }
+
+  const kube::Resource& request() const { return request_; }
+  // Sorted by name (deterministic reason order).
+  const std::vector<ScalarCheck>& scalars() const { return scalars_; }
+
+ private:
+  kube::Resource request_;
+  std::vector<ScalarCheck> scalars_;
+};
+
+// What PreScore computed for Score: the pod's request per scoring resource.
+class PreScoreState final : public StateData {
+ public:
+  explicit PreScoreState(std::vector<int64_t> requests) : requests_(std::move(requests)) {}
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(requests_);
+  }
+  const std::vector<int64_t>& requests() const { return requests_; }
+
+ private:
+  std::vector<int64_t> requests_;
+};
+
+int64_t ScalarOf(const kube::Resource& r, const std::string& name) {
+  const auto it = r.scalar.find(name);
+  return it == r.scalar.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Plugin>> NodeResourcesFit::New(const PluginArgs& args,
+                                                              Handle& /*handle*/) {
+  TRIMARAN_ASSIGN_OR_RETURN(NodeResourcesFitArgs typed, DecodeNodeResourcesFitArgs(args));
+  return std::make_unique<NodeResourcesFit>(std::move(typed));
+}
+
+NodeResourcesFit::NodeResourcesFit(NodeResourcesFitArgs args) : args_(std::move(args)) {
+  const absl::Status valid = ValidateNodeResourcesFitArgs(args_, "");
+  TRIMARAN_CHECK(valid.ok()) << "NodeResourcesFit: invalid args: " << valid.message();
+
+  ignored_resources_.insert(args_.ignored_resources.begin(), args_.ignored_resources.end());
+  ignored_groups_.insert(args_.ignored_resource_groups.begin(),
+                         args_.ignored_resource_groups.end());
+
+  for (const ResourceSpec& spec : args_.scoring_strategy.resources) {
+    ResourceKind kind = ResourceKind::kOther;
+    if (spec.name == kube::kResourceCPU) {
+      kind = ResourceKind::kCpu;
+    } else if (spec.name == kube::kResourceMemory) {
+      kind = ResourceKind::kMemory;
+    } else if (spec.name == kube::kResourceEphemeralStorage) {
+      kind = ResourceKind::kEphemeralStorage;
+    }
+    resources_.push_back({spec.name, spec.weight, kind, kube::IsScalarResourceName(spec.name)});
+  }
+  if (args_.scoring_strategy.requested_to_capacity_ratio.has_value()) {
+    for (const UtilizationShapePoint& p :
+         args_.scoring_strategy.requested_to_capacity_ratio->shape) {
+      shape_.push_back({p.utilization, p.score * kShapeScoreScale});
+    }
+  }
+
+  for (int unresolvable = 0; unresolvable < 2; ++unresolvable) {
+    for (unsigned mask = 1; mask < 16; ++mask) {
+      std::vector<std::string> reasons;
+      for (unsigned bit = 0; bit < 4; ++bit) {
+        if (mask & (1u << bit)) reasons.emplace_back(kFixedReasons[bit]);
+      }
+      rejections_[unresolvable][mask] =
+          Status(unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
+                 std::move(reasons))
+              .WithPlugin(kName);
+    }
+  }
+}
+
+bool NodeResourcesFit::IsIgnored(absl::string_view name) const {
+  // Only extended resources may be ignored; hugepages and kubernetes.io resources never.
+  if (!kube::IsExtendedResourceName(std::string_view(name.data(), name.size()))) return false;
+  if (ignored_resources_.contains(name)) return true;
+  if (ignored_groups_.empty()) return false;
+  const size_t slash = name.find('/');
+  return ignored_groups_.contains(name.substr(0, slash));
+}
+
+// ---- Filter ----
+
+Status NodeResourcesFit::PreFilter(CycleState& state, const kube::Pod& pod,
+                                   std::span<const NodeInfo* const> /*nodes*/,
+                                   PreFilterResult& /*result*/) {
+  kube::Resource request = kube::ComputePodRequests(pod);
+  std::vector<PreFilterState::ScalarCheck> scalars;
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity <= 0 || IsIgnored(name)) continue;
+    scalars.push_back({name, quantity});
+  }
+  std::sort(scalars.begin(), scalars.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  state.Write(kPreFilterStateKey,
+              std::make_unique<PreFilterState>(std::move(request), std::move(scalars)));
+  return Status();
+}
+
+Status NodeResourcesFit::Filter(const CycleState& state, const kube::Pod& /*pod*/,
+                                const NodeInfo& node_info) const {
+  const absl::StatusOr<const PreFilterState*> s = state.Read<PreFilterState>(kPreFilterStateKey);
+  if (!s.ok()) return Status::FromAbsl(s.status()).WithPlugin(kName);
+  const kube::Resource& request = (*s)->request();
+  const kube::Resource& alloc = node_info.allocatable();
+  const kube::Resource& used = node_info.requested();
+
+  unsigned mask = 0;
+  bool unresolvable = false;
+  if (static_cast<int64_t>(node_info.pods().size()) + 1 > alloc.allowed_pod_number) {
+    mask |= kPodsBit;
+  }
+  if (request.milli_cpu == 0 && request.memory == 0 && request.ephemeral_storage == 0 &&
+      request.scalar.empty()) {
+    return mask == 0 ? Status() : rejections_[0][mask];
+  }
+  // Both operands are non-negative, so alloc − used cannot overflow.
+  auto check = [&](int64_t want, int64_t allocatable, int64_t requested, unsigned bit) {
+    if (want > 0 && want > allocatable - requested) {
+      mask |= bit;
+      if (want > allocatable) unresolvable = true;
+    }
+  };
+  check(request.milli_cpu, alloc.milli_cpu, used.milli_cpu, kCpuBit);
+  check(request.memory, alloc.memory, used.memory, kMemoryBit);
+  check(request.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage,
+        kEphemeralStorageBit);
+
+  bool scalar_failed = false;
+  for (const PreFilterState::ScalarCheck& c : (*s)->scalars()) {
+    const int64_t allocatable = ScalarOf(alloc, c.name);
+    if (c.quantity > allocatable - ScalarOf(used, c.name)) {
+      scalar_failed = true;
+      if (c.quantity > allocatable) unresolvable = true;
+    }
+  }
+  if (!scalar_failed) return mask == 0 ? Status() : rejections_[unresolvable ? 1 : 0][mask];
+
+  // Rare: a scalar resource is short. Build the status (allocates).
+  std::vector<std::string> reasons;
+  for (unsigned bit = 0; bit < 4; ++bit) {
+    if (mask & (1u << bit)) reasons.emplace_back(kFixedReasons[bit]);
+  }
+  for (const PreFilterState::ScalarCheck& c : (*s)->scalars()) {
+    if (c.quantity > ScalarOf(alloc, c.name) - ScalarOf(used, c.name)) {
+      reasons.push_back(absl::StrCat("Insufficient ", c.name));
+    }
+  }
+  return Status(unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
+                std::move(reasons))
+      .WithPlugin(kName);
+}
+
+// ---- Score ----
+
+std::vector<int64_t> NodeResourcesFit::ScoringRequests(const kube::Pod& pod) const {
+  // Non-zero defaults apply to cpu and memory only; other resources are unaffected.
+  const kube::Resource request = kube::ComputePodRequests(pod, {.non_zero = true});
+  std::vector<int64_t> requests;
+  requests.reserve(resources_.size());
+  for (const ScoredResource& r : resources_) requests.push_back(request.Get(r.name));
+  return requests;
+}
+
+Status NodeResourcesFit::PreScore(CycleState& state, const kube::Pod& pod,
+                                  std::span<const NodeInfo* const> /*nodes*/) {
+  state.Write(kPreScoreStateKey, std::make_unique<PreScoreState>(ScoringRequests(pod)));
+  return Status();
+}
+
+int64_t NodeResourcesFit::ShapeScore(int64_t utilization) const {
+  for (size_t i = 0; i < shape_.size(); ++i) {
+    if (utilization <= shape_[i].utilization) {
+      if (i == 0) return shape_[0].score;
+      const ShapePoint& lo = shape_[i - 1];
+      const ShapePoint& hi = shape_[i];
+      // Truncates toward zero, as Go's (matters for decreasing shapes).
+      return lo.score + (hi.score - lo.score) * (utilization - lo.utilization) /
+                            (hi.utilization - lo.utilization);
+    }
+  }
+  return shape_.back().score;
+}
+
+double NodeResourcesFit::ShapeScoreExact(double utilization) const {
+  for (size_t i = 0; i < shape_.size(); ++i) {
+    if (utilization <= static_cast<double>(shape_[i].utilization)) {
+      if (i == 0) return static_cast<double>(shape_[0].score);
+      const ShapePoint& lo = shape_[i - 1];
+      const ShapePoint& hi = shape_[i];
+      return static_cast<double>(lo.score) +
+             static_cast<double>(hi.score - lo.score) *
+                 (utilization - static_cast<double>(lo.utilization)) /
+                 static_cast<double>(hi.utilization - lo.utilization);
+    }
+  }
+  return static_cast<double>(shape_.back().score);
+}
+
+ScoreResult NodeResourcesFit::Score(const CycleState& state, const kube::Pod& pod,
+                                    const NodeInfo& node_info) const {
+  std::vector<int64_t> fallback;
+  std::span<const int64_t> pod_requests;
+  if (const auto s = state.Read<PreScoreState>(kPreScoreStateKey); s.ok()) {
+    pod_requests = (*s)->requests();
+  } else {
+    fallback = ScoringRequests(pod);
+    pod_requests = fallback;
+  }
+  if (pod_requests.size() != resources_.size()) {
+    return ScoreResult::Failed(
+        Status::Error("PreScore state does not match the scoring resources").WithPlugin(kName));
+  }
+
+  const ScoringStrategyType type = args_.scoring_strategy.type;
+  const kube::Resource& alloc = node_info.allocatable();
+  const kube::Resource& requested = node_info.requested();
+  const kube::Resource& non_zero = node_info.non_zero_requested();
+  int64_t node_score = 0;
+  int64_t weight_sum = 0;
+  double exact_sum = 0;
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    const ScoredResource& r = resources_[i];
+    const int64_t pod_request = pod_requests[i];
+    // A scalar resource the pod does not request is not scored.
+    if (pod_request == 0 && r.scalar) continue;
+    int64_t capacity = 0;
+    __int128 used = 0;  // the node's usage with the pod; 128 bits: sums cannot overflow
+    switch (r.kind) {
+      case ResourceKind::kCpu:
+        capacity = alloc.milli_cpu;
+        used = non_zero.milli_cpu;
+        break;
+      case ResourceKind::kMemory:
+        capacity = alloc.memory;
+        used = non_zero.memory;
+        break;
+      case ResourceKind::kEphemeralStorage:
+        capacity = alloc.ephemeral_storage;
+        used = requested.ephemeral_storage;
+        break;
+      case ResourceKind::kOther: {
+        const auto it = alloc.scalar.find(r.name);
+        if (it == alloc.scalar.end()) continue;
+        capacity = it->second;
+        used = ScalarOf(requested, r.name);
+        break;
+      }
+    }
+    if (capacity <= 0) continue;
+    used += pod_request;
+    const __int128 cap = capacity;
+    const double cap_d = static_cast<double>(capacity);
+
+    switch (type) {
+      case ScoringStrategyType::kLeastAllocated: {
+        // (capacity − used)·100 / capacity, 0 when over-committed.
+        const bool over = used > cap;
+        const int64_t s = over ? 0 : static_cast<int64_t>((cap - used) * kMaxNodeScore / cap);
+        const double e = over ? 0.0 : static_cast<double>(cap - used) * 100.0 / cap_d;
+        node_score += s * r.weight;
+        exact_sum += e * static_cast<double>(r.weight);
+        weight_sum += r.weight;
+        break;
+      }
+      case ScoringStrategyType::kMostAllocated: {
+        // min(used, capacity)·100 / capacity.
+        const __int128 m = std::min(used, cap);
+        node_score += static_cast<int64_t>(m * kMaxNodeScore / cap) * r.weight;
+        exact_sum += static_cast<double>(m) * 100.0 / cap_d * static_cast<double>(r.weight);
+        weight_sum += r.weight;
+        break;
+      }
+      case ScoringStrategyType::kRequestedToCapacityRatio: {
+        const bool over = used > cap;
+        const int64_t u = over ? 100 : static_cast<int64_t>(used * 100 / cap);
+        const int64_t f = ShapeScore(u);
+        // The quirk: only resources with a positive shape score count, in the numerator
+        // and in the weights. The exact value uses the same resources.
+        if (f > 0) {
+          const double u_exact = over ? 100.0 : static_cast<double>(used) * 100.0 / cap_d;
+          node_score += f * r.weight;
+          exact_sum += ShapeScoreExact(u_exact) * static_cast<double>(r.weight);
+          weight_sum += r.weight;
+        }
+        break;
+      }
+    }
+  }
+  if (weight_sum == 0) return ScoreResult::Of(0, 0.0);
+  const double weights = static_cast<double>(weight_sum);
+  const double exact = std::clamp(exact_sum / weights, static_cast<double>(kMinNodeScore),
+                                  static_cast<double>(kMaxNodeScore));
+  if (type == ScoringStrategyType::kRequestedToCapacityRatio) {
+    // Go's math.Round: half away from zero, as std::round.
+    return ScoreResult::Of(
+        static_cast<int64_t>(std::round(static_cast<double>(node_score) / weights)), exact);
+  }
+  return ScoreResult::Of(node_score / weight_sum, exact);
+}
+
+std::vector<ClusterEvent> NodeResourcesFit::EventsToRegister() const {
+  return {
+      ClusterEvent{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeAllocatable,
+                   "NodeAdd|NodeAllocatableChange"},
+      ClusterEvent{EventResource::kPod, ActionType::kDelete | ActionType::kUpdatePodScaleDown,
+                   "AssignedPodDelete|AssignedPodScaleDown"},
+  };
+}
+
+}  // namespace trimaran::sched::plugins
