@@ -1,52 +1,33 @@
-// trimaran-scheduler: placeholder main for the foundation stage; the daemon arrives with
-// the scheduler issue. Prints --help / --version.
+// trimaran-scheduler: placeholder main until the daemon is wired up (issue 5). Parses
+// the kube-scheduler-style flags (options.h); serves --help / --version.
 #include <cstdio>
+#include <string>
 
-#include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/reflection.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
+#include "cmd/scheduler/options.h"
 #include "common/logging.h"
 #include "common/version.h"
 
-ABSL_FLAG(bool, version, false, "Print the version and exit.");
-ABSL_FLAG(int, v, 0, "Log verbosity (klog style): 0-3 info, 4 debug, 5+ trace.");
-
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "trimaran-scheduler: a bin-packing, load-aware Kubernetes scheduler.\n"
-      "Pods opt in with spec.schedulerName: trimaran.\n\nUsage: trimaran-scheduler [flags]");
-  absl::FlagsUsageConfig usage;
-  usage.version_string = [] {
-    return std::string("trimaran-scheduler ") + trimaran::kVersion + "\n";
-  };
-  // --help lists this program's own flags (defined under cmd/), not Abseil's.
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "cmd/");
-  };
-  absl::SetFlagsUsageConfig(usage);
-  for (int i = 1; i < argc; ++i) {
-    absl::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h" || arg == "-help") {
-      // kube-scheduler (cobra) exits 0 on --help; Abseil's handler would exit 1.
-      std::fputs(absl::ProgramUsageMessage().data(), stdout);
-      std::fputs("\n\nFlags:\n", stdout);
-      for (const auto& [name, flag] : absl::GetAllFlags()) {
-        if (!absl::StrContains(flag->Filename(), "cmd/")) continue;
-        std::printf("  --%s (default %s)\n      %s\n", std::string(name).c_str(),
-                    flag->DefaultValue().c_str(), flag->Help().c_str());
-      }
-      return 0;
-    }
+  absl::StatusOr<trimaran::cmd::SchedulerOptions> options =
+      trimaran::cmd::ParseSchedulerFlags(argc, argv);
+  if (!options.ok()) {
+    std::fprintf(stderr, "Error: %s\n\nRun 'trimaran-scheduler --help' for usage.\n",
+                 std::string(options.status().message()).c_str());
+    return 1;
   }
-  absl::ParseCommandLine(argc, argv);
-  if (absl::GetFlag(FLAGS_version)) {
+  if (options->help) {
+    // kube-scheduler (cobra) exits 0 on --help.
+    std::fputs(trimaran::cmd::SchedulerHelpText().c_str(), stdout);
+    return 0;
+  }
+  if (options->version) {
     std::printf("trimaran-scheduler %s\n", trimaran::kVersion);
     return 0;
   }
-  trimaran::SetVerbosity(absl::GetFlag(FLAGS_v));
+  if (absl::Status s = trimaran::cmd::ApplyLogging(*options); !s.ok()) {
+    std::fprintf(stderr, "Error: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
   trimaran::Log(trimaran::Component::kMain)
       .error("the scheduling daemon is not built yet at this stage; see --help");
   return 1;

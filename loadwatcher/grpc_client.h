@@ -1,0 +1,39 @@
+#pragma once
+// GrpcClient: loadwatcher::Client over trimaran.loadwatcher.v1.LoadWatcher
+// (`watcherAddress: grpc://host:port` or `dns:///host:port`; the caller strips
+// "grpc://"). Plaintext channel unless credentials are given.
+//
+// gRPC status codes map to absl codes one to one (UNAVAILABLE before the server's
+// first fetch or when the server cannot be reached).
+//
+// Thread-safety: safe for concurrent use (gRPC channels and stubs are).
+
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "loadwatcher/client.h"
+#include "proto/loadwatcher/v1/loadwatcher.grpc.pb.h"
+
+namespace trimaran::lw {
+
+struct GrpcClientOptions {
+  std::string target{};  // "127.0.0.1:2021", "dns:///load-watcher:2021"
+  absl::Duration timeout = absl::Seconds(55);
+  std::shared_ptr<grpc::ChannelCredentials> credentials{};  // default: insecure
+};
+
+class GrpcClient final : public Client {
+ public:
+  explicit GrpcClient(GrpcClientOptions options);
+  using Client::GetLatestMetrics;
+  absl::StatusOr<WatcherMetrics> GetLatestMetrics(const MetricsRequest& request) override;
+
+ private:
+  const GrpcClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<loadwatcher::v1::LoadWatcher::Stub> stub_;
+};
+
+}  // namespace trimaran::lw

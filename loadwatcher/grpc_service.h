@@ -1,0 +1,46 @@
+#pragma once
+// GrpcService: trimaran.loadwatcher.v1.LoadWatcher over a Watcher (sync gRPC API).
+//
+//   GetLatestMetrics  Watcher::Latest(window) (15m when empty), reduced to `hosts`.
+//                     INVALID_ARGUMENT for an unknown window, UNAVAILABLE before the
+//                     first successful fetch.
+//   WatchMetrics      sends the current snapshot (if any), then every newer one for
+//                     the window (checked on each new Watcher generation), until the
+//                     client cancels or Shutdown() is called. Each stream holds one
+//                     server thread; it polls for cancellation every
+//                     `poll_interval` of real time.
+//
+// Thread-safety: safe for concurrent use. Borrows the Watcher, which must outlive it.
+// Call Shutdown() before grpc::Server::Shutdown() so open streams end at once.
+
+#include <atomic>
+
+#include "absl/time/time.h"
+#include "loadwatcher/watcher.h"
+#include "proto/loadwatcher/v1/loadwatcher.grpc.pb.h"
+
+namespace trimaran::lw {
+
+class GrpcService final : public loadwatcher::v1::LoadWatcher::Service {
+ public:
+  explicit GrpcService(const Watcher& watcher,
+                       absl::Duration poll_interval = absl::Milliseconds(100))
+      : watcher_(watcher), poll_interval_(poll_interval) {}
+
+  // Ends every WatchMetrics stream (they return OK) and refuses new ones.
+  void Shutdown() { shutdown_.store(true); }
+
+  grpc::Status GetLatestMetrics(grpc::ServerContext* context,
+                                const loadwatcher::v1::GetLatestMetricsRequest* request,
+                                loadwatcher::v1::WatcherMetrics* response) override;
+  grpc::Status WatchMetrics(grpc::ServerContext* context,
+                            const loadwatcher::v1::WatchMetricsRequest* request,
+                            grpc::ServerWriter<loadwatcher::v1::WatcherMetrics>* writer) override;
+
+ private:
+  const Watcher& watcher_;
+  const absl::Duration poll_interval_;
+  std::atomic<bool> shutdown_{false};
+};
+
+}  // namespace trimaran::lw

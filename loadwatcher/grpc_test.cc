@@ -1,0 +1,108 @@
+// The gRPC service and client, in process on 127.0.0.1:0.
+#include <memory>
+#include <string>
+
+#include "common/stats/stats.h"
+#include "common/testing/fake_clock.h"
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "loadwatcher/grpc_client.h"
+#include "loadwatcher/grpc_service.h"
+#include "loadwatcher/proto_convert.h"
+#include "loadwatcher/testing/builders.h"
+#include "loadwatcher/testing/fake_metrics_provider.h"
+
+namespace trimaran::lw {
+namespace {
+
+using ::trimaran::lw::testing::FakeMetricsProvider;
+using ::trimaran::lw::testing::MakeWatcherMetrics;
+using ::trimaran::testing::FakeClock;
+using ::trimaran::testing::StatusIs;
+
+class GrpcTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    ASSERT_GT(port_, 0);
+    target_ = "127.0.0.1:" + std::to_string(port_);
+  }
+  void TearDown() override {
+    service_.Shutdown();
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  }
+  void Fetch(double cpu) {
+    provider_.SetNodes("15m", MakeWatcherMetrics()
+                                  .Node("n1")
+                                  .Cpu(kOpAvg, cpu)
+                                  .DataCenter("dc1")
+                                  .Node("n2")
+                                  .Metric("x", kTypeMemory, kOpStd, "15m", 0.5)
+                                  .Nodes());
+    (void)watcher_.FetchOnce();
+  }
+
+  FakeClock clock_;
+  FakeMetricsProvider provider_{"SignalFx", &clock_};
+  stats::Registry registry_;
+  Watcher watcher_{provider_, clock_, stats::Scope(registry_)};
+  GrpcService service_{watcher_, absl::Milliseconds(10)};
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::string target_;
+};
+
+TEST_F(GrpcTest, ProtoConversionIsLossless) {
+  WatcherMetrics m =
+      MakeWatcherMetrics().Node("a").Cpu(kOpAvg, 1.25).DataCenter("x").Node("b").Obj();
+  loadwatcher::v1::WatcherMetrics pb;
+  ToProto(m, &pb);
+  EXPECT_EQ(FromProto(pb), m);
+}
+
+TEST_F(GrpcTest, GetLatestMetricsRoundTrip) {
+  GrpcClient client({.target = target_, .timeout = absl::Seconds(10)});
+  EXPECT_THAT(client.GetLatestMetrics(), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_THAT(client.GetLatestMetrics(MetricsRequest{"1h", {}}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  Fetch(40);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics all, client.GetLatestMetrics());
+  EXPECT_EQ(all, *watcher_.Latest()->metrics);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics one,
+                                client.GetLatestMetrics(MetricsRequest{"15m", {"n2", "zz"}}));
+  ASSERT_EQ(one.data.node_metrics_map.size(), 1u);
+  EXPECT_EQ(one.data.node_metrics_map.at("n2").metrics.at(0).value, 0.5);
+}
+
+TEST_F(GrpcTest, WatchMetricsStreamsEachNewSnapshotUntilCancelled) {
+  auto channel = grpc::CreateChannel(target_, grpc::InsecureChannelCredentials());
+  auto stub = loadwatcher::v1::LoadWatcher::NewStub(channel);
+  Fetch(40);
+  grpc::ClientContext context;
+  loadwatcher::v1::WatchMetricsRequest req;
+  req.set_window("15m");
+  req.add_hosts("n1");
+  auto reader = stub->WatchMetrics(&context, req);
+  loadwatcher::v1::WatcherMetrics msg;
+  ASSERT_TRUE(reader->Read(&msg));  // the current snapshot at once
+  EXPECT_EQ(msg.node_metrics().at("n1").metrics(0).value(), 40);
+  EXPECT_EQ(msg.node_metrics().size(), 1);
+  clock_.Advance(absl::Seconds(60));
+  Fetch(45);
+  ASSERT_TRUE(reader->Read(&msg));  // the next one
+  EXPECT_EQ(msg.node_metrics().at("n1").metrics(0).value(), 45);
+  EXPECT_EQ(msg.timestamp(), 1'700'000'060);
+  context.TryCancel();
+  while (reader->Read(&msg)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+}
+
+}  // namespace
+}  // namespace trimaran::lw

@@ -1,0 +1,35 @@
+#pragma once
+// The load watcher's REST API (spec §5.3), as routes for common/http HttpServer:
+//
+//   GET /watcher[?host=<node>][&window=15m|10m|5m]
+//       200 + paypal/load-watcher JSON (json.h) of the latest snapshot (window default
+//       15m, with the watcher's fallback). `host`: only that node; a node not in the
+//       snapshot gives 404. `window` is our extension; an unknown one gives 400.
+//       Before the first successful fetch: 503 with {"error":"..."} (upstream answers
+//       an empty 500; its clients treat any non-200 as "not ready yet", so both work).
+//   GET /watcher/health
+//       200 {"status":"ok"} when the provider's Health() is OK, else 503 {"error":...}.
+//
+// Every answer is Content-Type: application/json. Upstream does not check the method;
+// we serve GET (and HEAD).
+//
+// Thread-safety: the handlers are safe for concurrent use. They borrow the Watcher,
+// which must outlive the server.
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/http/http_server.h"
+#include "loadwatcher/watcher.h"
+
+namespace trimaran::lw {
+
+inline constexpr char kWatcherPath[] = "/watcher";
+inline constexpr char kWatcherHealthPath[] = "/watcher/health";
+
+std::vector<http::Route> WatcherRoutes(const Watcher& watcher);
+
+// Adds WatcherRoutes to `server` (before Start).
+absl::Status AddWatcherRoutes(const Watcher& watcher, http::HttpServer& server);
+
+}  // namespace trimaran::lw

@@ -1,0 +1,297 @@
+#include "loadwatcher/json.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "rapidjson/document.h"
+#include "rapidjson/error/en.h"
+
+namespace trimaran::lw {
+namespace {
+
+using JsonValue = rapidjson::Value;
+
+absl::Status DecodeError(absl::string_view path, absl::string_view what) {
+  return absl::InternalError(absl::StrCat("decode watcher metrics: ", path, ": ", what));
+}
+
+const JsonValue* FindMember(const JsonValue& object, const char* key) {
+  auto it = object.FindMember(key);
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+// Reads an optional string member (absent or null: leaves `out` unchanged).
+absl::Status ReadString(const JsonValue& object, const char* key, absl::string_view path,
+                        std::string* out) {
+  const JsonValue* v = FindMember(object, key);
+  if (v == nullptr || v->IsNull()) return absl::OkStatus();
+  if (!v->IsString()) return DecodeError(absl::StrCat(path, ".", key), "not a string");
+  out->assign(v->GetString(), v->GetStringLength());
+  return absl::OkStatus();
+}
+
+// Reads an optional int64 member (Go decodes int64 from an integral JSON number).
+absl::Status ReadInt64(const JsonValue& object, const char* key, absl::string_view path,
+                       int64_t* out) {
+  const JsonValue* v = FindMember(object, key);
+  if (v == nullptr || v->IsNull()) return absl::OkStatus();
+  if (v->IsInt64()) {
+    *out = v->GetInt64();
+    return absl::OkStatus();
+  }
+  if (v->IsDouble()) {
+    const double d = v->GetDouble();
+    if (std::isfinite(d) && d == std::trunc(d) && d >= -9.2e18 && d <= 9.2e18) {
+      *out = static_cast<int64_t>(d);
+      return absl::OkStatus();
+    }
+  }
+  return DecodeError(absl::StrCat(path, ".", key), "not an int64");
+}
+
+// Returns the member if it is an object, nullptr if absent or null, else an error.
+absl::StatusOr<const JsonValue*> OptionalObject(const JsonValue& object, const char* key,
+                                                absl::string_view path) {
+  const JsonValue* v = FindMember(object, key);
+  if (v == nullptr || v->IsNull()) return nullptr;
+  if (!v->IsObject()) return DecodeError(absl::StrCat(path, ".", key), "not an object");
+  return v;
+}
+
+absl::Status DecodeMetric(const JsonValue& v, absl::string_view path, NodeMetrics* node) {
+  if (!v.IsObject()) return DecodeError(path, "not an object");
+  Metric m;
+  if (auto s = ReadString(v, "name", path, &m.name); !s.ok()) return s;
+  if (auto s = ReadString(v, "type", path, &m.type); !s.ok()) return s;
+  if (auto s = ReadString(v, "operator", path, &m.op); !s.ok()) return s;
+  if (auto s = ReadString(v, "rollup", path, &m.rollup); !s.ok()) return s;
+  const JsonValue* value = FindMember(v, "value");
+  if (value != nullptr && value->IsNull()) return absl::OkStatus();  // no number: dropped
+  if (value != nullptr) {
+    if (!value->IsNumber()) return DecodeError(absl::StrCat(path, ".value"), "not a number");
+    m.value = value->GetDouble();
+  }
+  node->metrics.push_back(std::move(m));
+  return absl::OkStatus();
+}
+
+absl::Status DecodeNode(const JsonValue& v, absl::string_view path, NodeMetrics* node) {
+  if (v.IsNull()) return absl::OkStatus();
+  if (!v.IsObject()) return DecodeError(path, "not an object");
+  if (const JsonValue* metrics = FindMember(v, "metrics");
+      metrics != nullptr && !metrics->IsNull()) {
+    if (!metrics->IsArray()) return DecodeError(absl::StrCat(path, ".metrics"), "not an array");
+    node->metrics.reserve(metrics->Size());
+    for (rapidjson::SizeType i = 0; i < metrics->Size(); ++i) {
+      if (auto s = DecodeMetric((*metrics)[i], absl::StrCat(path, ".metrics[", i, "]"), node);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  auto tags = OptionalObject(v, "tags", path);
+  if (!tags.ok()) return tags.status();
+  auto metadata = OptionalObject(v, "metadata", path);
+  if (!metadata.ok()) return metadata.status();
+  if (*metadata != nullptr) {
+    if (auto s = ReadString(**metadata, "dataCenter", absl::StrCat(path, ".metadata"),
+                            &node->data_center);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Writes into a std::string through a raw pointer: the encoder appends ~10 small
+// pieces per metric, and per-append capacity checks dominated the 5,000-node benchmark.
+class Out {
+ public:
+  explicit Out(std::string* s) : s_(s), size_(s->size()) {}
+  ~Out() { s_->resize(size_); }
+  Out(const Out&) = delete;
+  Out& operator=(const Out&) = delete;
+
+  // Makes room for `n` more bytes.
+  char* Reserve(size_t n) {
+    if (s_->size() - size_ < n) {
+      s_->resize(std::max({s_->capacity(), s_->size() * 2, size_ + n + 64}));
+    }
+    return s_->data() + size_;
+  }
+  void Commit(char* end) { size_ = static_cast<size_t>(end - s_->data()); }
+
+  template <size_t N>
+  void Lit(const char (&lit)[N]) {
+    char* p = Reserve(N - 1);
+    std::memcpy(p, lit, N - 1);
+    Commit(p + N - 1);
+  }
+  void Int(int64_t v) {
+    char* p = Reserve(24);
+    Commit(std::to_chars(p, p + 24, v).ptr);
+  }
+  void Double(double v) {
+    if (!std::isfinite(v)) return Lit("null");
+    // Fixed notation, shortest round-trip digits (Go strconv 'f', -1). At most 309
+    // integer digits plus sign and ~17 fraction digits; 400 is plenty.
+    char* p = Reserve(400);
+    auto [end, ec] = std::to_chars(p, p + 400, v, std::chars_format::fixed);
+    if (ec != std::errc()) return Lit("null");
+    Commit(end);
+  }
+  void Str(absl::string_view str) {
+    char* p = Reserve(2 + 6 * str.size());  // worst case: every byte as \u00XX
+    *p++ = '"';
+    for (const char c : str) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u >= 0x20 && u != '"' && u != '\\') {
+        *p++ = c;
+        continue;
+      }
+      *p++ = '\\';
+      switch (u) {
+        case '"':
+        case '\\':
+          *p++ = c;
+          break;
+        case '\n':
+          *p++ = 'n';
+          break;
+        case '\r':
+          *p++ = 'r';
+          break;
+        case '\t':
+          *p++ = 't';
+          break;
+        default:
+          static constexpr char kHex[] = "0123456789abcdef";
+          std::memcpy(p, "u00", 3);
+          p += 3;
+          *p++ = kHex[u >> 4];
+          *p++ = kHex[u & 0xf];
+      }
+    }
+    *p++ = '"';
+    Commit(p);
+  }
+
+ private:
+  std::string* s_;
+  size_t size_;  // bytes written; s_->size() is the capacity in use
+};
+
+}  // namespace
+
+void AppendJsonDouble(double value, std::string* out) { Out(out).Double(value); }
+
+void AppendJsonString(absl::string_view s, std::string* out) { Out(out).Str(s); }
+
+void AppendWatcherMetricsJson(const WatcherMetrics& metrics, std::string* out) {
+  Out o(out);
+  o.Lit("{\"timestamp\":");
+  o.Int(metrics.timestamp);
+  o.Lit(",\"window\":{\"duration\":");
+  o.Str(metrics.window.duration);
+  o.Lit(",\"start\":");
+  o.Int(metrics.window.start);
+  o.Lit(",\"end\":");
+  o.Int(metrics.window.end);
+  o.Lit("},\"source\":");
+  o.Str(metrics.source);
+  o.Lit(",\"data\":{\"NodeMetricsMap\":{");
+  bool first_node = true;
+  for (const auto& [host, node] : metrics.data.node_metrics_map) {
+    if (!first_node) o.Lit(",");
+    first_node = false;
+    o.Str(host);
+    o.Lit(":{\"metrics\":[");
+    bool first_metric = true;
+    for (const Metric& m : node.metrics) {
+      if (!first_metric) o.Lit(",");
+      first_metric = false;
+      o.Lit("{\"name\":");
+      o.Str(m.name);
+      o.Lit(",\"type\":");
+      o.Str(m.type);
+      o.Lit(",\"operator\":");
+      o.Str(m.op);
+      o.Lit(",\"rollup\":");
+      o.Str(m.rollup);
+      o.Lit(",\"value\":");
+      o.Double(m.value);
+      o.Lit("}");
+    }
+    o.Lit("],\"tags\":{},\"metadata\":{\"dataCenter\":");
+    o.Str(node.data_center);
+    o.Lit("}}");
+  }
+  o.Lit("}}}");
+}
+
+std::string EncodeWatcherMetricsJson(const WatcherMetrics& metrics) {
+  std::string out;
+  // About 100 bytes per metric plus 80 per node.
+  size_t estimate = 256;
+  for (const auto& [host, node] : metrics.data.node_metrics_map) {
+    estimate += 80 + host.size() + node.metrics.size() * 104;
+  }
+  out.reserve(estimate);
+  AppendWatcherMetricsJson(metrics, &out);
+  return out;
+}
+
+absl::StatusOr<WatcherMetrics> DecodeWatcherMetricsJson(absl::string_view json) {
+  // RapidJSON stops at a NUL byte; JSON text cannot contain one.
+  if (const size_t nul = json.find('\0'); nul != absl::string_view::npos) {
+    return DecodeError(absl::StrCat("offset ", nul), "NUL byte in JSON text");
+  }
+  rapidjson::Document doc;
+  // Full precision: values must round-trip bit-exactly.
+  doc.Parse<rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
+  if (doc.HasParseError()) {
+    return DecodeError(absl::StrCat("offset ", doc.GetErrorOffset()),
+                       rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  if (!doc.IsObject()) return DecodeError("$", "not an object");
+  WatcherMetrics out;
+  if (auto s = ReadInt64(doc, "timestamp", "$", &out.timestamp); !s.ok()) return s;
+  if (auto s = ReadString(doc, "source", "$", &out.source); !s.ok()) return s;
+  auto window = OptionalObject(doc, "window", "$");
+  if (!window.ok()) return window.status();
+  if (*window != nullptr) {
+    const JsonValue& w = **window;
+    if (auto s = ReadString(w, "duration", "$.window", &out.window.duration); !s.ok()) return s;
+    if (auto s = ReadInt64(w, "start", "$.window", &out.window.start); !s.ok()) return s;
+    if (auto s = ReadInt64(w, "end", "$.window", &out.window.end); !s.ok()) return s;
+  }
+  auto data = OptionalObject(doc, "data", "$");
+  if (!data.ok()) return data.status();
+  if (*data == nullptr) return out;
+  auto map = OptionalObject(**data, "NodeMetricsMap", "$.data");
+  if (!map.ok()) return map.status();
+  if (*map == nullptr) return out;
+  for (auto it = (*map)->MemberBegin(); it != (*map)->MemberEnd(); ++it) {
+    std::string host(it->name.GetString(), it->name.GetStringLength());
+    NodeMetrics node;
+    if (auto s =
+            DecodeNode(it->value, absl::StrCat("$.data.NodeMetricsMap[\"", host, "\"]"), &node);
+        !s.ok()) {
+      return s;
+    }
+    // Duplicate keys: the last wins, as in Go.
+    out.data.node_metrics_map.insert_or_assign(std::move(host), std::move(node));
+  }
+  return out;
+}
+
+}  // namespace trimaran::lw

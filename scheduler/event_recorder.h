@@ -1,0 +1,88 @@
+#pragma once
+// AsyncEventRecorder: the scheduler's EventRecorder (scheduler/framework/handle.h) over
+// kube::Client::CreateEvent (events.k8s.io/v1), like client-go's events broadcaster.
+//
+// Eventf never blocks on the API: it builds the Event, applies the dedup rule and
+// pushes it onto a bounded queue; one writer thread sends the queued events in order.
+// When the queue is full the event is dropped and counted.
+//
+// Dedup (upstream-like, for the FailedScheduling storm of an unschedulable pod): an
+// event with the same regarding object (uid, else namespace/name), type, reason and
+// note as one written less than `dedup_window` (10 min) ago is not written again; it
+// only increments the `deduplicated` counter. After the window the event is written
+// again (a fresh observation).
+//
+// Events carry reportingController = options.reporting_controller
+// ("trimaran-scheduler"), reportingInstance = options.reporting_instance, the given
+// action ("Scheduling", "Binding"), eventTime = clock.Now(), and the note truncated to
+// 1 KiB. Event names are "<pod>.<hex nanos>" as client-go's.
+//
+// Stats (in the given scope): events_total{result = written|failed|dropped|deduplicated}.
+//
+// Thread-safety: Eventf and Flush are safe for concurrent use. Ownership: the Client,
+// the Clock and the Scope's registry must outlive the recorder; the destructor writes
+// what is still queued and joins the writer thread.
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "common/stats/stats.h"
+#include "kube/api/event.h"
+#include "kube/client.h"
+#include "scheduler/framework/handle.h"
+
+namespace trimaran::sched {
+
+struct EventRecorderOptions {
+  std::string reporting_controller = "trimaran-scheduler";
+  std::string reporting_instance = "trimaran-scheduler";
+  // Events waiting to be written beyond this are dropped.
+  size_t queue_capacity = 4096;
+  absl::Duration dedup_window = absl::Minutes(10);
+};
+
+class AsyncEventRecorder final : public EventRecorder {
+ public:
+  AsyncEventRecorder(kube::Client& client, const Clock& clock, const stats::Scope& scope,
+                     EventRecorderOptions options = {});
+  ~AsyncEventRecorder() override;
+  AsyncEventRecorder(const AsyncEventRecorder&) = delete;
+  AsyncEventRecorder& operator=(const AsyncEventRecorder&) = delete;
+
+  void Eventf(const kube::Pod& regarding, const kube::Pod* related, EventType type,
+              absl::string_view reason, absl::string_view action, absl::string_view note) override;
+
+  // Blocks until every event queued before the call has been written (or failed).
+  void Flush();
+
+ private:
+  void WriterLoop();
+
+  kube::Client& client_;
+  const Clock& clock_;
+  const EventRecorderOptions options_;
+  stats::Counter& written_;
+  stats::Counter& failed_;
+  stats::Counter& dropped_;
+  stats::Counter& deduplicated_;
+
+  absl::Mutex mu_;
+  std::deque<kube::Event> queue_ ABSL_GUARDED_BY(mu_);
+  // Events taken off the queue but not yet written.
+  int writing_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Dedup key -> when that event was last written (queued).
+  absl::flat_hash_map<std::string, absl::Time> recent_ ABSL_GUARDED_BY(mu_);
+  uint64_t sequence_ ABSL_GUARDED_BY(mu_) = 0;
+  std::thread writer_;
+};
+
+}  // namespace trimaran::sched

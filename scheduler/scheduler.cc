@@ -1,0 +1,531 @@
+#include "scheduler/scheduler.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "kube/api/pod_resources.h"
+#include "kube/api/pod_status_patch.h"
+#include "scheduler/event_recorder.h"
+#include "scheduler/framework/cluster_event.h"
+
+namespace trimaran::sched {
+namespace {
+
+constexpr absl::string_view kResultScheduled = "scheduled";
+constexpr absl::string_view kResultUnschedulable = "unschedulable";
+constexpr absl::string_view kResultError = "error";
+
+// Every plugin name a profile lists, once.
+std::vector<std::string> PluginNames(const ProfileConfig& p) {
+  std::vector<std::string> names;
+  auto add = [&](const std::vector<std::string>& list) {
+    names.insert(names.end(), list.begin(), list.end());
+  };
+  add(p.queue_sort);
+  add(p.pre_enqueue);
+  add(p.pre_filter);
+  add(p.filter);
+  add(p.post_filter);
+  add(p.pre_score);
+  for (const WeightedPlugin& w : p.score) names.push_back(w.name);
+  add(p.reserve);
+  add(p.permit);
+  add(p.pre_bind);
+  add(p.bind);
+  add(p.post_bind);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+// The update sub-kinds between two versions of an assigned pod that matter to
+// unschedulable pods.
+ActionType AssignedPodUpdateActions(const kube::Pod& old_pod, const kube::Pod& new_pod) {
+  ActionType actions = ActionType::kNone;
+  if (old_pod.metadata.labels != new_pod.metadata.labels) actions |= ActionType::kUpdatePodLabel;
+  const kube::Resource old_req = kube::ComputePodRequests(old_pod);
+  const kube::Resource new_req = kube::ComputePodRequests(new_pod);
+  if (new_req.milli_cpu < old_req.milli_cpu || new_req.memory < old_req.memory) {
+    actions |= ActionType::kUpdatePodScaleDown;
+  }
+  return actions;
+}
+
+}  // namespace
+
+// ---- Handle ----
+
+class Scheduler::SchedulerHandle final : public Handle {
+ public:
+  explicit SchedulerHandle(Scheduler& s) : s_(s) {}
+  const SharedLister& snapshot_lister() const override { return s_.snapshot_; }
+  kube::Client& client() override { return s_.client_; }
+  EventRecorder& event_recorder() override { return *s_.recorder_; }
+  const stats::Scope& stats_scope() const override { return s_.scope_; }
+  Parallelizer& parallelizer() override { return *s_.parallelizer_; }
+  const Clock& clock() const override { return s_.clock_; }
+
+ private:
+  Scheduler& s_;
+};
+
+// ---- Binding pool: a fixed set of threads running queued tasks. ----
+
+class Scheduler::BindingPool {
+ public:
+  explicit BindingPool(int threads) {
+    for (int i = 0; i < std::max(1, threads); ++i) {
+      threads_.emplace_back([this] { Loop(); });
+    }
+  }
+  ~BindingPool() {
+    {
+      absl::MutexLock lock(&mu_);
+      stopping_ = true;
+    }
+    for (std::thread& t : threads_) t.join();
+  }
+
+  void Submit(std::function<void()> task) {
+    absl::MutexLock lock(&mu_);
+    ++pending_;
+    tasks_.push_back(std::move(task));
+  }
+
+  // Blocks until every submitted task (including ones they submit) has run.
+  void Drain() {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(
+        +[](int* pending) { return *pending == 0; }, &pending_));
+  }
+
+ private:
+  void Loop() {
+    while (true) {
+      std::function<void()> task;
+      {
+        absl::MutexLock lock(&mu_);
+        mu_.Await(absl::Condition(
+            +[](BindingPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) {
+              return !p->tasks_.empty() || p->stopping_;
+            },
+            this));
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+      absl::MutexLock lock(&mu_);
+      --pending_;
+    }
+  }
+
+  absl::Mutex mu_;
+  std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
+  int pending_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> threads_;
+};
+
+// ---- Metrics ----
+
+struct Scheduler::Metrics {
+  explicit Metrics(const stats::Scope& scope)
+      : attempts(scope.CounterFamily("schedule_attempts_total",
+                                     "Scheduling attempts by result and profile.",
+                                     {"result", "profile"})),
+        duration(scope.HistogramFamily("scheduling_attempt_duration_seconds",
+                                       "Scheduling attempt latency (algorithm + binding).",
+                                       {"result", "profile"},
+                                       stats::ExponentialBuckets(0.001, 2, 15))),
+        pod_attempts(scope
+                         .HistogramFamily("pod_scheduling_attempts",
+                                          "Attempts needed to schedule a pod.", {},
+                                          stats::ExponentialBuckets(1, 2, 5))
+                         .Get()),
+        sli(scope.HistogramFamily("pod_scheduling_sli_duration_seconds",
+                                  "From the pod's first scheduling attempt to bound.", {"attempts"},
+                                  stats::ExponentialBuckets(0.01, 2, 20))) {}
+
+  stats::Family<stats::Counter>& attempts;
+  stats::Family<stats::Histogram>& duration;
+  stats::Histogram& pod_attempts;
+  stats::Family<stats::Histogram>& sli;
+};
+
+// ---- Construction ----
+
+Scheduler::Scheduler(kube::Client& client, const Clock& clock, const stats::Scope& scope,
+                     SchedulerOptions options)
+    : client_(client),
+      clock_(clock),
+      scope_(scope),
+      options_(std::move(options)),
+      random_(options_.seed) {}
+
+absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
+    std::vector<ProfileConfig> profiles, const Registry& registry, kube::Client& client,
+    const Clock& clock, const stats::Scope& scope, SchedulerOptions options,
+    EventRecorder* recorder) {
+  if (profiles.empty()) return absl::InvalidArgumentError("scheduler: no profiles");
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    if (profiles[i].scheduler_name.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("profiles[", i, "]: empty schedulerName"));
+    }
+    if (profiles[i].queue_sort != profiles[0].queue_sort) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("profiles[", i, "]: every profile must use the same queueSort plugins"));
+    }
+  }
+  std::unique_ptr<Scheduler> s(new Scheduler(client, clock, scope, options));
+  if (recorder == nullptr) {
+    s->owned_recorder_ = std::make_unique<AsyncEventRecorder>(client, clock, scope);
+    recorder = s->owned_recorder_.get();
+  }
+  s->recorder_ = recorder;
+  s->parallelizer_ = std::make_unique<ThreadPoolParallelizer>(std::max(1, options.parallelism));
+  s->handle_ = std::make_unique<SchedulerHandle>(*s);
+  s->cache_ = std::make_unique<CacheImpl>(clock, scope);
+  s->metrics_ = std::make_unique<Metrics>(scope);
+
+  PriorityQueueOptions queue_options;
+  queue_options.backoff = options.backoff;
+  for (ProfileConfig& profile : profiles) {
+    if (s->by_name_.contains(profile.scheduler_name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("duplicate profile schedulerName \"", profile.scheduler_name, "\""));
+    }
+    if (!profile.percentage_of_nodes_to_score.has_value() ||
+        *profile.percentage_of_nodes_to_score == 0) {
+      if (options.percentage_of_nodes_to_score.has_value()) {
+        profile.percentage_of_nodes_to_score = options.percentage_of_nodes_to_score;
+      }
+    }
+    auto fwk = Framework::Create(profile, registry, *s->handle_);
+    if (!fwk.ok()) return fwk.status();
+    Framework* f = fwk->get();
+    s->by_name_[profile.scheduler_name] = f;
+    s->frameworks_.push_back(*std::move(fwk));
+
+    for (const std::string& name : PluginNames(profile)) {
+      Plugin* plugin = f->GetPlugin(name);
+      if (auto* ext = dynamic_cast<EnqueueExtensions*>(plugin); ext != nullptr) {
+        std::vector<ClusterEvent>& events = queue_options.plugin_events[name];
+        for (const ClusterEvent& e : ext->EventsToRegister()) events.push_back(e);
+      }
+    }
+    for (const std::string& name : profile.pre_enqueue) {
+      if (auto* pe = dynamic_cast<const PreEnqueuePlugin*>(f->GetPlugin(name)); pe != nullptr) {
+        if (std::find(queue_options.pre_enqueue_plugins.begin(),
+                      queue_options.pre_enqueue_plugins.end(),
+                      pe) == queue_options.pre_enqueue_plugins.end()) {
+          queue_options.pre_enqueue_plugins.push_back(pe);
+        }
+      }
+    }
+  }
+  const QueueSortPlugin* sort = s->frameworks_.front()->queue_sort_plugin();
+  if (sort != nullptr) {
+    s->queue_ = std::make_unique<PriorityQueue>(clock, scope, *sort, std::move(queue_options));
+  } else {
+    s->queue_ = std::make_unique<PriorityQueue>(clock, scope, std::move(queue_options));
+  }
+  s->binding_pool_ = std::make_unique<BindingPool>(options.binding_parallelism);
+  return s;
+}
+
+Scheduler::~Scheduler() {
+  Stop();
+  binding_pool_.reset();
+}
+
+Framework* Scheduler::FrameworkFor(absl::string_view scheduler_name) const {
+  auto it = by_name_.find(scheduler_name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+// ---- The loop ----
+
+void Scheduler::Run(std::stop_token stop) {
+  if (options_.run_queue_flushers) queue_->Run(stop);
+  std::stop_callback on_stop(stop, [this] { queue_->Close(); });
+  while (ScheduleOne()) {
+  }
+  Stop();
+}
+
+void Scheduler::Stop() {
+  {
+    absl::MutexLock lock(&stop_mu_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  // Both are null when Create failed half-way.
+  if (queue_ != nullptr) queue_->Close();
+  if (binding_pool_ != nullptr) binding_pool_->Drain();
+}
+
+void Scheduler::WaitForBindings() { binding_pool_->Drain(); }
+
+void Scheduler::ObserveAttempt(absl::string_view result, absl::string_view profile,
+                               absl::Time start) {
+  metrics_->attempts.WithLabels({result, profile}).Inc();
+  metrics_->duration.WithLabels({result, profile})
+      .Observe(absl::ToDoubleSeconds(clock_.Now() - start));
+}
+
+bool Scheduler::ScheduleOne() {
+  std::optional<QueuedPodInfo> popped = queue_->Pop();
+  if (!popped.has_value()) return false;
+  QueuedPodInfo pod_info = *std::move(popped);
+  const std::shared_ptr<const kube::Pod> pod = pod_info.pod;
+  Framework* fwk = FrameworkFor(pod->spec.scheduler_name);
+  if (fwk == nullptr) {
+    Log(Component::kMain)
+        .error("no profile for schedulerName={} pod={}", pod->spec.scheduler_name,
+               kube::NamespacedName(*pod));
+    queue_->Done(*pod);
+    return true;
+  }
+  // upstream skipPodSchedule: being deleted, or already assumed (a stale queue entry).
+  if (kube::IsTerminating(*pod) || cache_->IsAssumedPod(*pod)) {
+    queue_->Done(*pod);
+    return true;
+  }
+  const int64_t cycle = queue_->SchedulingCycle();
+  const absl::Time start = clock_.Now();
+  auto state = std::make_shared<CycleState>();
+
+  if (absl::Status s = cache_->UpdateSnapshot(snapshot_); !s.ok()) {
+    HandleFailure(*fwk, std::move(pod_info), Status::FromAbsl(s), nullptr, cycle, start);
+    return true;
+  }
+  ScheduleResult result = SchedulePod(*fwk, *state, *pod, snapshot_, algo_, random_);
+  if (!result.status.IsSuccess()) {
+    if (result.status.IsRejected() && fwk->HasPostFilterPlugins()) {
+      PostFilterResult post;
+      const Status ps =
+          fwk->RunPostFilterPlugins(*state, *pod, result.diagnosis.node_to_status, post);
+      if (!ps.IsSuccess()) {
+        result.diagnosis.post_filter_msg = ps.Message();
+        result.status =
+            Status(result.status.code(), {FitErrorMessage(result.num_all_nodes, result.diagnosis)});
+      }
+    }
+    HandleFailure(*fwk, std::move(pod_info), result.status,
+                  result.status.IsRejected() ? &result.diagnosis : nullptr, cycle, start);
+    return true;
+  }
+
+  const std::string& host = result.suggested_host;
+  auto assumed_mut = std::make_shared<kube::Pod>(*pod);
+  assumed_mut->spec.node_name = host;
+  std::shared_ptr<const kube::Pod> assumed = std::move(assumed_mut);
+  if (absl::Status s = cache_->AssumePod(assumed); !s.ok()) {
+    HandleFailure(*fwk, std::move(pod_info), Status::FromAbsl(s), nullptr, cycle, start);
+    return true;
+  }
+  Status s = fwk->RunReservePluginsReserve(*state, *assumed, host);
+  if (s.IsSuccess() || s.code() == Code::kSkip) {
+    s = fwk->RunPermitPlugins(*state, assumed, host);
+    if (s.code() == Code::kWait || s.code() == Code::kSkip) s = Status();
+  }
+  if (!s.IsSuccess()) {
+    UnreserveAndForget(*fwk, *state, *assumed);
+    HandleFailure(*fwk, std::move(pod_info), s, nullptr, cycle, start);
+    return true;
+  }
+  binding_pool_->Submit([this, fwk, state = std::move(state), info = std::move(pod_info),
+                         assumed = std::move(assumed), cycle, start]() mutable {
+    BindingCycle(*fwk, std::move(state), std::move(info), std::move(assumed), cycle, start);
+  });
+  return true;
+}
+
+void Scheduler::UnreserveAndForget(Framework& fwk, CycleState& state, const kube::Pod& assumed) {
+  fwk.RunReservePluginsUnreserve(state, assumed, assumed.spec.node_name);
+  if (absl::Status s = cache_->ForgetPod(assumed); !s.ok()) {
+    Log(Component::kMain).error("forget pod={}: {}", kube::NamespacedName(assumed), s.ToString());
+  }
+}
+
+void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
+                             QueuedPodInfo pod_info, std::shared_ptr<const kube::Pod> assumed,
+                             int64_t cycle, absl::Time attempt_start) {
+  const std::string& host = assumed->spec.node_name;
+  Status s = fwk.WaitOnPermit(*assumed);
+  if (s.IsSuccess()) s = fwk.RunPreBindPlugins(*state, *assumed, host);
+  if (s.IsSuccess()) {
+    s = fwk.RunBindPlugins(*state, *assumed, host);
+    if (s.code() == Code::kSkip) s = Status::Error("no Bind plugin bound the pod");
+  }
+  if (!s.IsSuccess()) {
+    UnreserveAndForget(fwk, *state, *assumed);
+    // The forgotten pod freed room: other pods may fit now (not this one).
+    const std::string key = kube::NamespacedName(*assumed);
+    queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent, [&key](const kube::Pod& p) {
+      return kube::NamespacedName(p) != key;
+    });
+    HandleFailure(fwk, std::move(pod_info), s, nullptr, cycle, attempt_start);
+    return;
+  }
+  if (absl::Status fs = cache_->FinishBinding(*assumed); !fs.ok()) {
+    Log(Component::kMain)
+        .warn("finish binding pod={}: {}", kube::NamespacedName(*assumed), fs.ToString());
+  }
+  ObserveAttempt(kResultScheduled, fwk.profile_name(), attempt_start);
+  metrics_->pod_attempts.Observe(pod_info.attempts);
+  if (pod_info.initial_attempt_timestamp.has_value()) {
+    const std::string attempts =
+        pod_info.attempts >= 15 ? std::string("15+") : absl::StrCat(pod_info.attempts);
+    metrics_->sli.WithLabels({absl::string_view(attempts)})
+        .Observe(absl::ToDoubleSeconds(clock_.Now() - *pod_info.initial_attempt_timestamp));
+  }
+  recorder_->Eventf(
+      *pod_info.pod, nullptr, EventType::kNormal, "Scheduled", "Binding",
+      absl::StrCat("Successfully assigned ", kube::NamespacedName(*pod_info.pod), " to ", host));
+  fwk.RunPostBindPlugins(*state, *assumed, host);
+  queue_->Done(*pod_info.pod);
+}
+
+void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,
+                              const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start) {
+  const bool rejected = status.IsRejected();
+  pod_info.unschedulable_plugins.clear();
+  pod_info.pending_plugins.clear();
+  if (rejected) {
+    if (diagnosis != nullptr) {
+      pod_info.unschedulable_plugins = diagnosis->unschedulable_plugins;
+      pod_info.pending_plugins = diagnosis->pending_plugins;
+    }
+    if (pod_info.unschedulable_plugins.empty() && pod_info.pending_plugins.empty() &&
+        !status.plugin().empty()) {
+      if (status.code() == Code::kPending) {
+        pod_info.pending_plugins.insert(std::string(status.plugin()));
+      } else {
+        pod_info.unschedulable_plugins.insert(std::string(status.plugin()));
+      }
+    }
+  }
+  ObserveAttempt(rejected ? kResultUnschedulable : kResultError, fwk.profile_name(), attempt_start);
+  const std::string message = status.Message();
+  const std::shared_ptr<const kube::Pod> pod = pod_info.pod;
+  Log(Component::kMain)
+      .debug("unable to schedule pod={} cycle={}: {}", kube::NamespacedName(*pod), cycle, message);
+  if (absl::Status qs = queue_->AddUnschedulableIfNotPresent(std::move(pod_info), cycle);
+      !qs.ok()) {
+    Log(Component::kMain).debug("requeue pod={}: {}", kube::NamespacedName(*pod), qs.ToString());
+  }
+  queue_->Done(*pod);
+
+  recorder_->Eventf(*pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", message);
+
+  kube::PodCondition condition;
+  condition.type = std::string(kube::kPodScheduled);
+  condition.status = kube::ConditionStatus::kFalse;
+  condition.reason =
+      std::string(rejected ? kube::kPodReasonUnschedulable : kube::kPodReasonSchedulerError);
+  condition.message = message;
+  if (const kube::PodCondition* old = kube::FindCondition(pod->status, kube::kPodScheduled);
+      old != nullptr && old->status == condition.status && old->reason == condition.reason &&
+      old->message == condition.message) {
+    return;  // nothing would change (upstream updatePod skips this too)
+  }
+  condition.last_transition_time = clock_.Now();
+  kube::PodStatusPatch patch;
+  patch.conditions.push_back(std::move(condition));
+  binding_pool_->Submit([this, ns = pod->metadata.namespace_name, name = pod->metadata.name,
+                         patch = std::move(patch)] {
+    if (absl::Status s = client_.PatchPodStatus(ns, name, patch); !s.ok()) {
+      Log(Component::kMain).warn("patch status of pod={}/{}: {}", ns, name, s.ToString());
+    }
+  });
+}
+
+// ---- Event handlers ----
+
+void Scheduler::OnPodAdd(std::shared_ptr<const kube::Pod> pod) {
+  if (kube::IsAssigned(*pod)) {
+    if (kube::IsTerminal(*pod)) return;
+    if (absl::Status s = cache_->AddPod(pod); !s.ok()) {
+      Log(Component::kCache).debug("add pod: {}", s.ToString());
+    }
+    queue_->AssignedPodAdded(*pod);
+    return;
+  }
+  if (!ResponsibleFor(*pod) || kube::IsTerminal(*pod)) return;
+  queue_->Add(std::move(pod));
+}
+
+void Scheduler::OnPodUpdate(std::shared_ptr<const kube::Pod> old_pod,
+                            std::shared_ptr<const kube::Pod> new_pod) {
+  if (kube::IsAssigned(*new_pod)) {
+    if (!kube::IsAssigned(*old_pod)) {
+      // Bound (by us or someone else): leaves the queue, enters the cache.
+      if (ResponsibleFor(*old_pod)) queue_->Delete(*old_pod);
+      OnPodAdd(std::move(new_pod));
+      return;
+    }
+    if (kube::IsTerminal(*new_pod)) {
+      OnPodDelete(std::move(old_pod));
+      return;
+    }
+    if (absl::Status s = cache_->UpdatePod(*old_pod, new_pod); !s.ok()) {
+      Log(Component::kCache).debug("update pod: {}", s.ToString());
+    }
+    const ActionType actions = AssignedPodUpdateActions(*old_pod, *new_pod);
+    if (Any(actions)) queue_->AssignedPodUpdated(*old_pod, *new_pod, actions);
+    return;
+  }
+  if (!ResponsibleFor(*new_pod)) return;
+  if (kube::IsTerminal(*new_pod)) {
+    queue_->Delete(*old_pod);
+    return;
+  }
+  queue_->Update(*old_pod, std::move(new_pod));
+}
+
+void Scheduler::OnPodDelete(std::shared_ptr<const kube::Pod> pod) {
+  if (kube::IsAssigned(*pod)) {
+    if (absl::Status s = cache_->RemovePod(*pod); !s.ok()) {
+      Log(Component::kCache).debug("remove pod: {}", s.ToString());
+    }
+    queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent);
+    return;
+  }
+  Framework* fwk = FrameworkFor(pod->spec.scheduler_name);
+  if (fwk == nullptr) return;
+  queue_->Delete(*pod);
+  if (auto waiting = fwk->waiting_pods().Get(*pod); waiting != nullptr) {
+    waiting->Reject("", "removed");
+  }
+}
+
+void Scheduler::OnNodeAdd(std::shared_ptr<const kube::Node> node) {
+  if (absl::Status s = cache_->AddNode(std::move(node)); !s.ok()) {
+    Log(Component::kCache).warn("add node: {}", s.ToString());
+  }
+  queue_->MoveAllToActiveOrBackoffQueue(kNodeAddEvent);
+}
+
+void Scheduler::OnNodeUpdate(std::shared_ptr<const kube::Node> old_node,
+                             std::shared_ptr<const kube::Node> new_node) {
+  const ActionType actions = NodeUpdateActions(*old_node, *new_node);
+  if (absl::Status s = cache_->UpdateNode(std::move(new_node)); !s.ok()) {
+    Log(Component::kCache).warn("update node: {}", s.ToString());
+  }
+  if (Any(actions)) {
+    queue_->MoveAllToActiveOrBackoffQueue(
+        ClusterEvent{EventResource::kNode, actions, "NodeUpdate"});
+  }
+}
+
+void Scheduler::OnNodeDelete(std::shared_ptr<const kube::Node> node) {
+  if (absl::Status s = cache_->RemoveNode(*node); !s.ok()) {
+    Log(Component::kCache).debug("remove node: {}", s.ToString());
+  }
+}
+
+}  // namespace trimaran::sched

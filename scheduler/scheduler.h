@@ -1,0 +1,200 @@
+#pragma once
+// Scheduler: the scheduling loop that ties the framework runtime, the queue and the
+// cache together (upstream's pkg/scheduler Scheduler, scheduleOne and the event
+// handlers; spec kube-scheduler.md §3–§6).
+//
+//   Scheduler ── one Framework per profile (schedulerName), all sharing
+//             ├─ one PriorityQueue (ordered by the first profile's QueueSort plugin)
+//             ├─ one CacheImpl and one Snapshot (updated at the start of each cycle)
+//             ├─ one ThreadPoolParallelizer (Filter/Score) and one Handle
+//             └─ a binding pool: the binding cycles run asynchronously on it
+//
+// ScheduleOne (one scheduling cycle, on the caller's thread):
+//   Pop → skip (Done) when the pod's schedulerName has no profile, the pod is being
+//   deleted, or it is already assumed → UpdateSnapshot → SchedulePod (filter, score,
+//   select) → [PostFilter when the pod fits nowhere and the profile has one] →
+//   AssumePod (a copy with spec.nodeName) → Reserve → Permit → the binding cycle is
+//   queued on the binding pool: WaitOnPermit → PreBind → Bind → FinishBinding →
+//   PostBind, then the "Scheduled" event "Successfully assigned ns/pod to node".
+//   A failure after AssumePod runs Unreserve and ForgetPod, then
+//   MoveAllToActiveOrBackoffQueue(AssignedPodDelete) (the forgotten pod freed room),
+//   then the failure handler.
+//
+// Failure handler: requeues the pod with AddUnschedulableIfNotPresent (rejecting plugins
+// from the Diagnosis; none for an error, which means backoff), records a
+// FailedScheduling Warning event through the Handle's EventRecorder and patches the
+// pod's PodScheduled condition to False (reason Unschedulable, or SchedulerError for an
+// error) with the upstream FitError message ("0/N nodes are available: ..."). The patch
+// runs on the binding pool so that the scheduling thread never waits on the API.
+//
+// Event handlers (called by the daemon's informers, and by tests directly):
+//   pods: unassigned pods of our profiles → queue (Add/Update/Delete); assigned pods →
+//   cache (+ AssignedPodAdded/Updated, or MoveAll(AssignedPodDelete) on delete); a
+//   queued pod that becomes assigned leaves the queue and enters the cache; unassigned
+//   pods of other schedulers are ignored; terminal pods are removed from the cache.
+//   nodes: cache, then MoveAllToActiveOrBackoffQueue(NodeAdd / Node update with the
+//   NodeUpdateActions sub-kinds; nothing when no relevant field changed).
+//
+// Metrics (registered in the given scope; spec §8.2 names without the "scheduler_"
+// subsystem, which the daemon's scope prefix provides):
+//   schedule_attempts_total{result,profile}                counter
+//   scheduling_attempt_duration_seconds{result,profile}    histogram 0.001×2^k, 15
+//   pod_scheduling_attempts                                histogram 1×2^k, 5
+//   pod_scheduling_sli_duration_seconds{attempts}          histogram 0.01×2^k, 20
+// result ∈ scheduled, unschedulable, error. "scheduled" is observed when the binding
+// cycle succeeds.
+//
+// Thread-safety: ScheduleOne and Run must be called from one thread at a time (the
+// scheduling thread). The event handlers, Stop and WaitForBindings are safe for
+// concurrent use with it and with each other.
+//
+// Ownership: the Client, the Clock, the Registry given to Create (only during Create)
+// and the Scope's registry must outlive the Scheduler. The destructor closes the queue
+// and drains the binding pool.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "common/stats/stats.h"
+#include "kube/api/node.h"
+#include "kube/api/pod.h"
+#include "kube/client.h"
+#include "scheduler/backend/cache/cache_impl.h"
+#include "scheduler/backend/cache/snapshot.h"
+#include "scheduler/backend/queue/priority_queue.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/runtime/framework.h"
+#include "scheduler/runtime/parallelizer.h"
+#include "scheduler/runtime/schedule_algorithm.h"
+
+namespace trimaran::sched {
+
+struct SchedulerOptions {
+  // Workers of the Filter/Score parallelizer (config `parallelism`).
+  int parallelism = ThreadPoolParallelizer::kDefaultParallelism;
+  // Threads running binding cycles (and failure patches) concurrently.
+  int binding_parallelism = 16;
+  // podInitialBackoffSeconds / podMaxBackoffSeconds.
+  BackoffPolicy backoff;
+  // The global percentageOfNodesToScore, applied to profiles that leave theirs unset.
+  std::optional<int32_t> percentage_of_nodes_to_score;
+  // Seed of host selection's tie-breaking.
+  uint64_t seed = 0x7431'6d61'7261'6e00;
+  // Start the queue's periodic flushers (backoff, unschedulable leftovers) in Run().
+  bool run_queue_flushers = true;
+};
+
+class Scheduler {
+ public:
+  // One Framework per profile (schedulerNames must be distinct and non-empty). When
+  // `recorder` is null, the Scheduler owns an AsyncEventRecorder over `client`.
+  // InvalidArgument for duplicate/empty profile names or no profile; the Framework's
+  // error otherwise.
+  static absl::StatusOr<std::unique_ptr<Scheduler>> Create(std::vector<ProfileConfig> profiles,
+                                                           const Registry& registry,
+                                                           kube::Client& client, const Clock& clock,
+                                                           const stats::Scope& scope,
+                                                           SchedulerOptions options = {},
+                                                           EventRecorder* recorder = nullptr);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // ---- The loop ----
+
+  // One scheduling cycle (see the header comment). Blocks in Pop until a pod is
+  // queued; false once the queue is closed.
+  bool ScheduleOne();
+  // Starts the queue flushers (if enabled) and loops ScheduleOne until `stop` is
+  // requested or Stop() is called; then drains in-flight bindings.
+  void Run(std::stop_token stop);
+  // Closes the queue (Pop returns nullopt; Run ends) and waits for the binding pool to
+  // finish the in-flight binding cycles. Idempotent.
+  void Stop();
+  // Blocks until no binding cycle or failure patch is queued or running (tests).
+  void WaitForBindings();
+
+  // ---- Event handlers ----
+
+  void OnPodAdd(std::shared_ptr<const kube::Pod> pod);
+  void OnPodUpdate(std::shared_ptr<const kube::Pod> old_pod,
+                   std::shared_ptr<const kube::Pod> new_pod);
+  void OnPodDelete(std::shared_ptr<const kube::Pod> pod);
+  void OnNodeAdd(std::shared_ptr<const kube::Node> node);
+  void OnNodeUpdate(std::shared_ptr<const kube::Node> old_node,
+                    std::shared_ptr<const kube::Node> new_node);
+  void OnNodeDelete(std::shared_ptr<const kube::Node> node);
+
+  // ---- Introspection ----
+
+  // The Framework of `scheduler_name`, or nullptr.
+  Framework* FrameworkFor(absl::string_view scheduler_name) const;
+  bool ResponsibleFor(const kube::Pod& pod) const {
+    return FrameworkFor(pod.spec.scheduler_name) != nullptr;
+  }
+  SchedulingQueue& queue() { return *queue_; }
+  Cache& cache() { return *cache_; }
+  EventRecorder& event_recorder() { return *recorder_; }
+
+ private:
+  class SchedulerHandle;
+  class BindingPool;
+  struct Metrics;
+
+  Scheduler(kube::Client& client, const Clock& clock, const stats::Scope& scope,
+            SchedulerOptions options);
+
+  // Scheduling-cycle failure: requeue, event, status patch. `attempt_start` for the
+  // duration metric.
+  void HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,
+                     const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start);
+  // The binding cycle of `assumed` (runs on the binding pool).
+  void BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state, QueuedPodInfo pod_info,
+                    std::shared_ptr<const kube::Pod> assumed, int64_t cycle,
+                    absl::Time attempt_start);
+  // Undoes Reserve and the assumption after a failure past AssumePod.
+  void UnreserveAndForget(Framework& fwk, CycleState& state, const kube::Pod& assumed);
+  void ObserveAttempt(absl::string_view result, absl::string_view profile, absl::Time start);
+
+  kube::Client& client_;
+  const Clock& clock_;
+  const stats::Scope scope_;
+  const SchedulerOptions options_;
+
+  std::unique_ptr<EventRecorder> owned_recorder_;
+  EventRecorder* recorder_ = nullptr;
+  std::unique_ptr<ThreadPoolParallelizer> parallelizer_;
+  std::unique_ptr<SchedulerHandle> handle_;
+  // Written only by the scheduling thread, between cycles.
+  Snapshot snapshot_;
+  std::unique_ptr<CacheImpl> cache_;
+  std::vector<FrameworkPtr> frameworks_;
+  absl::flat_hash_map<std::string, Framework*> by_name_;
+  std::unique_ptr<PriorityQueue> queue_;
+  std::unique_ptr<Metrics> metrics_;
+
+  // Scheduling-thread state.
+  SchedulingAlgorithmState algo_;
+  RandomSource random_;
+
+  std::unique_ptr<BindingPool> binding_pool_;
+  absl::Mutex stop_mu_;
+  bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
+};
+
+}  // namespace trimaran::sched

@@ -1,0 +1,275 @@
+#include "scheduler/scheduler.h"
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "common/stats/registry.h"
+#include "common/testing/fake_clock.h"
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/testing/fake_client.h"
+#include "kube/testing/wrappers.h"
+#include "scheduler/event_recorder.h"
+#include "scheduler/plugins/registry.h"
+#include "scheduler/scheduler_test_util.h"
+
+namespace trimaran::sched {
+namespace {
+
+using ::testing::HasSubstr;
+using ::trimaran::kube::testing::MakeNode;
+using ::trimaran::kube::testing::MakePod;
+using ::trimaran::testing::StatusIs;
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& yaml, SchedulerOptions options = {}) {
+    TRIMARAN_ASSERT_OK(plugins::RegisterInTreePlugins(plugin_registry_));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(std::vector<ProfileConfig> profiles,
+                                  scheduler_testing::ProfilesFromYaml(yaml));
+    options.parallelism = 2;
+    options.binding_parallelism = 2;
+    options.run_queue_flushers = false;
+    recorder_ =
+        std::make_unique<AsyncEventRecorder>(client_, clock_, stats::Scope(stats_, "recorder_"));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(
+        sched_, Scheduler::Create(std::move(profiles), plugin_registry_, client_, clock_,
+                                  stats::Scope(stats_, "scheduler_"), options, recorder_.get()));
+  }
+
+  void AddNode(const kube::Node& node) {
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Node created, client_.CreateNode(node));
+    sched_->OnNodeAdd(std::make_shared<const kube::Node>(std::move(created)));
+  }
+  std::shared_ptr<const kube::Pod> AddPod(const kube::Pod& pod) {
+    absl::StatusOr<kube::Pod> created = client_.CreatePod(pod);
+    TRIMARAN_EXPECT_OK(created.status());
+    auto ptr = std::make_shared<const kube::Pod>(*created);
+    sched_->OnPodAdd(ptr);
+    return ptr;
+  }
+  // Schedules every pod in activeQ, then waits for the binding cycles and events.
+  void Drain() {
+    while (sched_->queue().Counts().active > 0) ASSERT_TRUE(sched_->ScheduleOne());
+    sched_->WaitForBindings();
+    recorder_->Flush();
+  }
+  std::vector<kube::Event> EventsWithReason(absl::string_view reason) {
+    std::vector<kube::Event> out;
+    for (const kube::Event& e : client_.Events()) {
+      if (e.reason == reason) out.push_back(e);
+    }
+    return out;
+  }
+
+  testing::FakeClock clock_;
+  kube::testing::FakeClient client_{clock_};
+  stats::Registry stats_;
+  Registry plugin_registry_;
+  std::unique_ptr<AsyncEventRecorder> recorder_;
+  std::unique_ptr<Scheduler> sched_;
+};
+
+kube::Node SmallNode(const std::string& name, const std::string& cpu) {
+  return MakeNode().Name(name).Capacity({{"cpu", cpu}, {"memory", "8Gi"}, {"pods", "110"}}).Obj();
+}
+
+TEST_F(SchedulerTest, BindsOurPodsAndIgnoresOtherSchedulers) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  for (int i = 0; i < 3; ++i) AddNode(SmallNode(absl::StrFormat("node-%d", i), "4"));
+  for (int i = 0; i < 5; ++i) {
+    AddPod(MakePod()
+               .Name(absl::StrFormat("p-%d", i))
+               .Namespace("default")
+               .Req({{"cpu", "500m"}})
+               .Obj());
+  }
+  AddPod(MakePod().Name("foreign").Namespace("default").SchedulerName("other").Obj());
+  EXPECT_EQ(sched_->queue().Counts().active, 5u);  // the foreign pod is not queued
+
+  Drain();
+
+  const std::vector<kube::Binding> bindings = client_.Bindings();
+  ASSERT_EQ(bindings.size(), 5u);
+  for (const kube::Binding& b : bindings) {
+    SCOPED_TRACE(b.metadata.name);
+    EXPECT_NE(b.metadata.name, "foreign");
+    EXPECT_THAT(b.target.name, HasSubstr("node-"));
+  }
+  const std::vector<kube::Event> scheduled = EventsWithReason("Scheduled");
+  ASSERT_EQ(scheduled.size(), 5u);
+  EXPECT_EQ(scheduled[0].type, "Normal");
+  EXPECT_EQ(scheduled[0].action, "Binding");
+  EXPECT_EQ(scheduled[0].reporting_controller, "trimaran-scheduler");
+  EXPECT_THAT(scheduled[0].note, HasSubstr("Successfully assigned default/p-"));
+  EXPECT_EQ(sched_->cache().PodCount(), 5);  // assumed until the informer confirms
+  const QueueCounts counts = sched_->queue().Counts();
+  EXPECT_EQ(counts.active + counts.backoff + counts.unschedulable + counts.in_flight, 0u);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod foreign, client_.GetPod("default", "foreign"));
+  EXPECT_EQ(foreign.spec.node_name, "");
+  EXPECT_TRUE(foreign.status.conditions.empty());
+}
+
+TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndNodeAddMakesItFit) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "1"));
+  AddNode(SmallNode("node-b", "1"));
+  AddPod(MakePod().Name("big").Namespace("default").Req({{"cpu", "2"}}).Obj());
+
+  Drain();
+
+  EXPECT_TRUE(client_.Bindings().empty());
+  const auto patches = client_.StatusPatches();
+  ASSERT_EQ(patches.size(), 1u);
+  ASSERT_EQ(patches[0].second.conditions.size(), 1u);
+  const kube::PodCondition& cond = patches[0].second.conditions[0];
+  EXPECT_EQ(cond.type, "PodScheduled");
+  EXPECT_EQ(cond.status, kube::ConditionStatus::kFalse);
+  EXPECT_EQ(cond.reason, "Unschedulable");
+  // Both 1-CPU nodes lack the 2 CPUs requested.
+  EXPECT_EQ(cond.message, "0/2 nodes are available: 2 Insufficient cpu.");
+  const std::vector<kube::Event> failed = EventsWithReason("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].type, "Warning");
+  EXPECT_EQ(failed[0].action, "Scheduling");
+  EXPECT_EQ(failed[0].note, cond.message);
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 1u);  // requeued, waiting for an event
+
+  // A big node arrives: NodeResourcesFit registered NodeAdd, so the pod moves (to
+  // backoffQ: its 1 s backoff has not expired on the fake clock).
+  AddNode(SmallNode("node-big", "8"));
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 0u);
+  clock_.Advance(absl::Seconds(2));
+  sched_->queue().FlushBackoffQCompleted();
+  Drain();
+  const std::vector<kube::Binding> bindings = client_.Bindings();
+  ASSERT_EQ(bindings.size(), 1u);
+  EXPECT_EQ(bindings[0].target.name, "node-big");
+}
+
+TEST_F(SchedulerTest, BindFailureForgetsRequeuesAndLaterSucceeds) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+  client_.FailNext("Bind", absl::UnavailableError("apiserver down"));
+
+  Drain();
+
+  EXPECT_TRUE(client_.Bindings().empty());
+  EXPECT_EQ(sched_->cache().PodCount(), 0);         // forgotten
+  EXPECT_EQ(sched_->queue().Counts().backoff, 1u);  // an error: backoff, not unschedulable
+  const auto patches = client_.StatusPatches();
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].second.conditions[0].reason, "SchedulerError");
+
+  clock_.Advance(absl::Seconds(2));
+  sched_->queue().FlushBackoffQCompleted();
+  Drain();
+  ASSERT_EQ(client_.Bindings().size(), 1u);
+  EXPECT_EQ(sched_->cache().PodCount(), 1);
+}
+
+TEST_F(SchedulerTest, PodEventHandlers) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  struct Case {
+    std::string name;
+    kube::Pod pod;
+    size_t queued;
+    int cached;
+  };
+  const std::vector<Case> cases = {
+      {"unassigned ours", MakePod().Name("u").Namespace("d").Obj(), 1, 0},
+      {"unassigned other scheduler",
+       MakePod().Name("o").Namespace("d").SchedulerName("other").Obj(), 0, 0},
+      {"assigned ours", MakePod().Name("a").Namespace("d").NodeName("node-a").Obj(), 0, 1},
+      {"assigned other scheduler",
+       MakePod().Name("b").Namespace("d").SchedulerName("other").NodeName("node-a").Obj(), 0, 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const size_t queued_before = sched_->queue().Counts().active;
+    const int cached_before = sched_->cache().PodCount();
+    sched_->OnPodAdd(std::make_shared<const kube::Pod>(c.pod));
+    EXPECT_EQ(sched_->queue().Counts().active - queued_before, c.queued);
+    EXPECT_EQ(sched_->cache().PodCount() - cached_before, c.cached);
+  }
+  // The queued pod gets assigned by someone else: out of the queue, into the cache.
+  auto old_pod = std::make_shared<const kube::Pod>(cases[0].pod);
+  auto bound = std::make_shared<kube::Pod>(cases[0].pod);
+  bound->spec.node_name = "node-a";
+  sched_->OnPodUpdate(old_pod, bound);
+  EXPECT_EQ(sched_->queue().Counts().active, 0u);
+  EXPECT_EQ(sched_->cache().PodCount(), 3);
+  // Deleting an assigned pod removes it from the cache.
+  sched_->OnPodDelete(bound);
+  EXPECT_EQ(sched_->cache().PodCount(), 2);
+  // A pod being deleted is skipped by the scheduling cycle.
+  AddPod(MakePod().Name("t").Namespace("d").Terminating().Obj());
+  Drain();
+  EXPECT_TRUE(client_.Bindings().empty());
+}
+
+TEST_F(SchedulerTest, RecorderDeduplicatesFailedSchedulingWithinTenMinutes) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  const kube::Pod pod = MakePod().Name("p").Namespace("d").UID("u1").Obj();
+  recorder_->Eventf(pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", "x");
+  recorder_->Eventf(pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", "x");
+  recorder_->Eventf(pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", "y");
+  recorder_->Flush();
+  EXPECT_EQ(client_.Events().size(), 2u);  // x once, y once
+  clock_.Advance(absl::Minutes(11));
+  recorder_->Eventf(pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", "x");
+  recorder_->Flush();
+  EXPECT_EQ(client_.Events().size(), 3u);  // the window passed: x again
+}
+
+// Issue 4, "Bin packing that actually packs": 3,000 pods of 100m / 500Mi on 500 nodes of
+// 32 CPU / 128Gi / 110 pods. A node holds min(32000/100, 128Gi/500Mi = 262, 110) = 110
+// pods, so the lower bound is ceil(3000/110) = 28 nodes; allow 31.
+TEST_F(SchedulerTest, MostAllocatedPacks) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::MostAllocatedProfileYaml("packer")));
+  for (int i = 0; i < 500; ++i) {
+    AddNode(MakeNode()
+                .Name(absl::StrFormat("node-%03d", i))
+                .Capacity({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
+                .Obj());
+  }
+  for (int i = 0; i < 3000; ++i) {
+    AddPod(MakePod()
+               .Name(absl::StrFormat("p-%04d", i))
+               .Namespace("default")
+               .SchedulerName("packer")
+               .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
+               .Obj());
+  }
+  Drain();
+  const std::vector<kube::Binding> bindings = client_.Bindings();
+  ASSERT_EQ(bindings.size(), 3000u);
+  std::set<std::string> nodes;
+  for (const kube::Binding& b : bindings) nodes.insert(b.target.name);
+  EXPECT_LE(nodes.size(), 31u);
+  RecordProperty("distinct_nodes", static_cast<int>(nodes.size()));
+  std::printf("packing: 3000 pods on %zu nodes\n", nodes.size());
+}
+
+TEST(SchedulerCreateTest, RejectsDuplicateProfiles) {
+  testing::FakeClock clock;
+  kube::testing::FakeClient client(clock);
+  stats::Registry stats;
+  Registry registry;
+  TRIMARAN_ASSERT_OK(plugins::RegisterInTreePlugins(registry));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::vector<ProfileConfig> profiles,
+      scheduler_testing::ProfilesFromYaml(scheduler_testing::DefaultProfileYaml()));
+  profiles.push_back(profiles[0]);
+  EXPECT_THAT(Scheduler::Create(profiles, registry, client, clock, stats::Scope(stats)).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate")));
+}
+
+}  // namespace
+}  // namespace trimaran::sched

@@ -1,0 +1,93 @@
+#pragma once
+// Test-only helpers of the scheduler's test and benchmark: profiles built from
+// KubeSchedulerConfiguration YAML through the real config pipeline (ParseConfig →
+// SetDefaults → ExpandProfiles), and the YAML of the profiles the tests use.
+//
+// Thread-safety: pure functions.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "common/status_macros.h"
+#include "scheduler/config/defaults.h"
+#include "scheduler/config/expand.h"
+#include "scheduler/config/load.h"
+#include "scheduler/runtime/framework.h"
+
+namespace trimaran::sched::scheduler_testing {
+
+// One profile with the v1 default plugins.
+inline std::string DefaultProfileYaml(absl::string_view scheduler_name = "default-scheduler") {
+  return absl::StrCat(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "  - schedulerName: ",
+      scheduler_name, "\n");
+}
+
+// The EKS bin-packing profile: NodeResourcesFit MostAllocated (cpu 1, memory 1) as the
+// only scorer.
+inline std::string MostAllocatedProfileYaml(absl::string_view scheduler_name) {
+  return absl::StrCat(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "  - schedulerName: ",
+      scheduler_name,
+      "\n"
+      "    pluginConfig:\n"
+      "      - name: NodeResourcesFit\n"
+      "        args:\n"
+      "          scoringStrategy:\n"
+      "            type: MostAllocated\n"
+      "            resources:\n"
+      "              - {name: cpu, weight: 1}\n"
+      "              - {name: memory, weight: 1}\n"
+      "    plugins:\n"
+      "      score:\n"
+      "        disabled:\n"
+      "          - name: \"*\"\n"
+      "        enabled:\n"
+      "          - name: NodeResourcesFit\n"
+      "            weight: 1\n");
+}
+
+// The runtime ProfileConfigs of a configuration file's text.
+inline absl::StatusOr<std::vector<ProfileConfig>> ProfilesFromYaml(absl::string_view yaml) {
+  TRIMARAN_ASSIGN_OR_RETURN(config::SchedulerConfig cfg, config::ParseConfig(yaml, "test"));
+  config::SetDefaults(cfg);
+  TRIMARAN_ASSIGN_OR_RETURN(std::vector<config::ExpandedProfile> expanded,
+                            config::ExpandProfiles(cfg, config::BuiltinImplements));
+  std::vector<ProfileConfig> out;
+  for (config::ExpandedProfile& e : expanded) {
+    ProfileConfig p;
+    p.scheduler_name = e.scheduler_name;
+    p.queue_sort = e.queue_sort;
+    p.pre_enqueue = e.pre_enqueue;
+    p.pre_filter = e.pre_filter;
+    p.filter = e.filter;
+    p.post_filter = e.post_filter;
+    p.pre_score = e.pre_score;
+    for (const config::WeightedPlugin& w : e.score) p.score.push_back({w.name, w.weight});
+    p.reserve = e.reserve;
+    p.permit = e.permit;
+    p.pre_bind = e.pre_bind;
+    p.bind = e.bind;
+    p.post_bind = e.post_bind;
+    for (const auto& [name, args] : e.plugin_args) {
+      auto path = e.plugin_args_path.find(name);
+      p.plugin_args[name] =
+          PluginArgs{args, path == e.plugin_args_path.end() ? std::string() : path->second};
+    }
+    p.percentage_of_nodes_to_score = e.percentage_of_nodes_to_score;
+    p.packing = e.packing;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace trimaran::sched::scheduler_testing
