@@ -85,7 +85,8 @@
 namespace trimaran::sched {
 
 struct SchedulerOptions {
-  // Workers of the Filter/Score parallelizer (config `parallelism`).
+  // Workers of the Filter/Score parallelizer (config `parallelism`), capped at the
+  // number of cores (see Scheduler::Create).
   int parallelism = ThreadPoolParallelizer::kDefaultParallelism;
   // Threads running binding cycles (and failure patches) concurrently.
   int binding_parallelism = 16;

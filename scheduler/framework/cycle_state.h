@@ -29,6 +29,9 @@
 #include <string>
 #include <utility>
 
+#include <typeinfo>
+#include <type_traits>
+#include <vector>
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -57,13 +60,20 @@ class CycleState {
 
   // Stores `data` under `key`, replacing any previous value.
   void Write(absl::string_view key, std::unique_ptr<StateData> data) {
-    data_.insert_or_assign(key, std::move(data));
+    if (Entry* e = Find(key)) {
+      e->data = std::move(data);
+      return;
+    }
+    data_.push_back(Entry{std::string(key), key.data(), std::move(data)});
   }
 
-  // The value under `key`, or nullptr. No allocation.
+  // The value under `key`, or nullptr. No allocation, no hashing: a cycle holds a
+  // handful of entries, and plugins read with the same key constant they wrote with,
+  // so the first comparison is usually a pointer comparison (Filter/Score call this
+  // once per node).
   const StateData* Get(absl::string_view key) const {
-    const auto it = data_.find(key);
-    return it == data_.end() ? nullptr : it->second.get();
+    const Entry* e = Find(key);
+    return e == nullptr ? nullptr : e->data.get();
   }
 
   // The value under `key` as a T. NotFound when absent, Internal when it is not a T.
@@ -72,7 +82,7 @@ class CycleState {
   absl::StatusOr<const T*> Read(absl::string_view key) const {
     const StateData* data = Get(key);
     if (data == nullptr) return NotFound(key);
-    const T* typed = dynamic_cast<const T*>(data);
+    const T* typed = Cast<const T>(data);
     if (typed == nullptr) return WrongType(key);
     return typed;
   }
@@ -81,15 +91,22 @@ class CycleState {
   // (Reserve, PreFilterExtensions::AddPod/RemovePod).
   template <typename T>
   absl::StatusOr<T*> ReadMutable(absl::string_view key) {
-    const auto it = data_.find(key);
-    if (it == data_.end()) return NotFound(key);
-    T* typed = dynamic_cast<T*>(it->second.get());
+    Entry* e = Find(key);
+    if (e == nullptr || e->data == nullptr) return NotFound(key);
+    T* typed = Cast<T>(e->data.get());
     if (typed == nullptr) return WrongType(key);
     return typed;
   }
 
   // Removes `key`; a no-op when absent.
-  void Delete(absl::string_view key) { data_.erase(key); }
+  void Delete(absl::string_view key) {
+    for (auto it = data_.begin(); it != data_.end(); ++it) {
+      if (it->key == key) {
+        data_.erase(it);
+        return;
+      }
+    }
+  }
 
   size_t size() const { return data_.size(); }
 
@@ -98,6 +115,11 @@ class CycleState {
   void SetSkipFilterPlugins(absl::flat_hash_set<std::string> plugins) {
     skip_filter_plugins_ = std::move(plugins);
   }
+  // The same set as a mask over the runtime's Filter plugin order (index i set = skip
+  // the i-th Filter plugin), so the per-node loop tests a bit instead of hashing names.
+  // Written by the runtime only.
+  void SetSkipFilterMask(std::vector<bool> mask) { skip_filter_mask_ = std::move(mask); }
+  const std::vector<bool>& skip_filter_mask() const { return skip_filter_mask_; }
   void SetSkipScorePlugins(absl::flat_hash_set<std::string> plugins) {
     skip_score_plugins_ = std::move(plugins);
   }
@@ -115,10 +137,12 @@ class CycleState {
   std::unique_ptr<CycleState> Clone() const {
     auto copy = std::make_unique<CycleState>();
     copy->data_.reserve(data_.size());
-    for (const auto& [key, data] : data_) {
-      copy->data_.emplace(key, data == nullptr ? nullptr : data->Clone());
+    for (const Entry& e : data_) {
+      copy->data_.push_back(
+          Entry{e.key, e.key_ptr, e.data == nullptr ? nullptr : e.data->Clone()});
     }
     copy->skip_filter_plugins_ = skip_filter_plugins_;
+    copy->skip_filter_mask_ = skip_filter_mask_;
     copy->skip_score_plugins_ = skip_score_plugins_;
     copy->record_plugin_metrics_ = record_plugin_metrics_;
     return copy;
@@ -133,8 +157,36 @@ class CycleState {
         absl::StrCat("reading \"", key, "\" from cycle state: unexpected data type"));
   }
 
-  absl::flat_hash_map<std::string, std::unique_ptr<StateData>> data_;
+  struct Entry {
+    std::string key;
+    const char* key_ptr;  // the caller's key data at Write, for the pointer fast path
+    std::unique_ptr<StateData> data;
+  };
+
+  Entry* Find(absl::string_view key) {
+    return const_cast<Entry*>(static_cast<const CycleState*>(this)->Find(key));
+  }
+  const Entry* Find(absl::string_view key) const {
+    for (const Entry& e : data_) {
+      if (e.key_ptr == key.data() && e.key.size() == key.size()) return &e;
+    }
+    for (const Entry& e : data_) {
+      if (e.key == key) return &e;
+    }
+    return nullptr;
+  }
+
+  // An exact type match is one type_info comparison; subclasses fall back to
+  // dynamic_cast.
+  template <typename T, typename D>
+  static T* Cast(D* data) {
+    if (typeid(*data) == typeid(std::remove_const_t<T>)) return static_cast<T*>(data);
+    return dynamic_cast<T*>(data);
+  }
+
+  std::vector<Entry> data_;
   absl::flat_hash_set<std::string> skip_filter_plugins_;
+  std::vector<bool> skip_filter_mask_;
   absl::flat_hash_set<std::string> skip_score_plugins_;
   bool record_plugin_metrics_ = false;
 };

@@ -276,6 +276,9 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const kube::Pod& pod,
   absl::flat_hash_set<std::string> skip;
   Status returned;
   auto finish = [&](Status s) {
+    std::vector<bool> mask(filter_.size(), false);
+    for (size_t i = 0; i < filter_.size(); ++i) mask[i] = skip.contains(filter_[i]->Name());
+    state.SetSkipFilterMask(std::move(mask));
     state.SetSkipFilterPlugins(std::move(skip));
     ObservePoint(Point::kPreFilter, s.code(), timer.Seconds());
     return s;
@@ -315,9 +318,10 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const kube::Pod& pod,
 
 Status Framework::RunFilterPlugins(const CycleState& state, const kube::Pod& pod,
                                    const NodeInfo& node_info) const {
-  const auto& skip = state.skip_filter_plugins();
-  for (const FilterPlugin* pl : filter_) {
-    if (!skip.empty() && skip.contains(pl->Name())) continue;
+  const std::vector<bool>& skip = state.skip_filter_mask();
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    const FilterPlugin* pl = filter_[i];
+    if (i < skip.size() && skip[i]) continue;
     Status s = pl->Filter(state, pod, node_info);
     if (!s.IsSuccess()) return Attribute(std::move(s), "Filter", pl->Name());
   }
