@@ -69,6 +69,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   const stats::Scope& stats_scope() const override { return s_.scope_; }
   Parallelizer& parallelizer() override { return *s_.parallelizer_; }
   const Clock& clock() const override { return s_.clock_; }
+  lw::Client* load_watcher() override { return s_.options_.load_watcher; }
 
  private:
   Scheduler& s_;

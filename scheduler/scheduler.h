@@ -98,6 +98,9 @@ struct SchedulerOptions {
   uint64_t seed = 0x7431'6d61'7261'6e00;
   // Start the queue's periodic flushers (backoff, unschedulable leftovers) in Run().
   bool run_queue_flushers = true;
+  // The load watcher handed to plugins through Handle::load_watcher() (not owned;
+  // must outlive the Scheduler). Null: no load-aware data.
+  lw::Client* load_watcher = nullptr;
 };
 
 class Scheduler {

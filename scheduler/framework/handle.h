@@ -25,6 +25,7 @@
 #include "common/stats/scope.h"
 #include "kube/api/pod.h"
 #include "kube/client.h"
+#include "loadwatcher/client.h"
 #include "scheduler/framework/node_info.h"
 
 namespace trimaran::sched {
@@ -100,9 +101,11 @@ class Handle {
   virtual const stats::Scope& stats_scope() const = 0;
   virtual Parallelizer& parallelizer() = 0;
   virtual const Clock& clock() const = 0;
-  // TODO(trimaran): the load-watcher client (loadwatcher/client.h) for the load-aware
-  // plugins goes here, as `lw::Client& load_watcher()`, once that API exists. Also
-  // still to come: waiting-pod access for Permit plugins and a PluginsRunner for
+  // The load watcher that load-aware plugins (TargetLoadPacking, ...) read: in-process
+  // or remote, behind one interface (loadwatcher/client.h). nullptr when the scheduler
+  // runs without one; such plugins then fall back as their staleness policy says.
+  virtual lw::Client* load_watcher() { return nullptr; }
+  // Still to come: waiting-pod access for Permit plugins and a PluginsRunner for
   // preemption.
 };
 

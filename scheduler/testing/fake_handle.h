@@ -114,6 +114,9 @@ class FakeHandle final : public Handle {
   const stats::Scope& stats_scope() const override { return scope_; }
   Parallelizer& parallelizer() override { return parallelizer_; }
   const Clock& clock() const override { return clock_; }
+  lw::Client* load_watcher() override { return load_watcher_; }
+  // Hands `client` (not owned; may be null) to plugins as the load watcher.
+  void SetLoadWatcher(lw::Client* client) { load_watcher_ = client; }
 
   // ---- Test access ----
   FakeSnapshot& snapshot() { return snapshot_; }
@@ -123,6 +126,7 @@ class FakeHandle final : public Handle {
   stats::Registry& stats_registry() { return registry_; }
 
  private:
+  lw::Client* load_watcher_ = nullptr;
   ::trimaran::testing::FakeClock clock_;
   kube::testing::FakeClient client_;
   FakeSnapshot snapshot_;

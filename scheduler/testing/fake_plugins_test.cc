@@ -106,3 +106,26 @@ TEST_F(FakePluginsTest, EventRecorderAndHandle) {
 
 }  // namespace
 }  // namespace trimaran::sched::testing
+
+namespace trimaran::sched::testing {
+namespace {
+
+class NullLoadWatcher final : public lw::Client {
+ public:
+  absl::StatusOr<lw::WatcherMetrics> GetLatestMetrics(const lw::MetricsRequest&) override {
+    return absl::UnavailableError("no metrics yet");
+  }
+};
+
+TEST(FakeHandleTest, LoadWatcherIsHandedToPlugins) {
+  auto handle = NewHandleForTest({}, {});
+  EXPECT_EQ(handle->load_watcher(), nullptr);
+  NullLoadWatcher watcher;
+  handle->SetLoadWatcher(&watcher);
+  ASSERT_EQ(handle->load_watcher(), &watcher);
+  EXPECT_EQ(handle->load_watcher()->GetLatestMetrics().status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace trimaran::sched::testing
