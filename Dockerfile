@@ -1,18 +1,57 @@
-# Multi-stage build: a Debian 12 builder that uses the project's own scripts, and a slim
-# Debian 12 runtime with only the runtime libraries, a non-root user and the programs.
-FROM docker.io/library/debian:bookworm-slim AS build
+# syntax=docker/dockerfile:1
+# Trimaran's container image: trimaran-scheduler, load-watcher and trimaranctl.
+#
+# Stage 1 (build): Debian 12 with the project's own scripts (tools/setup.sh installs the
+# build dependencies from Debian's archive, tools/build.sh builds only the programs).
+# It also derives the runtime packages from the binaries themselves: ldd lists the shared
+# libraries, dpkg -S names the Debian packages that ship them.
+# Stage 2 (runtime): debian:bookworm-slim + exactly those packages + ca-certificates,
+# a non-root user (uid/gid 65532) and the programs in /usr/local/bin.
+#
+#   buildah bud -t ghcr.io/trimaran/trimaran:0.1.0 .     (or docker build)
+#
+# Tested by tests/deploy/image_test.sh (ctest label "image").
+
+ARG DEBIAN_IMAGE=docker.io/library/debian:bookworm-slim
+
+FROM ${DEBIAN_IMAGE} AS build
+ARG TRIMARAN_PROGRAMS="trimaran-scheduler load-watcher trimaranctl"
+ARG TRIMARAN_JOBS=""
 WORKDIR /src
 COPY . .
 RUN bash tools/setup.sh \
- && BUILD_DIR=/src/build-image bash tools/build.sh -DTRIMARAN_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release
+ && BUILD_DIR=/src/build-image TRIMARAN_TARGETS="${TRIMARAN_PROGRAMS}" \
+    TRIMARAN_JOBS="${TRIMARAN_JOBS:-$(nproc)}" \
+    bash tools/build.sh -DCMAKE_BUILD_TYPE=Release
+RUN set -eu; mkdir -p /out/bin; \
+    for p in ${TRIMARAN_PROGRAMS}; do \
+      install -m 0755 "/src/build-image/bin/$p" /out/bin/; \
+      strip --strip-unneeded "/out/bin/$p"; \
+    done; \
+    for p in ${TRIMARAN_PROGRAMS}; do ldd "/out/bin/$p"; done \
+      | awk '/=> \//{print $3}' | sort -u \
+      | while read -r lib; do \
+          found=""; \
+          for c in "$lib" "/usr$lib" "${lib#/usr}" "$(readlink -f "$lib")"; do \
+            if out=$(dpkg -S "$c" 2>/dev/null); then found=$out; break; fi; \
+          done; \
+          [ -n "$found" ] || { echo "no Debian package ships $lib" >&2; exit 1; }; \
+          echo "$found" | head -n1 | cut -d: -f1; \
+        done | sort -u > /out/runtime-packages; \
+    echo "runtime packages:"; cat /out/runtime-packages
 
-FROM docker.io/library/debian:bookworm-slim
+FROM ${DEBIAN_IMAGE}
+ARG TRIMARAN_VERSION=0.1.0
+LABEL org.opencontainers.image.title="trimaran" \
+      org.opencontainers.image.description="Trimaran: a bin-packing, load-aware Kubernetes scheduler (trimaran-scheduler, load-watcher, trimaranctl)" \
+      org.opencontainers.image.version="${TRIMARAN_VERSION}"
+COPY --from=build /out/runtime-packages /tmp/runtime-packages
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates libcurl4 libssl3 \
-      libgrpc++1.51 libprotobuf32 libspdlog1.10 libfmt9 libyaml-cpp0.7 \
-      libabsl20220623 \
- && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 65532 --no-create-home --shell /usr/sbin/nologin trimaran
-COPY --from=build /src/build-image/bin/ /usr/local/bin/
+ && xargs -a /tmp/runtime-packages apt-get install -y --no-install-recommends ca-certificates \
+ && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages \
+ && echo 'trimaran:x:65532:65532:trimaran:/nonexistent:/usr/sbin/nologin' >> /etc/passwd \
+ && echo 'trimaran:x:65532:' >> /etc/group
+COPY --from=build /out/bin/ /usr/local/bin/
 USER 65532:65532
+WORKDIR /
 ENTRYPOINT ["/usr/local/bin/trimaran-scheduler"]

@@ -130,6 +130,10 @@ class Out {
   }
   void Commit(char* end) { size_ = static_cast<size_t>(end - s_->data()); }
 
+  // The bytes written so far, and forgetting them (the buffer is kept for reuse).
+  absl::string_view Written() const { return absl::string_view(s_->data(), size_); }
+  void Clear() { size_ = 0; }
+
   template <size_t N>
   void Lit(const char (&lit)[N]) {
     char* p = Reserve(N - 1);
@@ -196,8 +200,9 @@ void AppendJsonDouble(double value, std::string* out) { Out(out).Double(value); 
 
 void AppendJsonString(absl::string_view s, std::string* out) { Out(out).Str(s); }
 
-void AppendWatcherMetricsJson(const WatcherMetrics& metrics, std::string* out) {
-  Out o(out);
+namespace {
+
+void AppendHead(const WatcherMetrics& metrics, Out& o) {
   o.Lit("{\"timestamp\":");
   o.Int(metrics.timestamp);
   o.Lit(",\"window\":{\"duration\":");
@@ -209,45 +214,92 @@ void AppendWatcherMetricsJson(const WatcherMetrics& metrics, std::string* out) {
   o.Lit("},\"source\":");
   o.Str(metrics.source);
   o.Lit(",\"data\":{\"NodeMetricsMap\":{");
-  bool first_node = true;
-  for (const auto& [host, node] : metrics.data.node_metrics_map) {
-    if (!first_node) o.Lit(",");
-    first_node = false;
-    o.Str(host);
-    o.Lit(":{\"metrics\":[");
-    bool first_metric = true;
-    for (const Metric& m : node.metrics) {
-      if (!first_metric) o.Lit(",");
-      first_metric = false;
-      o.Lit("{\"name\":");
-      o.Str(m.name);
-      o.Lit(",\"type\":");
-      o.Str(m.type);
-      o.Lit(",\"operator\":");
-      o.Str(m.op);
-      o.Lit(",\"rollup\":");
-      o.Str(m.rollup);
-      o.Lit(",\"value\":");
-      o.Double(m.value);
-      o.Lit("}");
-    }
-    o.Lit("],\"tags\":{},\"metadata\":{\"dataCenter\":");
-    o.Str(node.data_center);
-    o.Lit("}}");
+}
+
+void AppendNode(absl::string_view host, const NodeMetrics& node, bool first, Out& o) {
+  if (!first) o.Lit(",");
+  o.Str(host);
+  o.Lit(":{\"metrics\":[");
+  bool first_metric = true;
+  for (const Metric& m : node.metrics) {
+    if (!first_metric) o.Lit(",");
+    first_metric = false;
+    o.Lit("{\"name\":");
+    o.Str(m.name);
+    o.Lit(",\"type\":");
+    o.Str(m.type);
+    o.Lit(",\"operator\":");
+    o.Str(m.op);
+    o.Lit(",\"rollup\":");
+    o.Str(m.rollup);
+    o.Lit(",\"value\":");
+    o.Double(m.value);
+    o.Lit("}");
   }
-  o.Lit("}}}");
+  o.Lit("],\"tags\":{},\"metadata\":{\"dataCenter\":");
+  o.Str(node.data_center);
+  o.Lit("}}");
+}
+
+void AppendTail(Out& o) { o.Lit("}}}"); }
+
+// An upper bound of one node's encoding when no string needs escaping and every value
+// takes at most 24 characters (a percentage in fixed notation does; anything longer
+// only makes the buffer grow).
+size_t NodeEstimate(absl::string_view host, const NodeMetrics& node) {
+  // ,"host":{"metrics":[ ... ],"tags":{},"metadata":{"dataCenter":"dc"}}
+  size_t n = 64 + host.size() + node.data_center.size();
+  for (const Metric& m : node.metrics) {
+    // {"name":"","type":"","operator":"","rollup":"","value":},  = 58 bytes + value
+    n += 58 + 24 + m.name.size() + m.type.size() + m.op.size() + m.rollup.size();
+  }
+  return n;
+}
+
+}  // namespace
+
+void AppendWatcherMetricsJson(const WatcherMetrics& metrics, std::string* out) {
+  Out o(out);
+  AppendHead(metrics, o);
+  bool first = true;
+  for (const auto& [host, node] : metrics.data.node_metrics_map) {
+    AppendNode(host, node, first, o);
+    first = false;
+  }
+  AppendTail(o);
 }
 
 std::string EncodeWatcherMetricsJson(const WatcherMetrics& metrics) {
   std::string out;
-  // About 100 bytes per metric plus 80 per node.
-  size_t estimate = 256;
+  // An upper bound unless strings need escaping, so the buffer is allocated once (a
+  // doubling at the end would hold twice the body: 5 MB for 5,000 nodes).
+  size_t estimate = 256 + metrics.window.duration.size() + metrics.source.size();
   for (const auto& [host, node] : metrics.data.node_metrics_map) {
-    estimate += 80 + host.size() + node.metrics.size() * 104;
+    estimate += NodeEstimate(host, node);
   }
   out.reserve(estimate);
   AppendWatcherMetricsJson(metrics, &out);
   return out;
+}
+
+bool EncodeWatcherMetricsJsonChunked(const WatcherMetrics& metrics, size_t chunk_bytes,
+                                     absl::FunctionRef<bool(absl::string_view)> sink) {
+  chunk_bytes = std::max<size_t>(chunk_bytes, 1);
+  std::string buffer;
+  buffer.reserve(chunk_bytes + 4096);
+  Out o(&buffer);
+  AppendHead(metrics, o);
+  bool first = true;
+  for (const auto& [host, node] : metrics.data.node_metrics_map) {
+    AppendNode(host, node, first, o);
+    first = false;
+    if (o.Written().size() >= chunk_bytes) {
+      if (!sink(o.Written())) return false;
+      o.Clear();
+    }
+  }
+  AppendTail(o);
+  return sink(o.Written());
 }
 
 absl::StatusOr<WatcherMetrics> DecodeWatcherMetricsJson(absl::string_view json) {

@@ -21,6 +21,7 @@
 
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "loadwatcher/metrics.h"
@@ -31,6 +32,12 @@ namespace trimaran::lw {
 std::string EncodeWatcherMetricsJson(const WatcherMetrics& metrics);
 // Appends the same to `*out` (lets a server reuse a buffer).
 void AppendWatcherMetricsJson(const WatcherMetrics& metrics, std::string* out);
+// The same bytes handed to `sink` in pieces of about `chunk_bytes` (a piece ends after
+// a host, so one can be larger), without ever holding the whole body: GET /watcher
+// streams 5,000 nodes (2.6 MB) this way. Stops and returns false as soon as `sink`
+// does; true once everything was handed over.
+bool EncodeWatcherMetricsJsonChunked(const WatcherMetrics& metrics, size_t chunk_bytes,
+                                     absl::FunctionRef<bool(absl::string_view)> sink);
 
 // Parses either wire form (see above).
 absl::StatusOr<WatcherMetrics> DecodeWatcherMetricsJson(absl::string_view json);

@@ -1,8 +1,10 @@
 #include "loadwatcher/json.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -184,6 +186,82 @@ TEST(JsonTest, NullValueIsDroppedAndNonFiniteEncodesAsNull) {
   EXPECT_THAT(json, ::testing::HasSubstr(R"("value":null)"));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics back, DecodeWatcherMetricsJson(json));
   EXPECT_TRUE(back.data.node_metrics_map.at("n").metrics.empty());
+}
+
+// `nodes` nodes "node-000".. with CPU and memory AVG metrics.
+WatcherMetrics ManyNodes(int nodes) {
+  testing::WatcherMetricsWrapper b = MakeWatcherMetrics();
+  for (int i = 0; i < nodes; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "node-%03d", i);
+    b.Node(name).Cpu(kOpAvg, 10 + i % 7).Memory(kOpAvg, 33.333333333333336);
+  }
+  return b.Obj();
+}
+
+TEST(JsonTest, ChunkedEncodingIsTheWholeBodyInPieces) {
+  const WatcherMetrics m = ManyNodes(50);
+  const std::string whole = EncodeWatcherMetricsJson(m);
+  struct Case {
+    size_t chunk_bytes;
+    size_t want_pieces;
+  };
+  const Case cases[] = {
+      // Every host ends a piece (each is over 1 byte), and the tail "}}}" is the last:
+      // 50 + 1.
+      {1, 51},
+      // All of it fits in one piece: only the final hand-over.
+      {1 << 20, 1},
+      // 0 is treated as 1.
+      {0, 51},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.chunk_bytes);
+    std::vector<std::string> pieces;
+    EXPECT_TRUE(EncodeWatcherMetricsJsonChunked(m, c.chunk_bytes, [&](absl::string_view piece) {
+      pieces.emplace_back(piece);
+      return true;
+    }));
+    EXPECT_EQ(pieces.size(), c.want_pieces);
+    EXPECT_EQ(absl::StrJoin(pieces, ""), whole);
+  }
+}
+
+TEST(JsonTest, ChunkedPiecesStayNearTheChunkSize) {
+  const WatcherMetrics m = ManyNodes(200);
+  const std::string whole = EncodeWatcherMetricsJson(m);
+  const size_t chunk = 1000;
+  std::vector<std::string> pieces;
+  ASSERT_TRUE(EncodeWatcherMetricsJsonChunked(m, chunk, [&](absl::string_view piece) {
+    pieces.emplace_back(piece);
+    return true;
+  }));
+  ASSERT_GT(pieces.size(), 2u);
+  EXPECT_EQ(absl::StrJoin(pieces, ""), whole);
+  // A piece ends after the host that reached the chunk size, so every piece but the last
+  // is at least `chunk` bytes and less than `chunk` + one host (under 300 bytes here).
+  for (size_t i = 0; i + 1 < pieces.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_GE(pieces[i].size(), chunk);
+    EXPECT_LT(pieces[i].size(), chunk + 300);
+  }
+}
+
+TEST(JsonTest, ChunkedEncodingStopsWhenTheSinkRefuses) {
+  const WatcherMetrics m = ManyNodes(50);
+  int calls = 0;
+  EXPECT_FALSE(EncodeWatcherMetricsJsonChunked(m, 1, [&](absl::string_view) {
+    ++calls;
+    return false;
+  }));
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(JsonTest, WholeBodyIsAllocatedOnce) {
+  // The buffer is sized from the snapshot up front: no doubling near the end, which held
+  // twice the body (5 MB for 5,000 nodes).
+  const std::string json = EncodeWatcherMetricsJson(ManyNodes(1000));
+  EXPECT_LT(json.capacity(), json.size() * 3 / 2);
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   Parallelizer& parallelizer() override { return *s_.parallelizer_; }
   const Clock& clock() const override { return s_.clock_; }
   lw::Client* load_watcher() override { return s_.options_.load_watcher; }
+  lw::SourcePool* load_watcher_sources() override { return s_.options_.load_watcher_sources; }
 
  private:
   Scheduler& s_;

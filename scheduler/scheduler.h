@@ -101,6 +101,9 @@ struct SchedulerOptions {
   // The load watcher handed to plugins through Handle::load_watcher() (not owned;
   // must outlive the Scheduler). Null: no load-aware data.
   lw::Client* load_watcher = nullptr;
+  // The per-args metrics sources handed through Handle::load_watcher_sources() (not
+  // owned; must outlive the Scheduler). Null: none.
+  lw::SourcePool* load_watcher_sources = nullptr;
 };
 
 class Scheduler {

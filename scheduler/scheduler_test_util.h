@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
+#include "scheduler/profiles.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/expand.h"
 #include "scheduler/config/load.h"
@@ -60,34 +61,7 @@ inline std::string MostAllocatedProfileYaml(absl::string_view scheduler_name) {
 inline absl::StatusOr<std::vector<ProfileConfig>> ProfilesFromYaml(absl::string_view yaml) {
   TRIMARAN_ASSIGN_OR_RETURN(config::SchedulerConfig cfg, config::ParseConfig(yaml, "test"));
   config::SetDefaults(cfg);
-  TRIMARAN_ASSIGN_OR_RETURN(std::vector<config::ExpandedProfile> expanded,
-                            config::ExpandProfiles(cfg, config::BuiltinImplements));
-  std::vector<ProfileConfig> out;
-  for (config::ExpandedProfile& e : expanded) {
-    ProfileConfig p;
-    p.scheduler_name = e.scheduler_name;
-    p.queue_sort = e.queue_sort;
-    p.pre_enqueue = e.pre_enqueue;
-    p.pre_filter = e.pre_filter;
-    p.filter = e.filter;
-    p.post_filter = e.post_filter;
-    p.pre_score = e.pre_score;
-    for (const config::WeightedPlugin& w : e.score) p.score.push_back({w.name, w.weight});
-    p.reserve = e.reserve;
-    p.permit = e.permit;
-    p.pre_bind = e.pre_bind;
-    p.bind = e.bind;
-    p.post_bind = e.post_bind;
-    for (const auto& [name, args] : e.plugin_args) {
-      auto path = e.plugin_args_path.find(name);
-      p.plugin_args[name] =
-          PluginArgs{args, path == e.plugin_args_path.end() ? std::string() : path->second};
-    }
-    p.percentage_of_nodes_to_score = e.percentage_of_nodes_to_score;
-    p.packing = e.packing;
-    out.push_back(std::move(p));
-  }
-  return out;
+  return ProfilesFromConfig(cfg);
 }
 
 }  // namespace trimaran::sched::scheduler_testing

@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # Configures and builds Trimaran into ${BUILD_DIR:-build}. Extra arguments go to cmake
 # at configure time (for example -DTRIMARAN_SANITIZE=thread).
+#
+# Environment:
+#   BUILD_DIR          the build directory (default: <repo>/build)
+#   TRIMARAN_WERROR    ON/OFF (default ON when CI=true, else OFF)
+#   TRIMARAN_TARGETS   space-separated targets to build (default: all), e.g.
+#                      "trimaran-scheduler load-watcher trimaranctl" (what the Dockerfile builds)
+#   TRIMARAN_JOBS      parallel build jobs (default: nproc)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 werror=OFF
 [[ "${CI:-}" == "true" ]] && werror=ON
 cmake -S "$root" -B "$build" -G Ninja -DTRIMARAN_WERROR="${TRIMARAN_WERROR:-$werror}" "$@" >/dev/null
-cmake --build "$build" -j"$(nproc)"
+targets=()
+[[ -n "${TRIMARAN_TARGETS:-}" ]] && read -r -a targets <<<"$TRIMARAN_TARGETS"
+if ((${#targets[@]})); then
+  cmake --build "$build" -j"${TRIMARAN_JOBS:-$(nproc)}" --target "${targets[@]}"
+else
+  cmake --build "$build" -j"${TRIMARAN_JOBS:-$(nproc)}"
+fi

@@ -5,6 +5,8 @@
 #   tools/setup.sh          build + unit-test dependencies
 #   tools/setup.sh --e2e    also the real components of the e2e tests (etcd, Prometheus,
 #                           kube-apiserver/kube-scheduler built from Debian's source package)
+#   tools/setup.sh --image  also buildah + debootstrap (the container image test, no Docker
+#                           engine needed); flags combine
 set -euo pipefail
 
 BUILD_PKGS=(cmake ninja-build g++ pkg-config clang-format
@@ -12,12 +14,14 @@ BUILD_PKGS=(cmake ninja-build g++ pkg-config clang-format
   libcurl4-openssl-dev libssl-dev rapidjson-dev libabsl-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libcpp-httplib-dev openssl)
 E2E_PKGS=(etcd-server prometheus jq curl procps)
+IMAGE_PKGS=(buildah debootstrap)
 
 want=("${BUILD_PKGS[@]}")
 e2e=0
 for arg in "$@"; do
   case "$arg" in
     --e2e) e2e=1; want+=("${E2E_PKGS[@]}") ;;
+    --image) want+=("${IMAGE_PKGS[@]}") ;;
     *) echo "setup: unknown argument $arg" >&2; exit 2 ;;
   esac
 done

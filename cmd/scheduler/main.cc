@@ -1,11 +1,28 @@
-// trimaran-scheduler: placeholder main until the daemon is wired up (issue 5). Parses
-// the kube-scheduler-style flags (options.h); serves --help / --version.
+// trimaran-scheduler: a second Kubernetes scheduler (pods opt in with
+// spec.schedulerName). Flags: options.h; the daemon: app.h.
+//
+// Exit codes: 0 after --help, --version, --write-config-to, or a graceful stop
+// (SIGTERM/SIGINT); 1 for bad flags, an invalid configuration (every error listed), a
+// start-up failure, or lost leadership.
+#include <pthread.h>
+#include <signal.h>
+
 #include <cstdio>
 #include <string>
+#include <thread>
 
+#include "cmd/scheduler/app.h"
 #include "cmd/scheduler/options.h"
 #include "common/logging.h"
 #include "common/version.h"
+
+namespace {
+
+void PrintError(const absl::Status& status) {
+  std::fprintf(stderr, "Error: %s\n", std::string(status.message()).c_str());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   absl::StatusOr<trimaran::cmd::SchedulerOptions> options =
@@ -25,10 +42,56 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (absl::Status s = trimaran::cmd::ApplyLogging(*options); !s.ok()) {
-    std::fprintf(stderr, "Error: %s\n", std::string(s.message()).c_str());
+    PrintError(s);
     return 1;
   }
-  trimaran::Log(trimaran::Component::kMain)
-      .error("the scheduling daemon is not built yet at this stage; see --help");
-  return 1;
+  absl::StatusOr<trimaran::sched::config::SchedulerConfig> config =
+      trimaran::cmd::LoadEffectiveConfig(*options);
+  if (!config.ok()) {
+    std::fprintf(stderr, "Error: invalid configuration:\n%s\n",
+                 std::string(config.status().message()).c_str());
+    return 1;
+  }
+  if (!options->write_config_to.empty()) {
+    if (absl::Status s = trimaran::cmd::WriteEffectiveConfig(*config, options->write_config_to);
+        !s.ok()) {
+      PrintError(s);
+      return 1;
+    }
+    if (options->write_config_to != "-" && options->write_config_to != "/dev/stdout") {
+      std::fprintf(stderr, "Wrote configuration to: %s\n", options->write_config_to.c_str());
+    }
+    return 0;
+  }
+
+  // Block the stop signals in every thread; one thread waits for them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  absl::StatusOr<std::unique_ptr<trimaran::cmd::SchedulerApp>> app =
+      trimaran::cmd::SchedulerApp::Create(*options, *std::move(config));
+  if (!app.ok()) {
+    PrintError(app.status());
+    return 1;
+  }
+  trimaran::cmd::SchedulerApp* a = app->get();
+  std::thread signal_thread([a, signals] {
+    int sig = 0;
+    if (sigwait(&signals, &sig) == 0) {
+      trimaran::Log(trimaran::Component::kMain)
+          .info("received {}; stopping: no new pods, finishing in-flight bindings",
+                sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      a->RequestStop();
+    }
+  });
+  signal_thread.detach();
+  const int code = a->Run();
+  app->reset();
+  std::fflush(stdout);
+  // The signal thread may still wait in sigwait; exit without joining it.
+  std::_Exit(code);
 }

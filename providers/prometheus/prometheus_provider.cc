@@ -325,11 +325,14 @@ absl::StatusOr<lw::HostsMetrics> PrometheusProvider::FetchAllHostsMetrics(
     }
     for (const Sample& s : *samples) {
       if (s.node.empty()) continue;
-      out.nodes[s.node].metrics.push_back(lw::Metric{.name = q.name,
-                                                     .type = q.type,
-                                                     .op = q.op,
-                                                     .rollup = window.duration,
-                                                     .value = s.value * q.scale});
+      std::vector<lw::Metric>& metrics = out.nodes[s.node].metrics;
+      // Usually one series per node and query: allocate each list once, at that size.
+      if (metrics.capacity() == 0) metrics.reserve(options_.queries.size());
+      metrics.push_back(lw::Metric{.name = q.name,
+                                   .type = q.type,
+                                   .op = q.op,
+                                   .rollup = window.duration,
+                                   .value = s.value * q.scale});
     }
   }
   if (failed == static_cast<int>(options_.queries.size())) {

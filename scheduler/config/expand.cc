@@ -20,8 +20,8 @@ struct BuiltinPlugin {
 
 const BuiltinPlugin kBuiltins[] = {
     {"DefaultBinder", {EP::kBind}},
-    {"LoadVariationRiskBalancing", {EP::kScore}},
-    {"LowRiskOverCommitment", {EP::kScore}},
+    {"LoadVariationRiskBalancing", {EP::kPreScore, EP::kScore, EP::kReserve}},
+    {"LowRiskOverCommitment", {EP::kPreScore, EP::kScore}},
     {"NodeAffinity", {EP::kPreFilter, EP::kFilter, EP::kPreScore, EP::kScore}},
     {"NodeName", {EP::kFilter}},
     {"NodePorts", {EP::kPreFilter, EP::kFilter}},

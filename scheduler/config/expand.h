@@ -19,7 +19,8 @@
 // knows: PrioritySort, NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
 // NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, DefaultBinder,
 // UnsupportedPodConstraints, and Trimaran's TargetLoadPacking (PreScore, Score,
-// Reserve), LoadVariationRiskBalancing and LowRiskOverCommitment (Score). Unsupported
+// Reserve), LoadVariationRiskBalancing (PreScore, Score, Reserve) and
+// LowRiskOverCommitment (PreScore, Score). Unsupported
 // upstream plugins implement nothing there (they were dropped by SetDefaults or are
 // rejected by Validate).
 //

@@ -26,6 +26,7 @@
 #include "kube/api/pod.h"
 #include "kube/client.h"
 #include "loadwatcher/client.h"
+#include "loadwatcher/source_pool.h"
 #include "scheduler/framework/node_info.h"
 
 namespace trimaran::sched {
@@ -105,6 +106,11 @@ class Handle {
   // or remote, behind one interface (loadwatcher/client.h). nullptr when the scheduler
   // runs without one; such plugins then fall back as their staleness policy says.
   virtual lw::Client* load_watcher() { return nullptr; }
+  // Per-args metrics sources (loadwatcher/source_pool.h): what a load-aware plugin
+  // resolves its metricProvider / watcherAddress args through, shared by every plugin
+  // and profile. nullptr when the scheduler runs without one (plugins then use
+  // load_watcher(), or fall back).
+  virtual lw::SourcePool* load_watcher_sources() { return nullptr; }
   // Still to come: waiting-pod access for Permit plugins and a PluginsRunner for
   // preemption.
 };

@@ -31,13 +31,26 @@ const std::vector<std::string>& ImplementedDefaultPlugins() {
   return *names;
 }
 
+// Trimaran's own Score plugins (issue 7).
+const std::vector<std::string>& TrimaranPlugins() {
+  static const auto* names = new std::vector<std::string>{
+      "TargetLoadPacking", "LoadVariationRiskBalancing", "LowRiskOverCommitment"};
+  return *names;
+}
+
 TEST(RegisterInTreePluginsTest, EveryImplementedDefaultPluginIsRegistered) {
   Registry registry;
   ASSERT_THAT(RegisterInTreePlugins(registry), IsOk());
-  EXPECT_EQ(registry.size(), ImplementedDefaultPlugins().size());
+  EXPECT_EQ(registry.size(), ImplementedDefaultPlugins().size() + TrimaranPlugins().size());
   for (const std::string& name : ImplementedDefaultPlugins()) {
     SCOPED_TRACE(name);
     EXPECT_TRUE(registry.Contains(name));
+  }
+  for (const std::string& name : TrimaranPlugins()) {
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(registry.Contains(name));
+    // Their args are validated by the configuration catalog.
+    EXPECT_TRUE(InTreeCatalog().args_validators.contains(name));
   }
 }
 

@@ -14,8 +14,9 @@
 namespace trimaran::sched {
 namespace {
 
-// A plugin's view of the profile's Handle: everything forwarded, except a stats scope
-// with the plugin's own prefix ("node_resources_fit_" for NodeResourcesFit).
+// A plugin's view of the profile's Handle: everything forwarded (including the load
+// watcher and its per-args sources), except a stats scope with the plugin's own prefix
+// ("node_resources_fit_" for NodeResourcesFit).
 class PluginHandle final : public Handle {
  public:
   PluginHandle(Handle& base, stats::Scope scope) : base_(base), scope_(std::move(scope)) {}
@@ -25,6 +26,8 @@ class PluginHandle final : public Handle {
   const stats::Scope& stats_scope() const override { return scope_; }
   Parallelizer& parallelizer() override { return base_.parallelizer(); }
   const Clock& clock() const override { return base_.clock(); }
+  lw::Client* load_watcher() override { return base_.load_watcher(); }
+  lw::SourcePool* load_watcher_sources() override { return base_.load_watcher_sources(); }
 
  private:
   Handle& base_;

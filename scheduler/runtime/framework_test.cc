@@ -194,6 +194,40 @@ TEST_F(FrameworkTest, CreateErrors) {
   }
 }
 
+// A plugin's Handle forwards the load watcher and the per-args metrics sources of the
+// profile's Handle (load-aware plugins resolve their metrics through them).
+TEST_F(FrameworkTest, PluginHandleForwardsLoadWatcherAndSources) {
+  class NoClient final : public lw::Client {
+   public:
+    absl::StatusOr<lw::WatcherMetrics> GetLatestMetrics(const lw::MetricsRequest&) override {
+      return absl::UnavailableError("none");
+    }
+  };
+  class NoPool final : public lw::SourcePool {
+   public:
+    absl::StatusOr<lw::Client*> InProcess(const lw::ProviderSpec&) override { return nullptr; }
+    absl::StatusOr<lw::Client*> Remote(absl::string_view) override { return nullptr; }
+  };
+  NoClient client;
+  NoPool pool;
+  Handle* seen = nullptr;
+  TRIMARAN_ASSERT_OK(registry_.Register(
+      "Capture", [&seen](const PluginArgs& args, Handle& h) -> absl::StatusOr<PluginPtr> {
+        seen = &h;
+        return testing::TrueFilterPlugin::Factory("Capture")(args, h);
+      }));
+  for (const bool set : {false, true}) {
+    SCOPED_TRACE(set ? "set" : "unset");
+    handle_->SetLoadWatcher(set ? &client : nullptr);
+    handle_->SetLoadWatcherSources(set ? &pool : nullptr);
+    auto fw = MustCreate(ProfileConfig{.filter = {"Capture"}});
+    ASSERT_NE(seen, nullptr);
+    EXPECT_NE(seen, handle_.get());  // the plugin's own Handle
+    EXPECT_EQ(seen->load_watcher(), set ? &client : nullptr);
+    EXPECT_EQ(seen->load_watcher_sources(), set ? &pool : nullptr);
+  }
+}
+
 TEST_F(FrameworkTest, PluginInstantiatedOnceAcrossPoints) {
   AddRecording("A");
   ProfileConfig config{.pre_filter = {"A"}, .filter = {"A"}, .reserve = {"A"}, .bind = {"A"}};

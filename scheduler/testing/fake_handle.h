@@ -117,6 +117,9 @@ class FakeHandle final : public Handle {
   lw::Client* load_watcher() override { return load_watcher_; }
   // Hands `client` (not owned; may be null) to plugins as the load watcher.
   void SetLoadWatcher(lw::Client* client) { load_watcher_ = client; }
+  lw::SourcePool* load_watcher_sources() override { return sources_; }
+  // Hands `pool` (not owned; may be null) to plugins as the per-args metrics sources.
+  void SetLoadWatcherSources(lw::SourcePool* pool) { sources_ = pool; }
 
   // ---- Test access ----
   FakeSnapshot& snapshot() { return snapshot_; }
@@ -127,6 +130,7 @@ class FakeHandle final : public Handle {
 
  private:
   lw::Client* load_watcher_ = nullptr;
+  lw::SourcePool* sources_ = nullptr;
   ::trimaran::testing::FakeClock clock_;
   kube::testing::FakeClient client_;
   FakeSnapshot snapshot_;

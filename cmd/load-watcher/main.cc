@@ -1,0 +1,183 @@
+// load-watcher: the load watcher daemon (issue 6), the scheduler pod's second container.
+// Configuration: options.h (paypal/load-watcher's environment variables + flags).
+//
+//   REST  --bind-address:--port (2020)   GET /watcher[?host=][&window=], /watcher/health,
+//                                        /metrics (Prometheus text), /healthz
+//   gRPC  --bind-address:--grpc-port (2021)  trimaran.loadwatcher.v1.LoadWatcher
+//
+// SIGTERM / SIGINT: stop serving, stop the watcher, exit 0. Startup and configuration
+// errors exit 1 with the reason on stderr.
+#include <malloc.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cmd/load-watcher/options.h"
+#include "common/clock.h"
+#include "common/http/http_server.h"
+#include "common/logging.h"
+#include "common/stats/registry.h"
+#include "common/stats/scope.h"
+#include "common/stats/text_format.h"
+#include "common/version.h"
+#include "grpcpp/grpcpp.h"
+#include "kube/rest_client.h"
+#include "kube/rest_config.h"
+#include "loadwatcher/grpc_service.h"
+#include "loadwatcher/http_handlers.h"
+#include "providers/source_pool.h"
+
+namespace trimaran::cmd {
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "load-watcher: %s\n", message.c_str());
+  return 1;
+}
+
+// The kube client when a kubeconfig is given or the process runs in a pod; null
+// otherwise. Errors only for a kubeconfig/in-cluster config that is there but broken.
+absl::StatusOr<std::unique_ptr<kube::Client>> MakeKubeClient(const LoadWatcherOptions& options) {
+  absl::StatusOr<kube::RestConfig> config;
+  if (!options.kubeconfig.empty()) {
+    config = kube::LoadKubeconfig(options.kubeconfig);
+  } else if (!ProcessEnv("KUBERNETES_SERVICE_HOST").value_or("").empty()) {
+    config = kube::LoadInClusterConfig();
+  } else {
+    return std::unique_ptr<kube::Client>();
+  }
+  if (!config.ok()) return config.status();
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
+      kube::RestClient::Create(*config, RealClock::Get());
+  if (!client.ok()) return client.status();
+  return std::unique_ptr<kube::Client>(*std::move(client));
+}
+
+std::string HostPort(const std::string& host, int port) {
+  return host.find(':') != std::string::npos ? absl::StrCat("[", host, "]:", port)
+                                             : absl::StrCat(host, ":", port);
+}
+
+int Run(const LoadWatcherOptions& options) {
+  // Block the stop signals in every thread (threads inherit the mask), so that only
+  // sigwait below sees them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  absl::StatusOr<std::unique_ptr<kube::Client>> kube_client = MakeKubeClient(options);
+  if (!kube_client.ok()) {
+    return Fail(absl::StrCat("Kubernetes client: ", kube_client.status().message()));
+  }
+  if (*kube_client == nullptr && options.provider.type == "KubernetesMetricsServer") {
+    return Fail(
+        "KubernetesMetricsServer needs the Kubernetes API: give --kubeconfig (KUBE_CONFIG) or "
+        "run in a pod (in-cluster config)");
+  }
+
+  stats::Registry& registry = stats::DefaultRegistry();
+  providers::SourcePoolOptions pool_options;
+  pool_options.watcher.fetch_interval = options.fetch_interval;
+  pool_options.watcher.history_size = options.history_size;
+  pool_options.extras.signalfx_host_name_suffix = options.signalfx_host_name_suffix;
+  pool_options.extras.signalfx_cluster_name = options.signalfx_cluster_name;
+  providers::DefaultSourcePool pool(RealClock::Get(), stats::Scope(registry, "trimaran_"),
+                                    kube_client->get(), pool_options);
+  if (absl::StatusOr<lw::Client*> client = pool.InProcess(options.provider); !client.ok()) {
+    return Fail(std::string(client.status().message()));
+  }
+  lw::Watcher* watcher = pool.FindWatcher(options.provider);
+
+  http::HttpServerOptions server_options;
+  server_options.name = "watcher";
+  server_options.address = options.bind_address;
+  server_options.port = options.port;
+  server_options.worker_threads = 4;
+  server_options.log_component = Component::kLoadWatcher;
+  absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
+      http::HttpServer::Create(server_options);
+  if (!server.ok()) return Fail(std::string(server.status().message()));
+  if (absl::Status s = lw::AddWatcherRoutes(*watcher, **server); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  absl::Status routes = (*server)->AddRoute(
+      {.path = "/metrics",
+       .help = "Prometheus metrics of the load watcher",
+       .handler = [&registry](const http::ServerRequest&, http::ServerResponse& response) {
+         response.content_type = stats::kPrometheusTextContentType;
+         response.body = registry.PrometheusText();
+       }});
+  routes.Update((*server)->AddRoute(
+      {.path = "/healthz",
+       .help = "liveness: 200 ok while the process serves",
+       .handler = [](const http::ServerRequest&, http::ServerResponse& response) {
+         response.body = "ok";
+       }}));
+  if (!routes.ok()) return Fail(std::string(routes.message()));
+  if (absl::Status s = (*server)->Start(); !s.ok()) return Fail(std::string(s.message()));
+
+  lw::GrpcService service(*watcher);
+  std::unique_ptr<grpc::Server> grpc_server;
+  if (options.grpc_port != 0) {
+    grpc::ServerBuilder builder;
+    int bound = 0;
+    builder.AddListeningPort(HostPort(options.bind_address, options.grpc_port),
+                             grpc::InsecureServerCredentials(), &bound);
+    builder.RegisterService(&service);
+    grpc_server = builder.BuildAndStart();
+    if (grpc_server == nullptr || bound == 0) {
+      return Fail(absl::StrCat("gRPC: cannot listen on ",
+                               HostPort(options.bind_address, options.grpc_port)));
+    }
+  }
+  Log(Component::kMain)
+      .info("load-watcher {} serving provider={} rest={} grpc={}", kVersion, options.provider.type,
+            (*server)->url(),
+            options.grpc_port == 0 ? std::string("off")
+                                   : HostPort(options.bind_address, options.grpc_port));
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  Log(Component::kMain).info("received signal {}, shutting down", signal_number);
+  service.Shutdown();
+  if (grpc_server != nullptr) {
+    grpc_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  }
+  (*server)->Stop();
+  pool.Stop();
+  Log(Component::kMain).info("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace trimaran::cmd
+
+int main(int argc, char** argv) {
+  // Few malloc arenas: snapshots are built on the watcher thread and freed on whichever
+  // thread drops the last reference, and per-thread arenas then keep freed memory
+  // around. Two arenas keep the peak RSS with 5,000 nodes near the data's own size.
+  mallopt(M_ARENA_MAX, 2);
+  absl::StatusOr<trimaran::cmd::LoadWatcherOptions> options =
+      trimaran::cmd::ParseLoadWatcherOptions(argc, argv, trimaran::cmd::ProcessEnv);
+  if (!options.ok()) {
+    std::fprintf(stderr, "Error: %s\n\nRun 'load-watcher --help' for usage.\n",
+                 std::string(options.status().message()).c_str());
+    return 1;
+  }
+  if (options->help) {
+    std::fputs(trimaran::cmd::LoadWatcherHelpText().c_str(), stdout);
+    return 0;
+  }
+  if (options->version) {
+    std::printf("load-watcher %s\n", trimaran::kVersion);
+    return 0;
+  }
+  trimaran::SetVerbosity(options->verbosity);
+  return trimaran::cmd::Run(*options);
+}

@@ -1,0 +1,252 @@
+#include "cmd/load-watcher/options.h"
+
+#include <arpa/inet.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "providers/registry.h"
+
+namespace trimaran::cmd {
+namespace {
+
+// Stores `value`; returns "" or the reason it is invalid.
+using Setter = std::function<std::string(LoadWatcherOptions& o, const std::string& value)>;
+
+struct Option {
+  std::string flag;  // without dashes
+  std::string env;   // "" = flag only
+  bool is_bool = false;
+  std::string type;  // shown by --help ("string", "int", "duration"); "" for booleans
+  std::string default_text;
+  std::string usage;
+  Setter set;
+};
+
+std::string SetBool(bool& out, const std::string& value) {
+  const std::string v = absl::AsciiStrToLower(value);
+  if (v == "1" || v == "t" || v == "true") {
+    out = true;
+  } else if (v == "0" || v == "f" || v == "false") {
+    out = false;
+  } else {
+    return "not a boolean (want true or false)";
+  }
+  return "";
+}
+
+std::string SetInt(int& out, const std::string& value, int min, int max) {
+  int v = 0;
+  if (!absl::SimpleAtoi(value, &v)) return "not an integer";
+  if (v < min || v > max) return absl::StrCat("must be between ", min, " and ", max);
+  out = v;
+  return "";
+}
+
+const std::vector<Option>& Options() {
+  static const std::vector<Option>* const kOptions = new std::vector<Option>{
+      {"metrics-provider-name", "METRICS_PROVIDER_NAME", false, "string", "KubernetesMetricsServer",
+       "The metrics provider: KubernetesMetricsServer, Prometheus or SignalFx.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         absl::StatusOr<std::string> type = providers::CanonicalProviderType(v);
+         if (!type.ok()) {
+           return absl::StrCat("unknown provider \"", v,
+                               "\" (want KubernetesMetricsServer, Prometheus or SignalFx)");
+         }
+         o.provider.type = *type;
+         return std::string();
+       }},
+      {"metrics-provider-address", "METRICS_PROVIDER_ADDRESS", false, "string", "",
+       "The provider's URL (Prometheus default http://prometheus-k8s:9090, SignalFx default "
+       "https://api.signalfx.com; ignored by KubernetesMetricsServer).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.address = v;
+         return std::string();
+       }},
+      {"metrics-provider-token", "METRICS_PROVIDER_TOKEN", false, "string", "",
+       "Prometheus bearer token or SignalFx API token (required for SignalFx).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.token = v;
+         return std::string();
+       }},
+      {"insecure-skip-verify", "INSECURE_SKIP_VERIFY", true, "", "false",
+       "Do not verify the provider's TLS certificate.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         return SetBool(o.provider.insecure_skip_verify, v);
+       }},
+      {"signalfx-host-name-suffix", "SIGNALFX_HOST_NAME_SUFFIX", false, "string", "",
+       "SignalFx: only hosts whose name ends with this (query host:*<suffix>).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.signalfx_host_name_suffix = v;
+         return std::string();
+       }},
+      {"signalfx-cluster-name", "SIGNALFX_CLUSTER_NAME", false, "string", "",
+       "SignalFx: only this cluster (query cluster:<name>; empty: no cluster filter).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.signalfx_cluster_name = v;
+         return std::string();
+       }},
+      {"kubeconfig", "KUBE_CONFIG", false, "string", "",
+       "Path to a kubeconfig (KubernetesMetricsServer; Prometheus node mapping and startup "
+       "check). Empty: the in-cluster service account when running in a pod.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.kubeconfig = v;
+         return std::string();
+       }},
+      {"bind-address", "", false, "string", "0.0.0.0",
+       "The IP address the REST and gRPC servers listen on.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         unsigned char buf[16];
+         if (inet_pton(AF_INET, v.c_str(), buf) != 1 && inet_pton(AF_INET6, v.c_str(), buf) != 1) {
+           return std::string("not an IP address");
+         }
+         o.bind_address = v;
+         return std::string();
+       }},
+      {"port", "", false, "int", "2020",
+       "The REST port: GET /watcher, /watcher/health, /metrics, /healthz.",
+       [](LoadWatcherOptions& o, const std::string& v) { return SetInt(o.port, v, 1, 65535); }},
+      {"grpc-port", "", false, "int", "2021",
+       "The gRPC port (trimaran.loadwatcher.v1.LoadWatcher); 0 disables gRPC.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         return SetInt(o.grpc_port, v, 0, 65535);
+       }},
+      {"fetch-interval", "", false, "duration", "1m0s",
+       "How often every window (15m, 10m, 5m) is fetched, start to start.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         absl::Duration d;
+         if (!absl::ParseDuration(v, &d) || d <= absl::ZeroDuration() ||
+             d == absl::InfiniteDuration()) {
+           return std::string("not a positive duration (want e.g. 30s, 1m)");
+         }
+         o.fetch_interval = d;
+         return std::string();
+       }},
+      {"history-size", "", false, "int", "1",
+       "Snapshots kept per window. Only the newest is served; upstream keeps 5.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         return SetInt(o.history_size, v, 1, 100);
+       }},
+      {"v", "", false, "int", "0",
+       "Log verbosity (klog style: 4 adds debug, 5 and more add trace).",
+       [](LoadWatcherOptions& o, const std::string& v) { return SetInt(o.verbosity, v, 0, 10); }},
+      {"help", "", true, "", "", "Print this help and exit.",
+       [](LoadWatcherOptions& o, const std::string& v) { return SetBool(o.help, v); }},
+      {"version", "", true, "", "", "Print the version and exit.",
+       [](LoadWatcherOptions& o, const std::string& v) { return SetBool(o.version, v); }},
+  };
+  return *kOptions;
+}
+
+const Option* FindFlag(absl::string_view name) {
+  for (const Option& o : Options()) {
+    if (o.flag == name) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<std::string> ProcessEnv(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+absl::StatusOr<LoadWatcherOptions> ParseLoadWatcherOptions(int argc, const char* const* argv,
+                                                           const EnvGetter& env) {
+  LoadWatcherOptions options;
+  std::vector<std::string> problems;
+  // 1. The environment (upstream's interface).
+  for (const Option& o : Options()) {
+    if (o.env.empty() || !env) continue;
+    std::optional<std::string> value = env(o.env);
+    if (!value.has_value() || value->empty()) continue;
+    if (std::string why = o.set(options, *value); !why.empty()) {
+      problems.push_back(absl::StrCat(o.env, "=\"", *value, "\": ", why));
+    }
+  }
+  // 2. Flags, which win.
+  bool flags_done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (flags_done || arg.size() < 2 || arg[0] != '-') {
+      problems.push_back(
+          absl::StrCat("unexpected argument \"", arg, "\": load-watcher takes no arguments"));
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    if (arg == "-h") {
+      options.help = true;
+      continue;
+    }
+    absl::string_view body = arg;
+    body.remove_prefix(arg[1] == '-' ? 2 : 1);
+    std::string name(body), value;
+    bool has_value = false;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+      has_value = true;
+    }
+    const Option* o = FindFlag(name);
+    if (o == nullptr) {
+      problems.push_back(absl::StrCat("unknown flag: --", name));
+      continue;
+    }
+    if (!has_value) {
+      if (o->is_bool) {
+        value = "true";
+      } else if (i + 1 < argc) {
+        value = argv[++i];
+      } else {
+        problems.push_back(absl::StrCat("flag needs an argument: --", name));
+        continue;
+      }
+    }
+    if (std::string why = o->set(options, value); !why.empty()) {
+      problems.push_back(absl::StrCat("--", name, "=\"", value, "\": ", why));
+    }
+  }
+  // 3. Combinations.
+  if (options.grpc_port != 0 && options.grpc_port == options.port) {
+    problems.push_back(absl::StrCat("--grpc-port ", options.grpc_port,
+                                    " must differ from --port (or be 0 to disable gRPC)"));
+  }
+  if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
+  if (options.provider.type.empty()) options.provider.type = "KubernetesMetricsServer";
+  return options;
+}
+
+std::string LoadWatcherHelpText() {
+  std::string out =
+      "load-watcher polls a metrics provider (metrics-server, Prometheus or SignalFx) for the "
+      "15m, 10m and 5m windows and serves per-node utilisation in paypal/load-watcher's "
+      "/watcher format (REST) and over gRPC.\n\nUsage:\n  load-watcher [flags]\n\nFlags "
+      "(each variable in brackets sets the same thing; the flag wins):\n";
+  for (const Option& o : Options()) {
+    std::string head = absl::StrCat("      --", o.flag);
+    if (o.flag == "help") head = "  -h, --help";
+    if (!o.type.empty()) absl::StrAppend(&head, " ", o.type);
+    if (head.size() < 38) head.resize(38, ' ');
+    std::string usage = o.usage;
+    if (!o.env.empty()) absl::StrAppend(&usage, " [", o.env, "]");
+    if (!o.default_text.empty()) {
+      absl::StrAppend(
+          &usage, " (default ",
+          o.type == "string" ? absl::StrCat("\"", o.default_text, "\"") : o.default_text, ")");
+    }
+    absl::StrAppend(&out, head, " ", usage, "\n");
+  }
+  return out;
+}
+
+}  // namespace trimaran::cmd

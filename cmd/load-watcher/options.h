@@ -1,0 +1,78 @@
+#pragma once
+// Configuration of the load-watcher daemon: paypal/load-watcher's environment
+// variables plus equivalent flags (flags win), and its --help text.
+//
+//   variable                    flag                          default
+//   METRICS_PROVIDER_NAME       --metrics-provider-name       KubernetesMetricsServer
+//   METRICS_PROVIDER_ADDRESS    --metrics-provider-address    (provider's default)
+//   METRICS_PROVIDER_TOKEN      --metrics-provider-token      ""
+//   INSECURE_SKIP_VERIFY        --insecure-skip-verify        false
+//   SIGNALFX_HOST_NAME_SUFFIX   --signalfx-host-name-suffix   ""
+//   SIGNALFX_CLUSTER_NAME       --signalfx-cluster-name       ""
+//   KUBE_CONFIG                 --kubeconfig                  in-cluster config
+//                               --bind-address                0.0.0.0
+//                               --port                        2020 (REST, /metrics, /healthz)
+//                               --grpc-port                   2021 (0 disables gRPC)
+//                               --fetch-interval              60s
+//                               --history-size                1 snapshot per window
+//                               --v                           0
+//                               --help, -h / --version
+//
+// Syntax: `--flag=value` or `--flag value`; a bare boolean flag means true. Durations
+// are Go duration strings ("30s", "1m30s"). Booleans (flags and INSECURE_SKIP_VERIFY)
+// accept 1/t/true/0/f/false in any case; an empty variable is unset.
+// Every problem (unknown flag, missing value, bad value, stray argument, unknown
+// provider) is collected; ParseLoadWatcherOptions returns one InvalidArgument listing
+// them one per line, each naming the flag or variable. Exiting 1 is main's job.
+//
+// Differences from upstream (deliberate): an unknown METRICS_PROVIDER_NAME is an error
+// (upstream silently uses metrics-server); INSECURE_SKIP_VERIFY that is not a boolean is
+// an error (upstream: anything but "true" is false).
+//
+// Thread-safety: pure functions over plain values.
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "loadwatcher/source_pool.h"
+
+namespace trimaran::cmd {
+
+inline constexpr int kDefaultWatcherPort = 2020;
+inline constexpr int kDefaultWatcherGrpcPort = 2021;
+
+struct LoadWatcherOptions {
+  lw::ProviderSpec provider{};  // type is canonical ("KubernetesMetricsServer" if unset)
+  std::string signalfx_host_name_suffix{};
+  std::string signalfx_cluster_name{};
+  std::string kubeconfig{};  // empty: in-cluster (when running in a pod)
+
+  std::string bind_address = "0.0.0.0";
+  int port = kDefaultWatcherPort;
+  int grpc_port = kDefaultWatcherGrpcPort;  // 0: no gRPC server
+  absl::Duration fetch_interval = absl::Seconds(60);
+  // Upstream keeps 5 snapshots per window but only ever serves the newest (so do our
+  // REST and gRPC APIs); the daemon keeps 1 by default to stay small.
+  int history_size = 1;
+  int verbosity = 0;
+
+  bool help = false;
+  bool version = false;
+};
+
+// Reads an environment variable; nullopt when unset.
+using EnvGetter = std::function<std::optional<std::string>(const std::string& name)>;
+
+// The process environment.
+std::optional<std::string> ProcessEnv(const std::string& name);
+
+// Parses argv[1..argc) over the environment `env`. InvalidArgument listing every problem.
+absl::StatusOr<LoadWatcherOptions> ParseLoadWatcherOptions(int argc, const char* const* argv,
+                                                           const EnvGetter& env);
+
+std::string LoadWatcherHelpText();
+
+}  // namespace trimaran::cmd

@@ -1,0 +1,158 @@
+#include "cmd/load-watcher/options.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace trimaran::cmd {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::trimaran::testing::StatusIs;
+
+absl::StatusOr<LoadWatcherOptions> Parse(std::vector<std::string> args,
+                                         std::map<std::string, std::string> env = {}) {
+  std::vector<const char*> argv = {"load-watcher"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return ParseLoadWatcherOptions(static_cast<int>(argv.size()), argv.data(),
+                                 [&env](const std::string& name) -> std::optional<std::string> {
+                                   auto it = env.find(name);
+                                   if (it == env.end()) return std::nullopt;
+                                   return it->second;
+                                 });
+}
+
+TEST(LoadWatcherOptionsTest, Defaults) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions o, Parse({}));
+  EXPECT_EQ(o.provider.type, "KubernetesMetricsServer");  // upstream's default
+  EXPECT_EQ(o.provider.address, "");
+  EXPECT_FALSE(o.provider.insecure_skip_verify);
+  EXPECT_EQ(o.bind_address, "0.0.0.0");
+  EXPECT_EQ(o.port, 2020);
+  EXPECT_EQ(o.grpc_port, 2021);
+  EXPECT_EQ(o.fetch_interval, absl::Seconds(60));
+  EXPECT_EQ(o.history_size, 1);  // only the newest is ever served
+  EXPECT_EQ(o.verbosity, 0);
+  EXPECT_FALSE(o.help);
+  EXPECT_FALSE(o.version);
+}
+
+TEST(LoadWatcherOptionsTest, UpstreamEnvironment) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions o,
+                                Parse({}, {{"METRICS_PROVIDER_NAME", "SignalFx"},
+                                           {"METRICS_PROVIDER_ADDRESS", "https://sfx.example"},
+                                           {"METRICS_PROVIDER_TOKEN", "tok"},
+                                           {"INSECURE_SKIP_VERIFY", "TRUE"},
+                                           {"SIGNALFX_HOST_NAME_SUFFIX", ".dev.example"},
+                                           {"SIGNALFX_CLUSTER_NAME", "blue"},
+                                           {"KUBE_CONFIG", "/etc/kube/config"}}));
+  EXPECT_EQ(o.provider, (lw::ProviderSpec{.type = "SignalFx",
+                                          .address = "https://sfx.example",
+                                          .token = "tok",
+                                          .insecure_skip_verify = true}));
+  EXPECT_EQ(o.signalfx_host_name_suffix, ".dev.example");
+  EXPECT_EQ(o.signalfx_cluster_name, "blue");
+  EXPECT_EQ(o.kubeconfig, "/etc/kube/config");
+}
+
+TEST(LoadWatcherOptionsTest, FlagsWinOverEnvironment) {
+  struct Case {
+    std::vector<std::string> args;
+    std::map<std::string, std::string> env;
+    std::string want_type;
+    std::string want_address;
+    bool want_insecure;
+  };
+  const std::vector<Case> cases = {
+      {{"--metrics-provider-name=Prometheus"},
+       {{"METRICS_PROVIDER_NAME", "SignalFx"}},
+       "Prometheus",
+       "",
+       false},
+      {{"--metrics-provider-address", "http://p:9090"},
+       {{"METRICS_PROVIDER_NAME", "Prometheus"}, {"METRICS_PROVIDER_ADDRESS", "http://q:9090"}},
+       "Prometheus",
+       "http://p:9090",
+       false},
+      // A bare boolean flag is true; =false overrides the variable.
+      {{"--insecure-skip-verify"}, {}, "KubernetesMetricsServer", "", true},
+      {{"--insecure-skip-verify=false"},
+       {{"INSECURE_SKIP_VERIFY", "true"}},
+       "KubernetesMetricsServer",
+       "",
+       false},
+      // An empty variable is unset.
+      {{}, {{"METRICS_PROVIDER_NAME", ""}}, "KubernetesMetricsServer", "", false},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions o, Parse(cases[i].args, cases[i].env));
+    EXPECT_EQ(o.provider.type, cases[i].want_type);
+    EXPECT_EQ(o.provider.address, cases[i].want_address);
+    EXPECT_EQ(o.provider.insecure_skip_verify, cases[i].want_insecure);
+  }
+}
+
+TEST(LoadWatcherOptionsTest, ServingAndMiscFlags) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      LoadWatcherOptions o,
+      Parse({"--bind-address=127.0.0.1", "--port", "9000", "--grpc-port=0",
+             "--fetch-interval=1m30s", "--history-size=2", "--v=4", "--kubeconfig=/k"},
+            {{"KUBE_CONFIG", "/env"}}));
+  EXPECT_EQ(o.bind_address, "127.0.0.1");
+  EXPECT_EQ(o.port, 9000);
+  EXPECT_EQ(o.grpc_port, 0);
+  EXPECT_EQ(o.fetch_interval, absl::Seconds(90));  // 1m30s = 60 + 30
+  EXPECT_EQ(o.history_size, 2);
+  EXPECT_EQ(o.verbosity, 4);
+  EXPECT_EQ(o.kubeconfig, "/k");
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions h, Parse({"-h"}));
+  EXPECT_TRUE(h.help);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions v, Parse({"--version"}));
+  EXPECT_TRUE(v.version);
+}
+
+TEST(LoadWatcherOptionsTest, EveryProblemIsNamed) {
+  absl::StatusOr<LoadWatcherOptions> got =
+      Parse({"--port=http", "--grpc-port=70000", "--fetch-interval=-5s", "--bogus", "stray",
+             "--bind-address=localhost", "--v"},
+            {{"METRICS_PROVIDER_NAME", "Datadog"}, {"INSECURE_SKIP_VERIFY", "yes"}});
+  EXPECT_THAT(got, StatusIs(absl::StatusCode::kInvalidArgument,
+                            AllOf(HasSubstr("METRICS_PROVIDER_NAME=\"Datadog\": unknown provider"),
+                                  HasSubstr("INSECURE_SKIP_VERIFY=\"yes\": not a boolean"),
+                                  HasSubstr("--port=\"http\": not an integer"),
+                                  HasSubstr("--grpc-port=\"70000\": must be between 0 and 65535"),
+                                  HasSubstr("--fetch-interval=\"-5s\": not a positive duration"),
+                                  HasSubstr("unknown flag: --bogus"),
+                                  HasSubstr("unexpected argument \"stray\""),
+                                  HasSubstr("--bind-address=\"localhost\": not an IP address"),
+                                  HasSubstr("flag needs an argument: --v"))));
+}
+
+TEST(LoadWatcherOptionsTest, GrpcPortMustDifferFromPort) {
+  EXPECT_THAT(Parse({"--port=3000", "--grpc-port=3000"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must differ from --port")));
+  TRIMARAN_EXPECT_OK(Parse({"--port=3000", "--grpc-port=0"}).status());
+}
+
+TEST(LoadWatcherOptionsTest, HelpListsEveryFlagWithItsVariableAndDefault) {
+  const std::string help = LoadWatcherHelpText();
+  for (const char* want :
+       {"--metrics-provider-name string", "[METRICS_PROVIDER_NAME]",
+        "(default \"KubernetesMetricsServer\")", "[METRICS_PROVIDER_ADDRESS]",
+        "[METRICS_PROVIDER_TOKEN]", "[INSECURE_SKIP_VERIFY]", "[SIGNALFX_HOST_NAME_SUFFIX]",
+        "[SIGNALFX_CLUSTER_NAME]", "[KUBE_CONFIG]", "--port int", "(default 2020)",
+        "--grpc-port int", "(default 2021)", "--fetch-interval duration", "(default 1m0s)",
+        "-h, --help", "--version", "--v int"}) {
+    EXPECT_THAT(help, HasSubstr(want));
+  }
+}
+
+}  // namespace
+}  // namespace trimaran::cmd

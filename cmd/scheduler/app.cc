@@ -1,0 +1,415 @@
+#include "cmd/scheduler/app.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "common/http/self_signed.h"
+#include "common/logging.h"
+#include "common/stats/registry.h"
+#include "common/stats/scope.h"
+#include "common/status_macros.h"
+#include "kube/informer.h"
+#include "kube/leader_elector.h"
+#include "kube/rest_client.h"
+#include "kube/rest_config.h"
+#include "providers/source_pool.h"
+#include "scheduler/config/defaults.h"
+#include "scheduler/config/load.h"
+#include "scheduler/config/validate.h"
+#include "scheduler/config/write.h"
+#include "scheduler/event_recorder.h"
+#include "scheduler/plugins/registry.h"
+#include "scheduler/profiles.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/server/admin_server.h"
+#include "scheduler/server/health_checks.h"
+
+namespace trimaran::cmd {
+
+namespace config = sched::config;
+
+// ---- Configuration ----
+
+absl::StatusOr<config::SchedulerConfig> LoadEffectiveConfig(const SchedulerOptions& options) {
+  config::SchedulerConfig cfg;
+  if (!options.config_file.empty()) {
+    TRIMARAN_ASSIGN_OR_RETURN(cfg, config::LoadConfigFile(options.config_file));
+  } else {
+    // The built-in default: kube-scheduler's defaults, but under our own name and Lease
+    // (see app.h).
+    config::Profile profile;
+    profile.scheduler_name = kDefaultProfileName;
+    cfg.profiles.push_back(std::move(profile));
+    cfg.leader_election.resource_name = kDefaultLeaseName;
+    config::SetDefaults(cfg);
+  }
+  ApplyFlagOverrides(options, cfg);
+  TRIMARAN_RETURN_IF_ERROR(config::Validate(cfg, sched::plugins::InTreeCatalog()));
+  const config::LeaderElection& le = cfg.leader_election;
+  if (le.leader_elect && le.resource_name == "kube-scheduler" &&
+      le.resource_namespace == "kube-system") {
+    Log(Component::kConfig)
+        .warn(
+            "leaderElection uses kube-scheduler's own Lease kube-system/kube-scheduler: this "
+            "replica will compete with the default scheduler for it; set "
+            "leaderElection.resourceName (or --leader-elect-resource-name) to a name of its own");
+  }
+  return cfg;
+}
+
+absl::Status WriteEffectiveConfig(const config::SchedulerConfig& cfg, const std::string& path) {
+  const std::string text = config::WriteConfigYaml(cfg);
+  if (path == "-" || path == "/dev/stdout") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return absl::OkStatus();
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--write-config-to ", path, ": cannot open for writing"));
+  out << text;
+  out.close();
+  if (!out)
+    return absl::InvalidArgumentError(absl::StrCat("--write-config-to ", path, ": write failed"));
+  return absl::OkStatus();
+}
+
+// ---- The daemon ----
+
+struct SchedulerApp::State {
+  SchedulerOptions options;
+  config::SchedulerConfig config;
+  const Clock& clock = RealClock::Get();
+
+  stats::Registry& registry = stats::DefaultRegistry();
+  std::unique_ptr<kube::RestClient> client;         // pods, nodes, bindings, status
+  std::unique_ptr<kube::RestClient> events_client;  // events only
+  std::unique_ptr<kube::RestClient> lease_client;   // leader election only
+  std::unique_ptr<sched::AsyncEventRecorder> recorder;
+  // The load-aware plugins' metrics sources (one watcher per distinct metricProvider,
+  // one client per watcherAddress); outlives the scheduler.
+  std::unique_ptr<providers::DefaultSourcePool> sources;
+  std::unique_ptr<sched::Scheduler> scheduler;
+  std::unique_ptr<kube::Informer<kube::Node>> node_informer;
+  std::unique_ptr<kube::Informer<kube::Pod>> pod_informer;
+  std::unique_ptr<kube::LeaderElector> elector;
+
+  sched::HealthChecks checks;
+  sched::SettableCheck synced{absl::UnavailableError("informers have not synced yet")};
+  sched::SettableCheck shutdown{absl::OkStatus()};
+  std::unique_ptr<sched::AdminServer> admin;
+
+  std::stop_source stop;
+  std::atomic<bool> leadership_lost{false};
+  std::atomic<bool> leading{false};
+};
+
+namespace {
+
+absl::StatusOr<std::unique_ptr<kube::RestClient>> MakeClient(const kube::RestConfig& base,
+                                                             double qps, int burst,
+                                                             const std::string& agent,
+                                                             const Clock& clock) {
+  kube::RestConfig rc = base;
+  rc.qps = qps;
+  rc.burst = burst;
+  rc.user_agent = agent;
+  return kube::RestClient::Create(rc, clock);
+}
+
+}  // namespace
+
+SchedulerApp::SchedulerApp(std::unique_ptr<State> state) : s_(std::move(state)) {}
+
+SchedulerApp::~SchedulerApp() {
+  if (s_ == nullptr) return;
+  // Order: nothing may call into the scheduler once it is gone.
+  if (s_->elector) s_->stop.request_stop();
+  if (s_->pod_informer) s_->pod_informer->Stop();
+  if (s_->node_informer) s_->node_informer->Stop();
+  if (s_->scheduler) s_->scheduler->Stop();
+  if (s_->sources) s_->sources->Stop();
+  if (s_->admin) s_->admin->Stop();
+}
+
+absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const SchedulerOptions& options,
+                                                                   config::SchedulerConfig cfg) {
+  auto s = std::make_unique<State>();
+  s->options = options;
+  s->config = std::move(cfg);
+  const config::SchedulerConfig& c = s->config;
+
+  // Clients.
+  kube::LoadOptions load;
+  load.kubeconfig_path = c.client_connection.kubeconfig;
+  load.master_override = options.master;
+  absl::StatusOr<kube::RestConfig> rest_or = kube::LoadRestConfig(load);
+  if (!rest_or.ok()) return Annotate(rest_or.status(), "loading the client configuration");
+  const kube::RestConfig& rest = *rest_or;
+  TRIMARAN_ASSIGN_OR_RETURN(s->client,
+                            MakeClient(rest, c.client_connection.qps, c.client_connection.burst,
+                                       "trimaran-scheduler", s->clock));
+  // client-go's defaults (5 QPS, burst 10) are far too low for bursts of events; give the
+  // events client the main budget again, separately.
+  TRIMARAN_ASSIGN_OR_RETURN(s->events_client,
+                            MakeClient(rest, c.client_connection.qps, c.client_connection.burst,
+                                       "trimaran-scheduler/events", s->clock));
+  TRIMARAN_ASSIGN_OR_RETURN(
+      s->lease_client, MakeClient(rest, 5, 10, "trimaran-scheduler/leader-election", s->clock));
+
+  // The Scheduler.
+  TRIMARAN_ASSIGN_OR_RETURN(std::vector<sched::ProfileConfig> profiles,
+                            sched::ProfilesFromConfig(c));
+  sched::Registry plugins;
+  TRIMARAN_RETURN_IF_ERROR(sched::plugins::RegisterInTreePlugins(plugins));
+  sched::EventRecorderOptions rec;
+  const std::string identity = kube::DefaultLeaderIdentity();
+  rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
+  s->recorder = std::make_unique<sched::AsyncEventRecorder>(
+      *s->events_client, s->clock, stats::Scope(s->registry, "trimaran_events_"), rec);
+  s->sources = std::make_unique<providers::DefaultSourcePool>(
+      s->clock, stats::Scope(s->registry, "trimaran_"), s->client.get());
+  sched::SchedulerOptions so;
+  so.load_watcher_sources = s->sources.get();
+  so.parallelism = c.parallelism;
+  so.backoff.initial = absl::Seconds(c.pod_initial_backoff_seconds);
+  so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
+  so.percentage_of_nodes_to_score = c.percentage_of_nodes_to_score;
+  TRIMARAN_ASSIGN_OR_RETURN(
+      s->scheduler,
+      sched::Scheduler::Create(std::move(profiles), plugins, *s->client, s->clock,
+                               stats::Scope(s->registry, "scheduler_"), so, s->recorder.get()));
+
+  // Informers -> event handlers.
+  sched::Scheduler* sch = s->scheduler.get();
+  s->node_informer =
+      std::make_unique<kube::Informer<kube::Node>>(kube::NodeListerWatcher(*s->client), s->clock);
+  s->node_informer->AddEventHandlers(kube::EventHandlers<kube::Node>{
+      .on_add = [sch](const std::shared_ptr<const kube::Node>& n) { sch->OnNodeAdd(n); },
+      .on_update = [sch](const std::shared_ptr<const kube::Node>& o,
+                         const std::shared_ptr<const kube::Node>& n) { sch->OnNodeUpdate(o, n); },
+      .on_delete = [sch](const std::shared_ptr<const kube::Node>& n,
+                         bool) { sch->OnNodeDelete(n); },
+  });
+  s->pod_informer =
+      std::make_unique<kube::Informer<kube::Pod>>(kube::PodListerWatcher(*s->client), s->clock);
+  s->pod_informer->AddEventHandlers(kube::EventHandlers<kube::Pod>{
+      .on_add = [sch](const std::shared_ptr<const kube::Pod>& p) { sch->OnPodAdd(p); },
+      .on_update = [sch](const std::shared_ptr<const kube::Pod>& o,
+                         const std::shared_ptr<const kube::Pod>& n) { sch->OnPodUpdate(o, n); },
+      .on_delete = [sch](const std::shared_ptr<const kube::Pod>& p, bool) { sch->OnPodDelete(p); },
+  });
+
+  // Metrics of our own.
+  {
+    stats::Scope own(s->registry, "trimaran_");
+    auto& informer_events = own.CallbackCounterFamily(
+        "informer_events_total", "Watch events received, by resource.", {"resource"});
+    auto& informer_errors = own.CallbackCounterFamily(
+        "informer_watch_errors_total", "Failed watches (reconnects), by resource.", {"resource"});
+    auto& informer_relists = own.CallbackCounterFamily(
+        "informer_relists_total", "Re-lists after 410 Gone, by resource.", {"resource"});
+    kube::Informer<kube::Pod>* pi = s->pod_informer.get();
+    kube::Informer<kube::Node>* ni = s->node_informer.get();
+    informer_events.WithLabels({"pods"}).Set([pi] { return double(pi->counters().events.load()); });
+    informer_events.WithLabels({"nodes"}).Set(
+        [ni] { return double(ni->counters().events.load()); });
+    informer_errors.WithLabels({"pods"}).Set(
+        [pi] { return double(pi->counters().watch_errors.load()); });
+    informer_errors.WithLabels({"nodes"}).Set(
+        [ni] { return double(ni->counters().watch_errors.load()); });
+    informer_relists.WithLabels({"pods"}).Set(
+        [pi] { return double(pi->counters().relists_gone.load()); });
+    informer_relists.WithLabels({"nodes"}).Set(
+        [ni] { return double(ni->counters().relists_gone.load()); });
+    auto& requests = own.CallbackCounterFamily(
+        "kube_client_requests_total", "Requests sent to the API server, by client.", {"client"});
+    auto& retries = own.CallbackCounterFamily(
+        "kube_client_retries_total", "Requests retried (429, 5xx, connection errors), by client.",
+        {"client"});
+    for (auto [name, cl] :
+         {std::pair{"main", s->client.get()}, std::pair{"events", s->events_client.get()},
+          std::pair{"leader-election", s->lease_client.get()}}) {
+      kube::RestClient* rc = cl;
+      requests.WithLabels({name}).Set([rc] { return double(rc->counters().requests.load()); });
+      retries.WithLabels({name}).Set([rc] { return double(rc->counters().retries.load()); });
+    }
+    State* st = s.get();
+    stats::Scope(s->registry, "")
+        .CallbackGaugeFamily("leader_election_master_status",
+                             "1 while this replica is the leader (or runs without leader "
+                             "election), 0 otherwise.",
+                             {"name"})
+        .WithLabels({c.leader_election.resource_name})
+        .Set([st] { return st->leading.load() ? 1.0 : 0.0; });
+  }
+
+  // Health checks: healthz/livez have "ping" (+ the leader-election watchdog); readyz adds
+  // informer sync and shutdown.
+  TRIMARAN_RETURN_IF_ERROR(s->checks.Add("informer-sync", sched::kReadyz, s->synced.AsCheck()));
+  TRIMARAN_RETURN_IF_ERROR(s->checks.Add("shutdown", sched::kReadyz, s->shutdown.AsCheck()));
+
+  if (c.leader_election.leader_elect) {
+    kube::LeaderElectionConfig le;
+    le.lease_namespace = c.leader_election.resource_namespace;
+    le.lease_name = c.leader_election.resource_name;
+    le.identity = identity;
+    le.lease_duration = c.leader_election.lease_duration;
+    le.renew_deadline = c.leader_election.renew_deadline;
+    le.retry_period = c.leader_election.retry_period;
+    le.release_on_cancel = true;
+    State* st = s.get();
+    le.on_started_leading = [st](std::stop_token token) {
+      Log(Component::kMain).info("became the leader; scheduling");
+      st->leading.store(true);
+      st->scheduler->Run(token);
+      st->leading.store(false);
+    };
+    le.on_stopped_leading = [st] {
+      st->leading.store(false);
+      if (!st->stop.stop_requested()) {
+        st->leadership_lost.store(true);
+        st->stop.request_stop();
+      }
+    };
+    le.on_new_leader = [](const std::string& id) {
+      Log(Component::kMain).info("new leader elected: {}", id);
+    };
+    TRIMARAN_RETURN_IF_ERROR(kube::ValidateLeaderElectionConfig(le));
+    s->elector = std::make_unique<kube::LeaderElector>(*s->lease_client, s->clock, std::move(le));
+    kube::LeaderElector* el = s->elector.get();
+    const absl::Duration grace = c.leader_election.lease_duration + absl::Seconds(20);
+    const Clock* clock = &s->clock;
+    // kube-scheduler's leader-election watchdog: a leader whose renewals stalled past the
+    // lease (plus a grace period) is unhealthy.
+    TRIMARAN_RETURN_IF_ERROR(s->checks.Add(
+        "leaderElection", sched::kHealthz | sched::kLivez, [el, grace, clock]() -> absl::Status {
+          if (!el->IsLeader()) return absl::OkStatus();
+          const absl::Duration since = clock->Now() - el->LastRenew();
+          if (since > grace) {
+            return absl::UnavailableError(absl::StrCat(
+                "failed election to renew leadership on lease for ", absl::FormatDuration(since)));
+          }
+          return absl::OkStatus();
+        }));
+  }
+
+  // The admin server.
+  if (options.secure_port != 0) {
+    sched::AdminServerOptions ao;
+    ao.bind_address = options.bind_address;
+    ao.port = options.secure_port;
+    if (!options.tls_cert_file.empty()) {
+      ao.cert_file = options.tls_cert_file;
+      ao.key_file = options.tls_private_key_file;
+    } else {
+      std::string dir = options.cert_dir;
+      if (dir.empty()) {
+        const char* tmp = std::getenv("TMPDIR");
+        dir = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
+                           "/trimaran-scheduler-certs-", getuid());
+      }
+      absl::StatusOr<http::ServingCertFiles> files_or = http::EnsureSelfSignedCert(dir);
+      if (!files_or.ok()) {
+        return Annotate(files_or.status(), "generating the self-signed serving certificate");
+      }
+      const http::ServingCertFiles& files = *files_or;
+      if (files.generated) {
+        Log(Component::kAdmin).info("generated a self-signed serving certificate in {}", dir);
+      }
+      ao.cert_file = files.cert_file;
+      ao.key_file = files.key_file;
+    }
+    const config::SchedulerConfig* cp = &s->config;
+    TRIMARAN_ASSIGN_OR_RETURN(s->admin,
+                              sched::AdminServer::Create(ao, &s->registry, &s->checks,
+                                                         [cp]() -> absl::StatusOr<std::string> {
+                                                           return config::WriteConfigJson(*cp);
+                                                         }));
+  }
+  return std::unique_ptr<SchedulerApp>(new SchedulerApp(std::move(s)));
+}
+
+void SchedulerApp::RequestStop() {
+  s_->shutdown.Set(absl::UnavailableError("shutting down"));
+  s_->stop.request_stop();
+}
+
+int SchedulerApp::Run() {
+  State& s = *s_;
+  if (s.admin) {
+    if (absl::Status st = s.admin->Start(); !st.ok()) {
+      Log(Component::kMain).error("cannot serve on the secure port: {}", st);
+      return 1;
+    }
+    Log(Component::kMain)
+        .info("serving healthz, readyz, metrics and configz on {}", s.admin->url());
+  }
+  std::vector<std::string> names;
+  for (const config::Profile& p : s.config.profiles) names.push_back(p.scheduler_name);
+  Log(Component::kMain)
+      .info("starting trimaran-scheduler profiles=[{}] leader_elect={}", absl::StrJoin(names, ","),
+            s.config.leader_election.leader_elect);
+
+  // Informers first (nodes, then pods), on every replica: a standby that takes over has
+  // a warm cache.
+  s.node_informer->Start();
+  s.pod_informer->Start();
+  while (!s.stop.stop_requested()) {
+    if (s.node_informer->WaitForSync(absl::Milliseconds(200)) &&
+        s.pod_informer->WaitForSync(absl::Milliseconds(200))) {
+      break;
+    }
+  }
+  if (!s.stop.stop_requested()) {
+    s.synced.Set(absl::OkStatus());
+    Log(Component::kMain).info("informers synced");
+  }
+
+  std::stop_token token = s.stop.get_token();
+  if (s.elector) {
+    std::jthread election([&s, token] { s.elector->Run(token); });
+    // Wait until asked to stop (signal or lost leadership).
+    absl::Mutex mu;
+    bool stopped = false;
+    std::stop_callback wake(token, [&] {
+      absl::MutexLock lock(&mu);
+      stopped = true;
+    });
+    {
+      absl::MutexLock lock(&mu);
+      mu.Await(absl::Condition(&stopped));
+    }
+    election.join();  // stops scheduling, drains bindings, releases the lease
+  } else if (!token.stop_requested()) {
+    s.leading.store(true);
+    s.scheduler->Run(token);
+    s.leading.store(false);
+  }
+  s.scheduler->Stop();
+  s.sources->Stop();
+  s.pod_informer->Stop();
+  s.node_informer->Stop();
+  s.recorder->Flush();
+  if (s.admin) s.admin->Stop();
+  if (s.leadership_lost.load()) {
+    Log(Component::kMain).error("leaderelection lost");
+    return 1;
+  }
+  Log(Component::kMain).info("stopped");
+  return 0;
+}
+
+}  // namespace trimaran::cmd

@@ -1,0 +1,579 @@
+#include "cmd/trimaranctl/score.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/testing/status_matchers.h"
+#include "common/version.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "loadwatcher/client.h"
+#include "scheduler/framework/interface.h"
+#include "scheduler/plugins/registry.h"
+
+namespace trimaran::cmd::trimaranctl {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using ::trimaran::testing::IsOk;
+using ::trimaran::testing::StatusIs;
+
+std::string TestData(const std::string& name) {
+  return absl::StrCat(TRIMARANCTL_TESTDATA, "/", name);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Compares with a golden file; TRIMARANCTL_UPDATE_GOLDEN=1 rewrites it instead.
+void ExpectGolden(const std::string& actual, const std::string& golden_name) {
+  const std::string path = TestData(golden_name);
+  if (std::getenv("TRIMARANCTL_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path, std::ios::binary) << actual;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  EXPECT_EQ(actual, ReadFile(path)) << "golden " << path;
+}
+
+// ---- JSON builders for small inputs ----
+
+std::string NodeJson(const std::string& name, const std::string& cpu, const std::string& memory,
+                     const std::string& extra_spec = "") {
+  return absl::StrCat(R"({"metadata":{"name":")", name, R"("},"spec":{)", extra_spec,
+                      R"(},"status":{"capacity":{"cpu":")", cpu, R"(","memory":")", memory,
+                      R"(","pods":"110"},"allocatable":{"cpu":")", cpu, R"(","memory":")", memory,
+                      R"(","pods":"110"}}})");
+}
+
+std::string PodJson(const std::string& name, const std::string& node, const std::string& cpu,
+                    const std::string& memory, const std::string& phase = "Running") {
+  return absl::StrCat(R"({"metadata":{"name":")", name,
+                      R"(","namespace":"default"},"spec":{"nodeName":")", node,
+                      R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")", cpu,
+                      R"(","memory":")", memory, R"("}}}]},"status":{"phase":")", phase, R"("}})");
+}
+
+// A v1 config whose only scorer is NodeResourcesFit MostAllocated over `resources`.
+std::string MostAllocatedConfig(const std::string& resources = "[{name: cpu, weight: 1}]",
+                                const std::string& name = "binpack") {
+  return absl::StrCat(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "  - schedulerName: ",
+      name,
+      "\n"
+      "    plugins:\n"
+      "      score:\n"
+      "        disabled: [{name: \"*\"}]\n"
+      "        enabled: [{name: NodeResourcesFit, weight: 1}]\n"
+      "    pluginConfig:\n"
+      "      - name: NodeResourcesFit\n"
+      "        args:\n"
+      "          scoringStrategy:\n"
+      "            type: MostAllocated\n"
+      "            resources: ",
+      resources, "\n");
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string InputJson(const std::vector<std::string>& nodes, const std::vector<std::string>& pods,
+                      const std::string& pod, const std::string& config,
+                      const std::string& extra = "") {
+  return absl::StrCat(R"({"nodes":[)", absl::StrJoin(nodes, ","), R"(],"pods":[)",
+                      absl::StrJoin(pods, ","), R"(],"pod":)", pod, R"(,"schedulerConfig":)",
+                      JsonString(config), extra, "}");
+}
+
+absl::StatusOr<ScoreReport> Score(const std::string& json, ScoreOptions options = {}) {
+  absl::StatusOr<ScoreInput> input = ParseScoreInput(json);
+  if (!input.ok()) return input.status();
+  return RunScore(*input, options);
+}
+
+const NodeReport& Node(const ScoreReport& r, const std::string& name) {
+  for (const NodeReport& n : r.nodes) {
+    if (n.name == name) return n;
+  }
+  ADD_FAILURE() << "no node " << name;
+  static const NodeReport kNone;
+  return kNone;
+}
+
+std::vector<std::string> Names(const ScoreReport& r) {
+  std::vector<std::string> out;
+  for (const NodeReport& n : r.nodes) out.push_back(n.name);
+  return out;
+}
+
+// ---- The golden example: NodeResourcesFit MostAllocated + TaintToleration ----
+
+// testdata/most_allocated.json: nodes of 4 cpu / 8Gi (node-d: 2 cpu / 4Gi); the pending
+// pod requests cpu 1, memory 2Gi; profile "binpack": NodeResourcesFit MostAllocated
+// (cpu 1, memory 1) weight 1, TaintToleration weight 3.
+//
+// MostAllocated per resource = (requested + pod) × 100 / allocatable (integer division),
+// then the weighted mean (integer division):
+//   node-a (2 cpu, 4Gi used): cpu 3000×100/4000 = 75, memory 6Gi×100/8Gi = 75 -> 150/2 = 75
+//   node-b (1 cpu, 1Gi used): cpu 2000×100/4000 = 50, memory 3Gi×100/8Gi = 37 (37.5)
+//                             -> 87/2 = 43 (exact: (50 + 37.5)/2 = 43.75)
+//   node-c (3 cpu, 6Gi used): cpu 4000×100/4000 = 100, memory 8Gi×100/8Gi = 100 -> 100
+//   node-d (1.5 cpu used of 2): 1500m + 1000m > 2000m -> Insufficient cpu (filtered)
+//   node-e: spec.unschedulable -> NodeUnschedulable rejects it
+// TaintToleration counts intolerable PreferNoSchedule taints (node-c: 1, others 0) and
+// normalizes in reverse: 100 − count×100/max -> node-a 100, node-b 100, node-c 0.
+// Totals (1 × NRF + 3 × TT): node-a 75 + 300 = 375, node-b 43 + 300 = 343,
+// node-c 100 + 0 = 100. Chosen: node-a.
+TEST(ScoreTest, MostAllocatedExampleByHand) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ScoreReport r, Score(ReadFile(TestData("most_allocated.json"))));
+  EXPECT_EQ(r.profile, "binpack");
+  EXPECT_EQ(r.now_source, "now");
+  EXPECT_THAT(Names(r), ElementsAre("node-a", "node-b", "node-c", "node-d", "node-e"));
+  struct Want {
+    std::string node;
+    int rank;
+    int64_t nrf;
+    int64_t tt;
+    int64_t total;
+  };
+  for (const Want& w : {Want{"node-a", 1, 75, 100, 375}, Want{"node-b", 2, 43, 100, 343},
+                        Want{"node-c", 3, 100, 0, 100}}) {
+    SCOPED_TRACE(w.node);
+    const NodeReport& n = Node(r, w.node);
+    EXPECT_TRUE(n.feasible);
+    EXPECT_EQ(n.rank, w.rank);
+    ASSERT_EQ(n.scores.size(), 2u);
+    EXPECT_EQ(n.scores[0].plugin, "NodeResourcesFit");
+    EXPECT_EQ(n.scores[0].weight, 1);
+    EXPECT_EQ(n.scores[0].score, w.nrf);
+    EXPECT_EQ(n.scores[1].plugin, "TaintToleration");
+    EXPECT_EQ(n.scores[1].weight, 3);
+    EXPECT_EQ(n.scores[1].score, w.tt);
+    EXPECT_EQ(n.total, w.total);
+  }
+  ASSERT_TRUE(Node(r, "node-b").scores[0].exact.has_value());
+  EXPECT_DOUBLE_EQ(*Node(r, "node-b").scores[0].exact, 43.75);
+
+  const NodeReport& d = Node(r, "node-d");
+  EXPECT_FALSE(d.feasible);
+  EXPECT_EQ(d.code, "Unschedulable");
+  EXPECT_EQ(d.plugin, "NodeResourcesFit");
+  EXPECT_THAT(d.reasons, ElementsAre("Insufficient cpu"));
+  const NodeReport& e = Node(r, "node-e");
+  EXPECT_EQ(e.code, "UnschedulableAndUnresolvable");
+  EXPECT_EQ(e.plugin, "NodeUnschedulable");
+
+  EXPECT_EQ(r.chosen, "node-a");
+  EXPECT_EQ(r.decided_by, "highest-total");
+  EXPECT_TRUE(r.tied.empty());
+}
+
+TEST(ScoreTest, GoldenTable) {
+  std::string out;
+  std::string err;
+  ASSERT_EQ(RunTrimaranctl({"score", TestData("most_allocated.json")}, out, err), 0) << err;
+  EXPECT_EQ(err, "");
+  ExpectGolden(out, "most_allocated.table.golden");
+}
+
+TEST(ScoreTest, GoldenJson) {
+  std::string out;
+  std::string err;
+  ASSERT_EQ(RunTrimaranctl({"score", "-o", "json", TestData("most_allocated.json")}, out, err), 0)
+      << err;
+  ExpectGolden(out, "most_allocated.json.golden");
+}
+
+// ---- TargetLoadPacking: the KEP example ----
+
+// testdata/kep_target_load_packing.json: T = 50, three 4-core nodes using 1, 2 and 3
+// cores (CPU AVG 25 %, 50 %, 75 %), a pod predicting 0 (cpu limit 0).
+//   U ≤ T: round((100 − T) × U / T + T):  node-1 U=25 -> 50×25/50 + 50 = 75
+//                                        node-2 U=50 -> 50×50/50 + 50 = 100
+//   U > T: round(T × (100 − U) / (100 − T)): node-3 U=75 -> 50×25/50 = 25
+TEST(ScoreTest, TargetLoadPackingKepExample) {
+  sched::Registry registry;
+  ASSERT_THAT(sched::plugins::RegisterInTreePlugins(registry), IsOk());
+  if (!registry.Contains("TargetLoadPacking")) {
+    GTEST_SKIP() << "TargetLoadPacking is not registered in this build";
+  }
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ScoreReport r,
+                                Score(ReadFile(TestData("kep_target_load_packing.json"))));
+  EXPECT_EQ(r.profile, "trimaran");
+  // No `now` in the file: the clock is the metrics timestamp (age 0, fresh).
+  EXPECT_EQ(r.now_source, "metrics.timestamp");
+  EXPECT_EQ(r.now, absl::FromUnixSeconds(1714564800));
+  for (const auto& [node, score] : std::vector<std::pair<std::string, int64_t>>{
+           {"node-1", 75}, {"node-2", 100}, {"node-3", 25}}) {
+    SCOPED_TRACE(node);
+    const NodeReport& n = Node(r, node);
+    ASSERT_EQ(n.scores.size(), 1u);
+    EXPECT_EQ(n.scores[0].plugin, "TargetLoadPacking");
+    EXPECT_EQ(n.scores[0].score, score);
+    EXPECT_EQ(n.total, score);
+  }
+  EXPECT_EQ(r.chosen, "node-2");
+  EXPECT_THAT(Names(r), ElementsAre("node-2", "node-1", "node-3"));
+  EXPECT_THAT(absl::StrJoin(r.notes, "\n"), HasSubstr("metricProvider {type: Prometheus"));
+}
+
+// ---- Tie-breaks ----
+
+// cpu-only MostAllocated, pod 1 cpu:
+//   node-x: 3 cpu, empty:            1000×100/3000 = 33 (exact 33.33…)
+//   node-y: 100 cpu, 32 cpu used:    33000×100/100000 = 33 (exact 33.0)
+//   node-z: 3 cpu, empty (= node-x)
+// node-x and node-z tie on the integer total 33 with node-y, beat it on the exact total,
+// and tie with each other on both: the smallest name, node-x, wins.
+TEST(ScoreTest, TiesBrokenByExactTotalThenName) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> nodes;
+    std::string want_chosen;
+    std::string want_decided_by;
+    std::vector<std::string> want_tied;
+  };
+  const std::vector<Case> cases = {
+      {"exact total decides", {"node-x", "node-y"}, "node-x", "exact-total", {"node-x", "node-y"}},
+      {"name decides",
+       {"node-z", "node-x", "node-y"},
+       "node-x",
+       "node-name",
+       {"node-x", "node-z", "node-y"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> nodes;
+    for (const std::string& n : c.nodes) {
+      nodes.push_back(n == "node-y" ? NodeJson(n, "100", "64Gi") : NodeJson(n, "3", "64Gi"));
+    }
+    const std::string pod =
+        R"({"metadata":{"name":"p","namespace":"default"},"spec":{"schedulerName":"binpack","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}})";
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(
+        ScoreReport r, Score(InputJson(nodes, {PodJson("big", "node-y", "32", "1Gi")}, pod,
+                                       MostAllocatedConfig())));
+    EXPECT_EQ(r.chosen, c.want_chosen);
+    EXPECT_EQ(r.decided_by, c.want_decided_by);
+    EXPECT_EQ(r.tied, c.want_tied);
+    for (const NodeReport& n : r.nodes) EXPECT_EQ(n.total, 33) << n.name;
+    const bool noted = absl::StrContains(absl::StrJoin(r.notes, "\n"), "at random");
+    EXPECT_EQ(noted, c.want_decided_by == "node-name");
+  }
+}
+
+// ---- The Handle: file metrics reach plugins through the runtime ----
+
+// A Score plugin that reports what its Handle gives it: the CPU value of the node in
+// load_watcher(), plus 1 when load_watcher_sources() serves the same value through a
+// remote source, and the clock's unix seconds mod 100 in the exact score.
+class MetricsProbe final : public sched::ScorePlugin {
+ public:
+  static constexpr char kName[] = "MetricsProbe";
+  explicit MetricsProbe(sched::Handle& handle) : handle_(handle) {}
+  absl::string_view Name() const override { return kName; }
+  sched::ScoreResult Score(const sched::CycleState&, const kube::Pod&,
+                           const sched::NodeInfo& node) const override {
+    sched::ScoreResult r;
+    r.exact = static_cast<double>(absl::ToUnixSeconds(handle_.clock().Now()) % 100);
+    lw::Client* client = handle_.load_watcher();
+    if (client == nullptr) return r;
+    lw::MetricsRequest request;
+    request.hosts = {node.name()};
+    absl::StatusOr<lw::WatcherMetrics> m = client->GetLatestMetrics(request);
+    if (!m.ok() || m->data.node_metrics_map.size() != 1) return r;
+    const double cpu = m->data.node_metrics_map.begin()->second.metrics.at(0).value;
+    r.score = static_cast<int64_t>(cpu);
+    if (lw::SourcePool* pool = handle_.load_watcher_sources()) {
+      absl::StatusOr<lw::Client*> remote = pool->Remote("grpc://127.0.0.1:1");
+      if (remote.ok() && (*remote)->GetLatestMetrics(request).ok()) r.score += 1;
+    }
+    return r;
+  }
+
+ private:
+  sched::Handle& handle_;
+};
+
+TEST(ScoreTest, PluginsSeeTheFileMetricsAndClock) {
+  sched::Registry registry;
+  ASSERT_THAT(sched::plugins::RegisterInTreePlugins(registry), IsOk());
+  ASSERT_THAT(
+      registry.Register(MetricsProbe::kName,
+                        [](const sched::PluginArgs&,
+                           sched::Handle& h) -> absl::StatusOr<std::unique_ptr<sched::Plugin>> {
+                          return std::make_unique<MetricsProbe>(h);
+                        }),
+      IsOk());
+  sched::config::PluginCatalog catalog = sched::plugins::InTreeCatalog();
+  catalog.known.insert(MetricsProbe::kName);
+  catalog.implements = [](absl::string_view plugin, sched::config::ExtensionPoint point) {
+    if (plugin == MetricsProbe::kName) return point == sched::config::ExtensionPoint::kScore;
+    return sched::config::BuiltinImplements(plugin, point);
+  };
+  ScoreOptions options;
+  options.registry = &registry;
+  options.catalog = &catalog;
+  const std::string config =
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "  - schedulerName: probe\n"
+      "    plugins:\n"
+      "      score:\n"
+      "        disabled: [{name: \"*\"}]\n"
+      "        enabled: [{name: MetricsProbe}]\n";
+  const std::string pod =
+      R"({"metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"c"}]}})";
+  // Unix time 1714564842: mod 100 = 42. node-1 CPU 30 %, node-2 CPU 60 %.
+  const std::string metrics =
+      R"(,"metrics":{"timestamp":1714564842,"window":{"duration":"15m","start":1714563942,"end":1714564842},"source":"Prometheus","data":{"NodeMetricsMap":{"node-1":{"metrics":[{"name":"","type":"CPU","operator":"AVG","rollup":"","value":30}]},"node-2":{"metrics":[{"name":"","type":"CPU","operator":"AVG","rollup":"","value":60}]}}}})";
+  const std::vector<std::string> nodes = {NodeJson("node-1", "4", "8Gi"),
+                                          NodeJson("node-2", "4", "8Gi")};
+  {
+    SCOPED_TRACE("with metrics: load_watcher() 30/60, +1 through load_watcher_sources()");
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(ScoreReport r,
+                                  Score(InputJson(nodes, {}, pod, config, metrics), options));
+    EXPECT_EQ(Node(r, "node-1").scores.at(0).score, 31);
+    EXPECT_EQ(Node(r, "node-2").scores.at(0).score, 61);
+    EXPECT_EQ(Node(r, "node-2").scores.at(0).exact, 42.0);  // clock = metrics timestamp
+    EXPECT_EQ(r.chosen, "node-2");
+    EXPECT_THAT(absl::StrJoin(r.notes, "\n"), HasSubstr("watcherAddress grpc://127.0.0.1:1"));
+  }
+  {
+    SCOPED_TRACE("`now` overrides the metrics timestamp for the clock");
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(
+        ScoreReport r,
+        Score(InputJson(nodes, {}, pod, config, absl::StrCat(metrics, R"(,"now":1714564807)")),
+              options));
+    EXPECT_EQ(r.now_source, "now");
+    EXPECT_EQ(Node(r, "node-1").scores.at(0).exact, 7.0);
+  }
+  {
+    SCOPED_TRACE("without metrics both accessors are null: score 0");
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(ScoreReport r, Score(InputJson(nodes, {}, pod, config), options));
+    EXPECT_EQ(r.now_source, "default");
+    EXPECT_EQ(Node(r, "node-1").scores.at(0).score, 0);
+    EXPECT_EQ(Node(r, "node-2").scores.at(0).score, 0);
+  }
+}
+
+// ---- Input handling ----
+
+TEST(ScoreTest, PodsAndProfilesAreResolvedAsDocumented) {
+  const std::string two_profiles =
+      MostAllocatedConfig("[{name: cpu, weight: 1}]", "first") + "  - schedulerName: second\n";
+  // The pending pod is bound already (nodeName) and listed among the pods: both ignored.
+  const std::string pod =
+      R"({"metadata":{"name":"web","namespace":"default"},"spec":{"nodeName":"node-1","schedulerName":"nobody","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}})";
+  const std::vector<std::string> pods = {
+      PodJson("web", "node-1", "1", "1Gi"),                // the pending pod itself
+      PodJson("done", "node-1", "3", "1Gi", "Succeeded"),  // terminal: no resources
+      PodJson("elsewhere", "node-9", "1", "1Gi"),          // unknown node
+      PodJson("pending", "", "1", "1Gi", "Pending"),       // unassigned
+      PodJson("running", "node-2", "2", "1Gi"),
+  };
+  const std::string json = InputJson(
+      {NodeJson("node-1", "4", "8Gi"), NodeJson("node-2", "4", "8Gi")}, pods, pod, two_profiles);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ScoreReport r, Score(json));
+  EXPECT_EQ(r.profile, "first");  // schedulerName "nobody" names no profile
+  // cpu only: node-1 1000×100/4000 = 25 (the terminal pod's 3 cpu do not count);
+  //           node-2 (1000 + 2000)×100/4000 = 75.
+  EXPECT_EQ(Node(r, "node-1").total, 25);
+  EXPECT_EQ(Node(r, "node-2").total, 75);
+  EXPECT_EQ(r.chosen, "node-2");
+  const std::string notes = absl::StrJoin(r.notes, "\n");
+  EXPECT_THAT(notes, HasSubstr("\"nobody\" names no profile"));
+  EXPECT_THAT(notes, HasSubstr("pod.spec.nodeName \"node-1\" ignored"));
+  EXPECT_THAT(notes, HasSubstr("pods[0] is the pod being scored"));
+  EXPECT_THAT(notes, HasSubstr("1 terminal pod(s)"));
+  EXPECT_THAT(notes, HasSubstr("pods[2] (default/elsewhere) is on node \"node-9\""));
+  EXPECT_THAT(notes, HasSubstr("1 pod(s) without spec.nodeName"));
+
+  ScoreOptions second;
+  second.profile = "second";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(r, Score(json, second));
+  EXPECT_EQ(r.profile, "second");
+  ScoreOptions missing;
+  missing.profile = "third";
+  EXPECT_THAT(Score(json, missing), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("no profile named \"third\"")));
+}
+
+TEST(ScoreTest, NoNodeFitsNominatedAndSingleNode) {
+  const std::string config = MostAllocatedConfig();
+  const std::string big =
+      R"({"metadata":{"name":"big","namespace":"default"},"spec":{"schedulerName":"binpack","containers":[{"name":"c","resources":{"requests":{"cpu":"64"}}}]}})";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      ScoreReport r,
+      Score(InputJson({NodeJson("node-1", "4", "8Gi"), NodeJson("node-2", "4", "8Gi")}, {}, big,
+                      config)));
+  EXPECT_EQ(r.chosen, "");
+  EXPECT_EQ(r.decided_by, "");
+  for (const NodeReport& n : r.nodes) {
+    EXPECT_FALSE(n.feasible);
+    EXPECT_EQ(n.code, "UnschedulableAndUnresolvable");  // 64 > the node's total 4
+    EXPECT_THAT(n.reasons, ElementsAre("Insufficient cpu"));
+  }
+  EXPECT_THAT(FormatTable(r), HasSubstr("Chosen: none: no node fits the pod"));
+  EXPECT_THAT(FormatJson(r), HasSubstr(R"("chosen":null)"));
+
+  // node-1 would win on score (more full), but the pod is nominated to node-2, which fits.
+  const std::string nominated =
+      R"({"metadata":{"name":"n","namespace":"default"},"spec":{"schedulerName":"binpack","containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},"status":{"nominatedNodeName":"node-2"}})";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      r, Score(InputJson({NodeJson("node-1", "2", "8Gi"), NodeJson("node-2", "4", "8Gi")}, {},
+                         nominated, config)));
+  EXPECT_EQ(r.chosen, "node-2");
+  EXPECT_EQ(r.decided_by, "nominated");
+  EXPECT_EQ(Node(r, "node-1").total, 50);  // still scored: 1000×100/2000
+  EXPECT_EQ(Node(r, "node-2").total, 25);
+
+  const std::string one =
+      R"({"metadata":{"name":"o","namespace":"default"},"spec":{"schedulerName":"binpack","containers":[{"name":"c","resources":{"requests":{"cpu":"3"}}}]}})";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      r, Score(InputJson({NodeJson("node-1", "2", "8Gi"), NodeJson("node-2", "4", "8Gi")}, {}, one,
+                         config)));
+  EXPECT_EQ(r.chosen, "node-2");
+  EXPECT_EQ(r.decided_by, "only-feasible-node");
+  EXPECT_EQ(Node(r, "node-2").total, 75);  // 3000×100/4000
+}
+
+TEST(ScoreTest, BadInputNamesTheJsonPath) {
+  const std::string node = NodeJson("node-1", "4", "8Gi");
+  const std::string pod = R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}})";
+  struct Case {
+    std::string name;
+    std::string json;
+    std::string want_prefix;
+  };
+  const std::vector<Case> cases = {
+      {"not JSON", "{", "invalid JSON at offset 1"},
+      {"not an object", "[]", "$: expected an object"},
+      {"unknown field", R"({"nodez":[]})", "nodez: unknown field"},
+      {"no nodes", absl::StrCat(R"({"pod":)", pod, "}"), "nodes: required"},
+      {"nodes not an array", absl::StrCat(R"({"nodes":3,"pod":)", pod, "}"),
+       "nodes: expected an array"},
+      {"bad quantity",
+       absl::StrCat(R"({"nodes":[)", node,
+                    R"(,{"metadata":{"name":"n2"},"status":{"capacity":{"cpu":"1.5.3"}}}],"pod":)",
+                    pod, "}"),
+       "nodes[1].status.capacity.cpu"},
+      {"List form, bad item",
+       absl::StrCat(R"({"nodes":{"items":[)", node, R"(,{"metadata":{"name":7}}]},"pod":)", pod,
+                    "}"),
+       "nodes.items[1].metadata.name"},
+      {"duplicate node", absl::StrCat(R"({"nodes":[)", node, ",", node, R"(],"pod":)", pod, "}"),
+       "nodes[1].metadata.name: duplicate node \"node-1\""},
+      {"no pod", absl::StrCat(R"({"nodes":[)", node, "]}"), "pod: required"},
+      {"bad pod", absl::StrCat(R"({"nodes":[)", node, R"(],"pod":{"spec":{"containers":3}}})"),
+       "pod.spec.containers"},
+      {"bad pods entry",
+       absl::StrCat(R"({"nodes":[)", node, R"(],"pods":[{"metadata":[]}],"pod":)", pod, "}"),
+       "pods[0].metadata"},
+      {"bad metrics",
+       absl::StrCat(R"({"nodes":[)", node, R"(],"pod":)", pod, R"(,"metrics":{"timestamp":"x"}})"),
+       "metrics.timestamp"},
+      {"bad now", absl::StrCat(R"({"nodes":[)", node, R"(],"pod":)", pod, R"(,"now":"yesterday"})"),
+       "now:"},
+      {"config unknown field",
+       absl::StrCat(
+           R"({"nodes":[)", node, R"(],"pod":)", pod,
+           R"(,"schedulerConfig":{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profilez":[]}})"),
+       "schedulerConfig: "},
+      {"config invalid args",
+       absl::StrCat(R"({"nodes":[)", node, R"(],"pod":)", pod, R"(,"schedulerConfig":)",
+                    JsonString(MostAllocatedConfig("[{name: cpu, weight: -1}]")), "}"),
+       "schedulerConfig: "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    absl::StatusOr<ScoreReport> r = Score(c.json);
+    EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument, StartsWith(c.want_prefix)));
+  }
+  // The config errors carry the loader's field paths.
+  EXPECT_THAT(Score(cases[cases.size() - 2].json).status().message(), HasSubstr("profilez"));
+  EXPECT_THAT(Score(cases.back().json).status().message(),
+              HasSubstr("scoringStrategy.resources[0].weight"));
+}
+
+// ---- The CLI ----
+
+TEST(CliTest, HelpVersionAndUsageErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    int want_code;
+    std::string want_out;  // substring
+    std::string want_err;  // substring
+  };
+  const std::string file = TestData("most_allocated.json");
+  const std::vector<Case> cases = {
+      {{"--help"}, 0, "trimaranctl score [flags] FILE", ""},
+      {{"score", "--help"}, 0, "-o, --output FORMAT", ""},
+      {{"--version"}, 0, absl::StrCat("trimaranctl ", kVersion, "\n"), ""},
+      {{}, 1, "", "no command given"},
+      {{"scroe"}, 1, "", "unknown command \"scroe\""},
+      {{"score"}, 1, "", "FILE is required"},
+      {{"score", "--bogus", file}, 1, "", "unknown flag \"--bogus\""},
+      {{"score", "-o", "yaml", file}, 1, "", "must be table or json, got \"yaml\""},
+      {{"score", "-o"}, 1, "", "-o: needs a value"},
+      {{"score", file, file}, 1, "", "more than one FILE"},
+      {{"score", "/nonexistent/in.json"}, 1, "", "/nonexistent/in.json: cannot open file"},
+      {{"score", "--profile", "nope", file}, 1, "", "no profile named \"nope\""},
+      {{"score", "-ojson", file}, 0, R"("schemaVersion":1)", ""},
+      {{"score", "--output=json", file}, 0, R"("chosen":"node-a")", ""},
+      {{"score", "--profile=binpack", file}, 0, "Chosen: node-a (highest total 375)", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrJoin(c.args, " "));
+    std::string out;
+    std::string err;
+    EXPECT_EQ(RunTrimaranctl(c.args, out, err), c.want_code);
+    EXPECT_THAT(out, HasSubstr(c.want_out));
+    EXPECT_THAT(err, HasSubstr(c.want_err));
+  }
+  // --version prints exactly one line.
+  std::string out;
+  std::string err;
+  ASSERT_EQ(RunTrimaranctl({"--version"}, out, err), 0);
+  EXPECT_EQ(out, absl::StrCat("trimaranctl ", kVersion, "\n"));
+}
+
+TEST(CliTest, BadFileIsExitOneWithThePath) {
+  const std::string path = ::testing::TempDir() + "/trimaranctl_bad.json";
+  std::ofstream(path)
+      << R"({"nodes":[{"metadata":{"name":"n"},"status":{"allocatable":{"memory":"lots"}}}],"pod":{"metadata":{"name":"p"}}})";
+  std::string out;
+  std::string err;
+  EXPECT_EQ(RunTrimaranctl({"score", path}, out, err), 1);
+  EXPECT_EQ(out, "");
+  EXPECT_THAT(err, HasSubstr(absl::StrCat("trimaranctl: error: ", path,
+                                          ": nodes[0].status.allocatable.memory")));
+}
+
+}  // namespace
+}  // namespace trimaran::cmd::trimaranctl

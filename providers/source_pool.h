@@ -1,0 +1,121 @@
+#pragma once
+// DefaultSourcePool: the production lw::SourcePool (loadwatcher/source_pool.h) that
+// trimaran-scheduler hands to the load-aware plugins and the load-watcher daemon uses
+// for its one watcher.
+//
+//   InProcess(spec)   once per distinct ProviderSpec: builds the provider
+//                     (providers/registry.h, or the factory seam), a lw::Watcher over
+//                     it and an lw::InProcessClient, and runs Watcher::Run on its own
+//                     std::jthread. For a Prometheus provider with a kube client, that
+//                     thread first lists the nodes and runs the provider's startup check
+//                     (logged: which nodes have no series, which queries return
+//                     nothing), and a second thread re-lists the nodes every
+//                     `node_resync_interval` so nodes that join later are mapped.
+//                     Later calls with an equal spec return the same Client.
+//   Remote(address)   once per distinct address: "http://..." / "https://..." -> an
+//                     lw::HttpClient (paypal REST /watcher; a trailing "/" is dropped),
+//                     "grpc://host:port" -> an lw::GrpcClient to host:port,
+//                     "dns:///host:port" -> an lw::GrpcClient to that target as given.
+//                     Anything else is InvalidArgument.
+//   Stop()            requests stop on every watcher thread and joins them (the
+//                     destructor calls it). Clients stay valid and keep answering
+//                     with the last data; InProcess after Stop is FailedPrecondition.
+//
+// Stats: every watcher registers in the Scope given (production: prefix "trimaran_").
+// Watchers of the same provider type share series (the Registry returns the existing
+// family), and the age gauge follows the newest watcher; one watcher per process is
+// the common case.
+//
+// Thread-safety: InProcess, Remote, FindWatcher and the counts are safe for concurrent
+// use. Stop/destruction must not race with other calls.
+// Ownership: the pool owns providers, watchers, clients and threads; it borrows the
+// clock, the Scope's registry and the kube client, which must outlive it.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "common/http/transport.h"
+#include "common/stats/stats.h"
+#include "kube/client.h"
+#include "loadwatcher/client.h"
+#include "loadwatcher/source_pool.h"
+#include "loadwatcher/watcher.h"
+#include "providers/registry.h"
+
+namespace trimaran::providers {
+
+struct SourcePoolOptions {
+  lw::WatcherOptions watcher{};
+  // Provider settings not in a ProviderSpec. Its kube_client is ignored: the pool
+  // passes its own.
+  ProviderExtras extras{};
+  // Prometheus + kube client: run the startup check before the first fetch.
+  bool prometheus_startup_check = true;
+  // Prometheus + kube client: re-list nodes this often (zero: only at start).
+  absl::Duration node_resync_interval = absl::Minutes(5);
+  // Remote HTTP clients: the request timeout (upstream's 55 s).
+  absl::Duration remote_timeout = absl::Seconds(55);
+  // Remote HTTP clients send through this; null: a CurlTransport made on first use.
+  std::shared_ptr<http::HttpTransport> remote_transport{};
+};
+
+// Builds a provider for a spec (tests inject fakes). Null: BuildProvider(spec, extras).
+using ProviderFactory = std::function<absl::StatusOr<BuiltProvider>(const lw::ProviderSpec&)>;
+
+class DefaultSourcePool final : public lw::SourcePool {
+ public:
+  DefaultSourcePool(const Clock& clock, stats::Scope scope, kube::Client* kube_client,
+                    SourcePoolOptions options = {}, ProviderFactory factory = {});
+  ~DefaultSourcePool() override;
+  DefaultSourcePool(const DefaultSourcePool&) = delete;
+  DefaultSourcePool& operator=(const DefaultSourcePool&) = delete;
+
+  absl::StatusOr<lw::Client*> InProcess(const lw::ProviderSpec& spec) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<lw::Client*> Remote(absl::string_view address) override ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The watcher InProcess(spec) created, or null. (The daemon serves it over REST and
+  // gRPC.) Specs are compared after the type is canonicalised ("" = metrics-server).
+  lw::Watcher* FindWatcher(const lw::ProviderSpec& spec) const ABSL_LOCKS_EXCLUDED(mu_);
+
+  size_t in_process_count() const ABSL_LOCKS_EXCLUDED(mu_);
+  size_t remote_count() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  struct InProcessEntry;
+
+  void RunWatcher(InProcessEntry& entry, std::stop_token stop);
+  void ResyncNodes(InProcessEntry& entry, std::stop_token stop);
+  static lw::ProviderSpec Normalize(const lw::ProviderSpec& spec);
+
+  const Clock& clock_;
+  const stats::Scope scope_;
+  kube::Client* const kube_client_;
+  const SourcePoolOptions options_;
+  const ProviderFactory factory_;
+
+  mutable absl::Mutex mu_;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<http::HttpTransport> remote_transport_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<lw::ProviderSpec, std::unique_ptr<InProcessEntry>> in_process_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::unique_ptr<lw::Client>> remote_ ABSL_GUARDED_BY(mu_);
+};
+
+// Lists every node (following continue tokens) as Prometheus NodeRefs (name + every
+// status address).
+absl::StatusOr<std::vector<prometheus::NodeRef>> ListNodeRefs(kube::Client& client);
+
+}  // namespace trimaran::providers

@@ -1,0 +1,150 @@
+#include "scheduler/plugins/load_variation_risk_balancing/load_variation_risk_balancing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "common/status_macros.h"
+
+namespace trimaran::sched::plugins {
+namespace {
+
+using trimaran::CpuMem;
+using trimaran::MetricsState;
+using trimaran::ResourceStats;
+using trimaran::StatsResource;
+
+}  // namespace
+
+struct LoadVariationRiskBalancing::CycleData final : public StateData {
+  trimaran::CycleMetrics metrics;
+  bool attached = false;  // PreScore attached metrics.view to the tracker
+  CpuMem request;
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
+};
+
+absl::StatusOr<std::unique_ptr<Plugin>> LoadVariationRiskBalancing::New(const PluginArgs& args,
+                                                                        Handle& handle) {
+  TRIMARAN_ASSIGN_OR_RETURN(LoadVariationRiskBalancingArgs typed,
+                            DecodeLoadVariationRiskBalancingArgs(args));
+  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<trimaran::PluginMetrics> metrics,
+                            trimaran::PluginMetrics::Create(typed.trimaran, handle, kName));
+  return std::make_unique<LoadVariationRiskBalancing>(std::move(typed), std::move(metrics));
+}
+
+LoadVariationRiskBalancing::LoadVariationRiskBalancing(
+    LoadVariationRiskBalancingArgs args, std::unique_ptr<trimaran::PluginMetrics> metrics)
+    : args_(std::move(args)), metrics_(std::move(metrics)), tracker_(metrics_->clock()) {}
+
+double LoadVariationRiskBalancing::RiskScore(const ResourceStats& stats, double margin,
+                                             double sensitivity) {
+  const double c = stats.capacity;
+  if (c <= 0) return 0;
+  const double r = std::max(stats.req, 0.0);
+  const double a = std::clamp(stats.used_avg, 0.0, c);
+  const double s = std::clamp(stats.used_stdev, 0.0, c);
+  const double mu = std::clamp((a + r) / c, 0.0, 1.0);
+  double sigma = std::clamp(s / c, 0.0, 1.0);
+  if (sensitivity >= 0) sigma = std::pow(sigma, 1 / sensitivity);
+  sigma = std::clamp(margin * sigma, 0.0, 1.0);
+  const double risk = (mu + sigma) / 2;
+  return (1 - risk) * 100;
+}
+
+Status LoadVariationRiskBalancing::PreScore(CycleState& state, const kube::Pod& pod,
+                                            std::span<const NodeInfo* const> /*nodes*/) {
+  auto data = std::make_unique<CycleData>();
+  data->metrics = metrics_->ForCycle();
+  data->request = trimaran::PodRequests(pod);
+  if (data->metrics.view != nullptr) {
+    // Once per new view: prune what its window covers and link the pending sums.
+    tracker_.AttachView(data->metrics.view,
+                        metrics_->clock().Now() - metrics_->spec().metrics_max_age -
+                            absl::Seconds(trimaran::kMetricsReportingAllowanceSeconds));
+    data->attached = true;
+  }
+  state.Write(kStateKey, std::move(data));
+  return Status();
+}
+
+ScoreResult LoadVariationRiskBalancing::Score(const CycleState& state, const kube::Pod& pod,
+                                              const NodeInfo& node_info) const {
+  const kube::Node* node = node_info.node();
+  if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
+  std::optional<CycleData> local;
+  const CycleData* data = nullptr;
+  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) {
+    data = *read;
+  } else {
+    local.emplace();
+    local->metrics = metrics_->ForCycleNonBlocking();
+    local->request = trimaran::PodRequests(pod);
+    data = &*local;
+  }
+  const std::string& name = node_info.name();
+  MetricsState mstate;
+  const trimaran::NodeUsage* usage = metrics_->Lookup(data->metrics, name, &mstate);
+  if (usage != nullptr && !usage->cpu.valid && !usage->memory.valid) {
+    mstate = MetricsState::kNoUsableMetric;
+  }
+  metrics_->Report(name, mstate);
+
+  const double margin = args_.safe_variance_margin;
+  const double sensitivity = args_.safe_variance_sensitivity;
+  double s_cpu = 0, s_mem = 0;
+  bool ok_cpu = false, ok_mem = false;
+  if (mstate == MetricsState::kOk) {
+    const trimaran::PodLoad recent = trimaran::PendingLoad(
+        tracker_, *usage, name, data->metrics.view->window_end(), data->attached);
+    if (usage->cpu.valid) {
+      s_cpu = RiskScore(
+          trimaran::CreateResourceStats(
+              usage->cpu, *node, data->request.milli_cpu + recent.milli_cpu, StatsResource::kCpu),
+          margin, sensitivity);
+      ok_cpu = true;
+    }
+    if (usage->memory.valid) {
+      s_mem = RiskScore(
+          trimaran::CreateResourceStats(usage->memory, *node, data->request.memory + recent.memory,
+                                        StatsResource::kMemory),
+          margin, sensitivity);
+      ok_mem = true;
+    }
+  } else if (metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+    return ScoreResult::Of(kMinNodeScore);
+  } else {
+    // Requests: the node's requested resources stand in for the measured mean, σ = 0.
+    constexpr double kMiB = 1.0 / 1048576.0;
+    const CpuMem alloc = trimaran::Allocatable(*node);
+    ResourceStats cpu{static_cast<double>(alloc.milli_cpu),
+                      static_cast<double>(data->request.milli_cpu),
+                      static_cast<double>(node_info.requested().milli_cpu), 0};
+    ResourceStats mem{static_cast<double>(alloc.memory) * kMiB,
+                      static_cast<double>(data->request.memory) * kMiB,
+                      static_cast<double>(node_info.requested().memory) * kMiB, 0};
+    s_cpu = RiskScore(cpu, margin, sensitivity);
+    s_mem = RiskScore(mem, margin, sensitivity);
+    ok_cpu = ok_mem = true;
+  }
+  const double total = ok_cpu && ok_mem ? std::min(s_cpu, s_mem) : std::max(s_cpu, s_mem);
+  return ScoreResult::Of(static_cast<int64_t>(std::round(total)), total);
+}
+
+Status LoadVariationRiskBalancing::Reserve(CycleState& state, const kube::Pod& pod,
+                                           absl::string_view node_name) {
+  // Tracked only when PreScore attached a metrics view (see TargetLoadPacking::Reserve).
+  auto read = state.Read<CycleData>(kStateKey);
+  if (!read.ok() || !(*read)->attached) return Status();
+  const CpuMem& req = (*read)->request;
+  tracker_.Assume(pod, node_name, trimaran::PodLoad{req.milli_cpu, req.memory});
+  return Status();
+}
+
+void LoadVariationRiskBalancing::Unreserve(CycleState& /*state*/, const kube::Pod& pod,
+                                           absl::string_view /*node_name*/) {
+  tracker_.Forget(pod);
+}
+
+}  // namespace trimaran::sched::plugins

@@ -1,0 +1,93 @@
+#pragma once
+// TargetLoadPacking: best-fit packing on *measured* CPU (and optionally memory) up to a
+// target utilisation, then least-fit among hot nodes (spec trimaran-and-load-watcher.md
+// §2; upstream pkg/trimaran/targetloadpacking). Args: args.h.
+//
+// Per resource r with target T (cpu only by default, exactly upstream's formula):
+//   P  = Σ over spec.containers (init containers ignored) of
+//          limits[r] present   -> limit
+//          requests[r] present -> round(request × m)
+//          otherwise           -> defaultRequests[r]
+//        + spec.overhead[r]                                          (PreScore, once)
+//   u  = the node's last r metric with operator AVG or Latest (percent)
+//   C  = node.status.CAPACITY[r] (millicores / bytes, as a double)
+//   M  = Σ of the predictions of pods this plugin placed that the metrics window does not
+//        cover yet (trimaran/recent_pods.h: assumed at Reserve, dropped at Unreserve)
+//   U  = C != 0 ? 100 × ((u/100 × C + P) + M) / C : 0     (this evaluation order)
+//   s  = U > T and U > 100 : 0
+//        T < U <= 100      : round(T × (100 − U) / (100 − T))
+//        U <= T            : round((100 − T) × U / T + T)
+// score = s for one resource; round(Σ w_r·s_r,exact / Σ w_r) for several. The exact value
+// is reported as ScoreResult::exact (runtime tie-break). NormalizeScore: none (scores are
+// already in [0, 100] for valid args).
+//
+// Staleness (trimaran/trimaran_spec.h): when the metrics are missing, stale, do not list
+// the node, or have no AVG/Latest value for a configured resource, the node is scored by
+// `fallback`: Requests -> U = 100 × (node requested[r] + P) / C through the same curve
+// (requested comes from the scheduler cache and already holds assumed pods); MinScore ->
+// 0, upstream's behaviour. Every fallback is counted and logged once per node and state
+// change (trimaran/fallback.h).
+//
+// Fixed vs upstream: args per instance (upstream: package globals, last instance wins);
+// assumed pods counted from Reserve (#797); no double counting of pods that were running
+// at startup; targetUtilization validated to [1, 100]; a staleness limit and fallback;
+// the metrics snapshot is read once per cycle in PreScore, from a source shared by all
+// plugins with the same provider config.
+//
+// Thread-safety: Score is const and safe for concurrent use; PreScore and Reserve run on
+// the scheduling thread, Unreserve possibly on a binding thread (the tracker locks).
+// Ownership: borrows the Handle (clock, stats, metrics source) for its whole life.
+
+#include <memory>
+#include <span>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/framework/interface.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/plugins/target_load_packing/args.h"
+#include "scheduler/plugins/trimaran/plugin_metrics.h"
+#include "scheduler/plugins/trimaran/recent_pods.h"
+
+namespace trimaran::sched::plugins {
+
+class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, public ReservePlugin {
+ public:
+  static constexpr absl::string_view kName = "TargetLoadPacking";
+  static constexpr absl::string_view kStateKey = "TargetLoadPacking.Cycle";
+
+  static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+
+  // `args` must be valid; `metrics` must not be null.
+  TargetLoadPacking(TargetLoadPackingArgs args, std::unique_ptr<trimaran::PluginMetrics> metrics);
+
+  absl::string_view Name() const override { return kName; }
+  const TargetLoadPackingArgs& args() const { return args_; }
+
+  Status PreScore(CycleState& state, const kube::Pod& pod,
+                  std::span<const NodeInfo* const> nodes) override;
+  ScoreResult Score(const CycleState& state, const kube::Pod& pod,
+                    const NodeInfo& node_info) const override;
+  Status Reserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
+  void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
+
+  // The pod's predicted load P (cpu millicores, memory bytes) per the args (§2.2).
+  trimaran::PodLoad Predict(const kube::Pod& pod) const;
+
+  // The target curve of §2.5 for utilisation U (percent) and target T: the unrounded
+  // score (0 when U > 100 and U > T).
+  static double Curve(double u, double t);
+
+  const trimaran::RecentPodTracker& tracker() const { return tracker_; }
+  const trimaran::PluginMetrics& metrics() const { return *metrics_; }
+
+ private:
+  struct CycleData;
+
+  TargetLoadPackingArgs args_;
+  std::unique_ptr<trimaran::PluginMetrics> metrics_;
+  trimaran::RecentPodTracker tracker_;
+};
+
+}  // namespace trimaran::sched::plugins

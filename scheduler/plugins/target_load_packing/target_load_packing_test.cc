@@ -1,0 +1,410 @@
+#include "scheduler/plugins/target_load_packing/target_load_packing.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/testing/wrappers.h"
+#include "loadwatcher/testing/builders.h"
+#include "loadwatcher/testing/fake_load_watcher_client.h"
+#include "scheduler/plugins/trimaran/testing/fake_source_pool.h"
+#include "scheduler/testing/fake_handle.h"
+#include "yaml-cpp/yaml.h"
+
+namespace trimaran::sched::plugins {
+namespace {
+
+using ::testing::HasSubstr;
+using ::trimaran::kube::testing::MakeNode;
+using ::trimaran::kube::testing::MakePod;
+using ::trimaran::lw::testing::FakeLoadWatcherClient;
+using ::trimaran::lw::testing::MakeWatcherMetrics;
+using ::trimaran::sched::plugins::trimaran::MetricsState;
+using ::trimaran::sched::plugins::trimaran::testing::FakeSourcePool;
+using ::trimaran::testing::IsOk;
+using ::trimaran::testing::StatusIs;
+
+// The FakeClock's and the builders' default time.
+constexpr int64_t kNow = 1'700'000'000;
+
+kube::Node Node4(const std::string& name) {
+  return MakeNode().Name(name).Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj();
+}
+
+struct Env {
+  std::unique_ptr<testing::FakeHandle> handle;
+  FakeLoadWatcherClient client;
+  std::unique_ptr<TargetLoadPacking> plugin;
+};
+
+std::unique_ptr<Env> MakeEnv(const std::vector<kube::Node>& nodes,
+                             const std::vector<kube::Pod>& pods, const std::string& yaml) {
+  auto env = std::make_unique<Env>();
+  env->handle = testing::NewHandleForTest(nodes, pods);
+  env->handle->SetLoadWatcher(&env->client);
+  auto plugin = TargetLoadPacking::New(PluginArgs{YAML::Load(yaml), "args"}, *env->handle);
+  EXPECT_THAT(plugin, IsOk());
+  if (!plugin.ok()) return nullptr;
+  env->plugin.reset(dynamic_cast<TargetLoadPacking*>(plugin->release()));
+  return env;
+}
+
+// Runs PreScore once, then Score on every node: node -> score.
+std::map<std::string, int64_t> ScoreAll(Env& env, const kube::Pod& pod, CycleState& state) {
+  auto nodes = env.handle->snapshot_lister().NodeInfos().List();
+  EXPECT_TRUE(env.plugin->PreScore(state, pod, nodes).IsSuccess());
+  std::map<std::string, int64_t> scores;
+  for (const NodeInfo* n : nodes) {
+    ScoreResult r = env.plugin->Score(state, pod, *n);
+    EXPECT_TRUE(r.status.IsSuccess());
+    scores[n->name()] = r.score;
+  }
+  return scores;
+}
+std::map<std::string, int64_t> ScoreAll(Env& env, const kube::Pod& pod) {
+  CycleState state;
+  return ScoreAll(env, pod, state);
+}
+
+// A pod predicting exactly `milli` millicores (a cpu limit).
+kube::Pod PodWithLimit(const std::string& name, const std::string& cpu) {
+  return MakePod().Name(name).UID(name).Req({{"cpu", "1m"}}).Lim({{"cpu", cpu}}).Obj();
+}
+
+TEST(TargetLoadPackingTest, KepExample) {
+  // T = 50, 4-core nodes using 1, 2 and 3 cores, a pod predicting 0:
+  //   U = 25 -> (100-50)*25/50 + 50 = 75; U = 50 -> 100; U = 75 -> 50*(100-75)/50 = 25.
+  auto env = MakeEnv({Node4("a"), Node4("b"), Node4("c")}, {}, "targetUtilization: 50");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics()
+                      .Node("a")
+                      .Cpu(lw::kOpAvg, 25)
+                      .Node("b")
+                      .Cpu(lw::kOpAvg, 50)
+                      .Node("c")
+                      .Cpu(lw::kOpAvg, 75)
+                      .Obj());
+  EXPECT_THAT(ScoreAll(*env, PodWithLimit("p", "0")),
+              ::testing::ElementsAre(::testing::Pair("a", 75), ::testing::Pair("b", 100),
+                                     ::testing::Pair("c", 25)));
+}
+
+TEST(TargetLoadPackingTest, FormulaBranches) {
+  struct Case {
+    std::string name;
+    std::string args;
+    kube::Pod pod;
+    double cpu_percent;
+    std::string capacity;
+    int64_t want;
+  };
+  const std::vector<Case> cases = {
+      // U = 100*(0.1*4000 + 1000)/4000 = 35 <= 40: (60*35/40 + 40) = 92.5 -> 93 (half away).
+      {"below target", "{}", PodWithLimit("p", "1"), 10, "4", 93},
+      // U = 100*(1600 + 0)/4000 = 40 == T: 100.
+      {"at target", "{}", PodWithLimit("p", "0"), 40, "4", 100},
+      // U = 60: 40*(100-60)/60 = 26.67 -> 27.
+      {"above target", "{}", PodWithLimit("p", "0"), 60, "4", 27},
+      // U = 100: 40*0/60 = 0.
+      {"at 100", "{}", PodWithLimit("p", "0"), 100, "4", 0},
+      // U = 100*(3600 + 1000)/4000 = 115 > 100: 0.
+      {"over 100", "{}", PodWithLimit("p", "1"), 90, "4", 0},
+      // Capacity 0: U = 0 -> score T.
+      {"zero capacity", "{}", PodWithLimit("p", "1"), 50, "0", 40},
+      // T = 100: U = 50 -> (0*50/100 + 100) = 100; never divides by zero.
+      {"target 100", "targetUtilization: 100", PodWithLimit("p", "0"), 50, "4", 100},
+      // Requests only: round(500*1.5) = 750; U = 100*(0 + 750)/4000 = 18.75:
+      //   60*18.75/40 + 40 = 68.125 -> 68.
+      {"requests times multiplier", "{}", MakePod().Name("p").Req({{"cpu", "500m"}}).Obj(), 0, "4",
+       68},
+      // Multiplier "1": 500; U = 12.5: 60*12.5/40+40 = 58.75 -> 59.
+      {"multiplier 1", "defaultRequestsMultiplier: \"1\"",
+       MakePod().Name("p").Req({{"cpu", "500m"}}).Obj(), 0, "4", 59},
+      // Best effort: D = 1000; U = 25: 60*25/40+40 = 77.5 -> 78.
+      {"best effort default", "{}", MakePod().Name("p").Container("img").Obj(), 0, "4", 78},
+      // D = 2000: U = 50 > 40: 40*50/60 = 33.33 -> 33.
+      {"best effort custom default", "defaultRequests: {cpu: 2000m}",
+       MakePod().Name("p").Container("img").Obj(), 0, "4", 33},
+      // defaultRequests without cpu: D = 0 -> U = 0 -> 40.
+      {"defaultRequests without cpu", "defaultRequests: {memory: 1Gi}",
+       MakePod().Name("p").Container("img").Obj(), 0, "4", 40},
+      // Init containers ignored; overhead added: P = 1000 + 200; U = 30: 60*30/40+40 = 85.
+      {"overhead, no init", "{}",
+       MakePod()
+           .Name("p")
+           .InitReq({{"cpu", "3"}})
+           .Req({{"cpu", "1m"}})
+           .Lim({{"cpu", "1"}})
+           .Overhead({{"cpu", "200m"}})
+           .Obj(),
+       0, "4", 85},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto env = MakeEnv({MakeNode().Name("n").Capacity({{"cpu", c.capacity}}).Obj()}, {}, c.args);
+    ASSERT_NE(env, nullptr);
+    env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, c.cpu_percent).Obj());
+    EXPECT_EQ(ScoreAll(*env, c.pod)["n"], c.want);
+  }
+}
+
+TEST(TargetLoadPackingTest, MetricSelection) {
+  struct Case {
+    std::string name;
+    lw::WatcherMetrics metrics;
+    int64_t want;
+  };
+  // Pod predicts 0 on a 4-core node, T = 40.
+  const std::vector<Case> cases = {
+      // The last AVG/Latest wins: 20 -> 60*20/40+40 = 70.
+      {"last of AVG and Latest wins",
+       MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 80).Cpu(lw::kOpLatest, 20).Obj(), 70},
+      {"latest only", MakeWatcherMetrics().Node("n").Cpu(lw::kOpLatest, 20).Obj(), 70},
+      // STD ignored: AVG 20 -> 70.
+      {"std ignored", MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 20).Cpu(lw::kOpStd, 90).Obj(),
+       70},
+      // Memory metrics do not count for cpu; with MinScore there is no usable metric: 0.
+      {"memory only", MakeWatcherMetrics().Node("n").Memory(lw::kOpAvg, 20).Obj(), 0},
+      // An empty operator is not accepted by TLP (unlike LVRB/LRO): 0.
+      {"empty operator", MakeWatcherMetrics().Node("n").Cpu("", 20).Obj(), 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto env = MakeEnv({Node4("n")}, {}, "fallback: MinScore");
+    ASSERT_NE(env, nullptr);
+    env->client.Set(c.metrics);
+    EXPECT_EQ(ScoreAll(*env, PodWithLimit("p", "0"))["n"], c.want);
+  }
+}
+
+TEST(TargetLoadPackingTest, GoRoundingHalfAwayFromZero) {
+  // T = 50, U = 100*(0.01*4000 + 50)/4000 = 2.25 -> 50*2.25/50 + 50 = 52.25 -> 52;
+  // U = 100*(1000 + 20)/4000 = 25.5 -> 75.5 -> 76 (half away from zero).
+  auto env = MakeEnv({Node4("n")}, {}, "targetUtilization: 50");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 25).Obj());
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("p", "20m"))["n"], 76);
+  EXPECT_DOUBLE_EQ(TargetLoadPacking::Curve(25.5, 50), 75.5);
+  EXPECT_DOUBLE_EQ(TargetLoadPacking::Curve(101, 50), 0);
+}
+
+TEST(TargetLoadPackingTest, ReadsTheSnapshotOncePerCycle) {
+  auto env = MakeEnv({Node4("a"), Node4("b"), Node4("c")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 10).Obj());
+  ScoreAll(*env, PodWithLimit("p", "1"));
+  EXPECT_EQ(env->client.requests().size(), 1u);
+  // A second cycle within the refresh interval reuses the view.
+  ScoreAll(*env, PodWithLimit("p2", "1"));
+  EXPECT_EQ(env->client.requests().size(), 1u);
+  env->handle->fake_clock().Advance(absl::Seconds(5));
+  ScoreAll(*env, PodWithLimit("p3", "1"));
+  EXPECT_EQ(env->client.requests().size(), 2u);
+}
+
+TEST(TargetLoadPackingTest, BurstOfReservedPodsSpreadsInsteadOfPilingUp) {
+  // 10 nodes of 16 cores at 10 % (1.6 cores), T = 40, pods predicting 1 core. No new
+  // metrics arrive. Each node takes 4 pods below target: U = 100*(1600+4000+1000)/16000 =
+  // 41.25 for the 5th, scored 40*58.75/60 = 39 vs 64 on an untouched node.
+  std::vector<kube::Node> nodes;
+  auto metrics = MakeWatcherMetrics();
+  for (int i = 0; i < 10; ++i) {
+    const std::string name = absl::StrCat("n", i);
+    nodes.push_back(MakeNode().Name(name).Capacity({{"cpu", "16"}}).Obj());
+    metrics.Node(name).Cpu(lw::kOpAvg, 10);
+  }
+  auto env = MakeEnv(nodes, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(metrics.Obj());
+  std::map<std::string, int> placed;
+  for (int i = 0; i < 50; ++i) {
+    const kube::Pod pod = PodWithLimit(absl::StrCat("p", i), "1");
+    CycleState state;
+    auto scores = ScoreAll(*env, pod, state);
+    std::string best;
+    for (const auto& [name, score] : scores) {
+      if (best.empty() || score > scores[best]) best = name;
+    }
+    ASSERT_TRUE(env->plugin->Reserve(state, pod, best).IsSuccess());
+    ++placed[best];
+    env->handle->fake_clock().Advance(absl::Milliseconds(100));
+  }
+  EXPECT_EQ(placed.size(), 10u);
+  for (const auto& [name, count] : placed) {
+    SCOPED_TRACE(name);
+    EXPECT_LE(count, 6);
+    EXPECT_GE(count, 4);
+  }
+  EXPECT_EQ(env->plugin->tracker().size(), 50u);
+}
+
+TEST(TargetLoadPackingTest, AssumedPodsCountUntilUnreservedOrCoveredByTheWindow) {
+  auto env = MakeEnv({Node4("n")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 0).Obj());
+  const kube::Pod big = PodWithLimit("big", "1");
+  // Nothing assumed: U = 0 -> 40.
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("probe", "0"))["n"], 40);
+  // Reserve without PreScore in the cycle: not tracked (nothing would prune it).
+  CycleState bare;
+  ASSERT_TRUE(env->plugin->Reserve(bare, big, "n").IsSuccess());
+  EXPECT_EQ(env->plugin->tracker().size(), 0u);
+  CycleState state;
+  ScoreAll(*env, big, state);  // the pod's own cycle: PreScore + Score
+  ASSERT_TRUE(env->plugin->Reserve(state, big, "n").IsSuccess());
+  // Assumed 1 core: U = 25 -> 60*25/40+40 = 77.5 -> 78.
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("probe", "0"))["n"], 78);
+  env->plugin->Unreserve(state, big, "n");
+  env->plugin->Unreserve(state, big, "n");  // idempotent
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("probe", "0"))["n"], 40);
+
+  // Reserved at kNow; counted while E - ts < 60.
+  ASSERT_TRUE(env->plugin->Reserve(state, big, "n").IsSuccess());
+  env->handle->fake_clock().Advance(absl::Seconds(59));
+  env->client.Set(MakeWatcherMetrics().Timestamp(kNow + 59).Node("n").Cpu(lw::kOpAvg, 0).Obj());
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("probe", "0"))["n"], 78);  // E - ts = 59
+  env->handle->fake_clock().Advance(absl::Seconds(5));
+  env->client.Set(MakeWatcherMetrics().Timestamp(kNow + 64).Node("n").Cpu(lw::kOpAvg, 25).Obj());
+  // E - ts = 64 >= 60: the metrics (now 25 %) cover the pod; not counted twice: U = 25 -> 78.
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("probe", "0"))["n"], 78);
+  EXPECT_EQ(env->plugin->tracker().size(), 0u);  // pruned
+}
+
+TEST(TargetLoadPackingTest, PodsRunningAtStartupAreNotCountedTwice) {
+  // Two pods of 1 core already run on the node; the metrics (50 %) include them.
+  auto env = MakeEnv({Node4("n")},
+                     {MakePod().Name("old1").UID("o1").NodeName("n").Req({{"cpu", "1"}}).Obj(),
+                      MakePod().Name("old2").UID("o2").NodeName("n").Req({{"cpu", "1"}}).Obj()},
+                     "targetUtilization: 50");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 50).Obj());
+  // U = 100*(2000 + 0)/4000 = 50 -> 100 (upstream would add 2 more cores: U = 100 -> 0).
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("p", "0"))["n"], 100);
+  EXPECT_EQ(env->plugin->tracker().size(), 0u);
+}
+
+TEST(TargetLoadPackingTest, StalenessFallbackRequestsAndMinScore) {
+  // Node "a" has 1 core requested; "b" is not in the metrics.
+  const std::vector<kube::Pod> pods = {
+      MakePod().Name("old").UID("o").NodeName("a").Req({{"cpu", "1"}}).Obj()};
+  for (const bool min_score : {false, true}) {
+    SCOPED_TRACE(min_score ? "MinScore" : "Requests");
+    auto env = MakeEnv({Node4("a"), Node4("b")}, pods,
+                       min_score ? "fallback: MinScore" : "metricsMaxAge: 2m");
+    ASSERT_NE(env, nullptr);
+    env->client.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 10).Obj());
+    const kube::Pod pod = PodWithLimit("p", "1");
+    auto fresh = ScoreAll(*env, pod);
+    // a: U = 100*(400 + 1000)/4000 = 35 -> 92.5 -> 93.
+    EXPECT_EQ(fresh["a"], 93);
+    // b, node missing: Requests -> U = 100*(0 + 1000)/4000 = 25 -> 77.5 -> 78; MinScore 0.
+    EXPECT_EQ(fresh["b"], min_score ? 0 : 78);
+    const auto& reporter = env->plugin->metrics().reporter();
+    EXPECT_EQ(reporter.count(MetricsState::kNodeMissing), 1);
+
+    // Older than metricsMaxAge (2m / default 5m): every node falls back.
+    env->handle->fake_clock().Advance(absl::Minutes(6));
+    auto stale = ScoreAll(*env, pod);
+    // a: Requests -> U = 100*(1000 + 1000)/4000 = 50 > 40 -> 40*50/60 = 33.3 -> 33.
+    EXPECT_EQ(stale["a"], min_score ? 0 : 33);
+    EXPECT_EQ(stale["b"], min_score ? 0 : 78);
+    EXPECT_EQ(reporter.count(MetricsState::kStale), 2);
+    ScoreAll(*env, pod);
+    EXPECT_EQ(reporter.count(MetricsState::kStale), 4);  // every fallback counts
+
+    // Fresh metrics again (read after the refresh interval): back to the metrics.
+    env->handle->fake_clock().Advance(absl::Seconds(5));
+    env->client.Set(MakeWatcherMetrics().Timestamp(kNow + 360).Node("a").Cpu(lw::kOpAvg, 10).Obj());
+    EXPECT_EQ(ScoreAll(*env, pod)["a"], 93);
+    EXPECT_EQ(reporter.count(MetricsState::kStale), 4);
+  }
+}
+
+TEST(TargetLoadPackingTest, FallbackCounterIsExported) {
+  auto env = MakeEnv({Node4("a")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(absl::UnavailableError("down"));
+  ScoreAll(*env, PodWithLimit("p", "0"));
+  const std::string text = env->handle->stats_registry().PrometheusText();
+  EXPECT_THAT(text, HasSubstr("metrics_fallback_total{plugin=\"TargetLoadPacking\","
+                              "reason=\"no_metrics\"} 1"));
+}
+
+TEST(TargetLoadPackingTest, NoMetricsSourceAtAllScoresByRequests) {
+  auto handle = testing::NewHandleForTest({Node4("a")}, {});
+  auto plugin = TargetLoadPacking::New(PluginArgs{}, *handle);
+  ASSERT_THAT(plugin, IsOk());
+  auto* tlp = dynamic_cast<TargetLoadPacking*>(plugin->get());
+  CycleState state;
+  const kube::Pod pod = PodWithLimit("p", "1");
+  ASSERT_TRUE(tlp->PreScore(state, pod, handle->snapshot_lister().NodeInfos().List()).IsSuccess());
+  // U = 25 -> 78.
+  EXPECT_EQ(tlp->Score(state, pod, *handle->snapshot_lister().NodeInfos().List()[0]).score, 78);
+}
+
+TEST(TargetLoadPackingTest, ScoreWithoutPreScoreStillWorks) {
+  auto env = MakeEnv({Node4("a")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 10).Obj());
+  CycleState state;
+  const NodeInfo& a = *env->handle->snapshot_lister().NodeInfos().List()[0];
+  EXPECT_EQ(env->plugin->Score(state, PodWithLimit("p", "1"), a).score, 93);
+}
+
+TEST(TargetLoadPackingTest, MemoryAndCpu) {
+  // cpu: 10 % of 4 cores + 1 core = 35 % -> 92.5; memory (T 60): 25 % of 8Gi + 2Gi (limit)
+  // = 50 % -> (40*50/60 + 60) = 93.33. Weighted (1, 3): (92.5 + 3*93.333)/4 = 93.125 -> 93.
+  auto env = MakeEnv({Node4("n")}, {},
+                     "resources: [{name: cpu, weight: 1}, "
+                     "{name: memory, weight: 3, targetUtilization: 60}]");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 10).Memory(lw::kOpAvg, 25).Obj());
+  const kube::Pod pod =
+      MakePod().Name("p").Req({{"cpu", "1m"}}).Lim({{"cpu", "1"}, {"memory", "2Gi"}}).Obj();
+  EXPECT_EQ(ScoreAll(*env, pod)["n"], 93);
+  // Missing memory metric: the whole node falls back (Requests: cpu 25 % -> 77.5,
+  // memory 2Gi/8Gi = 25 % -> 40*25/60+60 = 76.67; (77.5 + 3*76.67)/4 = 76.875 -> 77).
+  env->handle->fake_clock().Advance(absl::Seconds(5));
+  env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 10).Obj());
+  EXPECT_EQ(ScoreAll(*env, pod)["n"], 77);
+}
+
+TEST(TargetLoadPackingTest, ArgsArePerInstance) {
+  auto handle = testing::NewHandleForTest({Node4("n")}, {});
+  auto a = TargetLoadPacking::New(PluginArgs{YAML::Load("targetUtilization: 50"), ""}, *handle);
+  auto b = TargetLoadPacking::New(PluginArgs{YAML::Load("targetUtilization: 70"), ""}, *handle);
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  EXPECT_EQ(dynamic_cast<TargetLoadPacking*>(a->get())->args().target_utilization, 50);
+  EXPECT_EQ(dynamic_cast<TargetLoadPacking*>(b->get())->args().target_utilization, 70);
+}
+
+TEST(TargetLoadPackingTest, MetricsSourceFromThePool) {
+  FakeLoadWatcherClient client;
+  FakeSourcePool pool(&client);
+  auto handle = testing::NewHandleForTest({Node4("n")}, {});
+  handle->SetLoadWatcherSources(&pool);
+  ASSERT_THAT(TargetLoadPacking::New(
+                  PluginArgs{YAML::Load("watcherAddress: grpc://127.0.0.1:2021"), ""}, *handle),
+              IsOk());
+  EXPECT_THAT(pool.remote(), ::testing::ElementsAre("grpc://127.0.0.1:2021"));
+  ASSERT_THAT(
+      TargetLoadPacking::New(
+          PluginArgs{YAML::Load("metricProvider: {type: Prometheus, address: http://p:9090}"), ""},
+          *handle),
+      IsOk());
+  ASSERT_EQ(pool.in_process().size(), 1u);
+  EXPECT_EQ(pool.in_process()[0].type, "Prometheus");
+  EXPECT_EQ(pool.in_process()[0].address, "http://p:9090");
+  EXPECT_TRUE(pool.in_process()[0].insecure_skip_verify);  // v1 default for Prometheus
+  pool.SetError(absl::InvalidArgumentError("bad spec"));
+  EXPECT_THAT(TargetLoadPacking::New(PluginArgs{}, *handle),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("TargetLoadPacking")));
+}
+
+}  // namespace
+}  // namespace trimaran::sched::plugins

@@ -1,0 +1,49 @@
+#include "scheduler/plugins/trimaran/metrics_view.h"
+
+namespace trimaran::sched::plugins::trimaran {
+
+ResourceData GetResourceData(const std::vector<lw::Metric>& metrics, absl::string_view type) {
+  ResourceData data;
+  bool avg_found = false;
+  for (const lw::Metric& m : metrics) {
+    if (m.type != type) continue;
+    if (m.op == lw::kOpAvg) {
+      data.avg = m.value;
+      avg_found = true;
+    } else if (m.op == lw::kOpStd) {
+      data.std = m.value;
+    } else if ((m.op.empty() || m.op == lw::kOpLatest) && !avg_found) {
+      data.avg = m.value;
+    }
+    data.valid = true;  // any entry of the type, whatever its operator
+  }
+  return data;
+}
+
+std::optional<double> TargetLoadPackingValue(const std::vector<lw::Metric>& metrics,
+                                             absl::string_view type) {
+  std::optional<double> value;
+  for (const lw::Metric& m : metrics) {
+    if (m.type == type && (m.op == lw::kOpAvg || m.op == lw::kOpLatest)) value = m.value;
+  }
+  return value;
+}
+
+MetricsView::MetricsView(const lw::WatcherMetrics& metrics)
+    : window_end_(metrics.window.end), timestamp_(absl::FromUnixSeconds(metrics.timestamp)) {
+  const size_t n = metrics.data.node_metrics_map.size();
+  index_.reserve(n);
+  usages_ = std::make_unique<NodeUsage[]>(n);
+  uint32_t next = 0;
+  for (const auto& [name, node] : metrics.data.node_metrics_map) {
+    if (node.metrics.empty()) continue;
+    NodeUsage& usage = usages_[next];
+    usage.tlp_cpu = TargetLoadPackingValue(node.metrics, lw::kTypeCpu);
+    usage.tlp_memory = TargetLoadPackingValue(node.metrics, lw::kTypeMemory);
+    usage.cpu = GetResourceData(node.metrics, lw::kTypeCpu);
+    usage.memory = GetResourceData(node.metrics, lw::kTypeMemory);
+    index_.emplace(name, next++);
+  }
+}
+
+}  // namespace trimaran::sched::plugins::trimaran

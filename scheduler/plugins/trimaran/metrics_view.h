@@ -1,0 +1,92 @@
+#pragma once
+// MetricsView: one load-watcher snapshot (lw::WatcherMetrics) indexed for the Trimaran
+// plugins' Score, built once per fetched snapshot (never per node or per cycle):
+// node name -> the few numbers the formulas read, already extracted from the node's
+// metric list with upstream's rules:
+//
+//   tlp_cpu / tlp_memory  TargetLoadPacking (spec §2.3): the LAST entry of type CPU
+//                         (Memory) whose operator is AVG or Latest; STD and an empty
+//                         operator are ignored. Unset when there is none.
+//   cpu / memory          LVRB and LRO (spec §1.3, GetResourceData): avg = AVG (the last
+//                         one wins, and beats ""/Latest anywhere in the list), else the
+//                         last ""/Latest seen before any AVG; std = the last STD; valid
+//                         when ANY entry of the type exists. Percentages.
+//
+// Thread-safety: immutable after construction (except the memo fields, atomics); shared
+// as shared_ptr<const MetricsView>.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "loadwatcher/metrics.h"
+
+namespace trimaran::sched::plugins::trimaran {
+
+// GetResourceData's result for one resource type.
+struct ResourceData {
+  double avg = 0;  // percent
+  double std = 0;  // percent
+  bool valid = false;
+
+  friend bool operator==(const ResourceData&, const ResourceData&) = default;
+};
+
+// Spec §1.3 over `metrics` for `type` ("CPU" or "Memory").
+ResourceData GetResourceData(const std::vector<lw::Metric>& metrics, absl::string_view type);
+// Spec §2.3 for `type`: the last AVG/Latest value, or unset.
+std::optional<double> TargetLoadPackingValue(const std::vector<lw::Metric>& metrics,
+                                             absl::string_view type);
+
+struct NodeUsage {
+  std::optional<double> tlp_cpu;
+  std::optional<double> tlp_memory;
+  ResourceData cpu;
+  ResourceData memory;
+
+  // A per-view memo for plugins that derive per-node constants from the NodeInfo (TLP:
+  // node capacity, whose Quantity conversion costs more than the formula), keyed by
+  // NodeInfo::generation(), which is process-unique per mutation, so a stale memo is
+  // never mistaken for a fresh one. Written by at most one Score worker per node per
+  // cycle (values first, then the key with release); read with acquire.
+  mutable std::atomic<int64_t> memo_generation{0};
+  mutable std::atomic<int64_t> memo_a{0};
+  mutable std::atomic<int64_t> memo_b{0};
+
+  // The load of recently placed pods not covered by this view's window, maintained by
+  // the plugin's RecentPodTracker while this view is current (recent_pods.h), so Score
+  // reads two atomics instead of taking a lock per node.
+  mutable std::atomic<int64_t> pending_milli_cpu{0};
+  mutable std::atomic<int64_t> pending_memory{0};
+};
+
+class MetricsView {
+ public:
+  explicit MetricsView(const lw::WatcherMetrics& metrics);
+
+  // The node's usage, or nullptr when the snapshot does not list it (or lists it with no
+  // metrics at all: upstream's service mode decodes `"metrics": []` as none).
+  const NodeUsage* Find(absl::string_view node) const {
+    auto it = index_.find(node);
+    return it == index_.end() ? nullptr : &usages_[it->second];
+  }
+  // Snapshot `window.end` (unix seconds; 0 without a window), the E of spec §2.4.
+  int64_t window_end() const { return window_end_; }
+  // When the snapshot was taken (its `timestamp`, unix seconds).
+  absl::Time timestamp() const { return timestamp_; }
+  size_t size() const { return index_.size(); }
+
+ private:
+  // name -> position in usages_ (a compact table: lookups stay in cache at 5,000 nodes).
+  absl::flat_hash_map<std::string, uint32_t> index_;
+  std::unique_ptr<NodeUsage[]> usages_;
+  int64_t window_end_ = 0;
+  absl::Time timestamp_;
+};
+
+}  // namespace trimaran::sched::plugins::trimaran

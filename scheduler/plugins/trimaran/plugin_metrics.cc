@@ -1,0 +1,34 @@
+#include "scheduler/plugins/trimaran/plugin_metrics.h"
+
+#include <utility>
+
+#include "common/status_macros.h"
+
+namespace trimaran::sched::plugins::trimaran {
+
+absl::StatusOr<std::unique_ptr<PluginMetrics>> PluginMetrics::Create(const TrimaranSpec& spec,
+                                                                     Handle& handle,
+                                                                     absl::string_view plugin) {
+  TRIMARAN_ASSIGN_OR_RETURN(lw::Client * client, ResolveMetricsClient(spec, handle, plugin));
+  return std::make_unique<PluginMetrics>(spec, client, handle.clock(), handle.stats_scope(),
+                                         plugin);
+}
+
+PluginMetrics::PluginMetrics(const TrimaranSpec& spec, lw::Client* client, const Clock& clock,
+                             const stats::Scope& scope, absl::string_view plugin)
+    : spec_(spec), clock_(clock), cache_(client, clock), reporter_(plugin, scope) {}
+
+CycleMetrics PluginMetrics::Classify(std::shared_ptr<const MetricsView> view) const {
+  CycleMetrics cycle;
+  if (view == nullptr) {
+    cycle.state = MetricsState::kNoMetrics;
+  } else if (clock_.Now() - view->timestamp() > spec_.metrics_max_age) {
+    cycle.state = MetricsState::kStale;
+  } else {
+    cycle.state = MetricsState::kOk;
+  }
+  cycle.view = std::move(view);
+  return cycle;
+}
+
+}  // namespace trimaran::sched::plugins::trimaran

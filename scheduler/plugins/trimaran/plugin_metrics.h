@@ -1,0 +1,86 @@
+#pragma once
+// PluginMetrics: everything a Trimaran plugin instance needs to read load metrics,
+// bundled: its metrics source (metrics_source.h), its staleness policy
+// (trimaran_spec.h) and its fallback bookkeeping (fallback.h). One per plugin instance:
+// args are never process-wide (upstream keeps TLP's in package globals).
+//
+// Per scheduling cycle (PreScore, once, never per node):
+//   CycleMetrics m = metrics.ForCycle();   // the view + whether it is usable at all
+// Per node (Score, concurrent):
+//   MetricsState state;
+//   const NodeUsage* usage = metrics.Lookup(m, node_name, &state);
+//   // usage == nullptr  <=>  state != kOk for the whole node; the plugin may still find
+//   // the usage unusable (no CPU value) and then calls Fallback(node, kNoUsableMetric).
+//
+// Staleness: the view is stale when Clock::Now() - snapshot timestamp > metricsMaxAge.
+//
+// Thread-safety: safe for concurrent use. Ownership: borrows the Handle's clock and
+// client (they outlive the plugin).
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/plugins/trimaran/fallback.h"
+#include "scheduler/plugins/trimaran/metrics_source.h"
+#include "scheduler/plugins/trimaran/metrics_view.h"
+#include "scheduler/plugins/trimaran/trimaran_spec.h"
+
+namespace trimaran::sched::plugins::trimaran {
+
+// One cycle's metrics: the view (may be null) and its state as a whole (kOk, kNoMetrics
+// or kStale).
+struct CycleMetrics {
+  std::shared_ptr<const MetricsView> view;
+  MetricsState state = MetricsState::kNoMetrics;
+};
+
+class PluginMetrics {
+ public:
+  // Resolves the metrics source (ResolveMetricsClient); errors name `plugin`.
+  static absl::StatusOr<std::unique_ptr<PluginMetrics>> Create(const TrimaranSpec& spec,
+                                                               Handle& handle,
+                                                               absl::string_view plugin);
+  // For tests and tools: an explicit client (may be null).
+  PluginMetrics(const TrimaranSpec& spec, lw::Client* client, const Clock& clock,
+                const stats::Scope& scope, absl::string_view plugin);
+
+  // The view for this cycle, refreshed if due (scheduling thread).
+  CycleMetrics ForCycle() { return Classify(cache_.Get()); }
+  // For a Score that runs without PreScore: never waits for a refresh in progress.
+  CycleMetrics ForCycleNonBlocking() { return Classify(cache_.TryGet()); }
+
+  // The node's usage when the cycle's metrics are usable and list the node; otherwise
+  // nullptr with *state saying why (kNoMetrics, kStale, kNodeMissing). Does not report.
+  const NodeUsage* Lookup(const CycleMetrics& cycle, absl::string_view node,
+                          MetricsState* state) const {
+    if (cycle.state != MetricsState::kOk) {
+      *state = cycle.state;
+      return nullptr;
+    }
+    const NodeUsage* usage = cycle.view->Find(node);
+    *state = usage == nullptr ? MetricsState::kNodeMissing : MetricsState::kOk;
+    return usage;
+  }
+
+  // Counts/logs the node's state (FallbackReporter::Report).
+  void Report(absl::string_view node, MetricsState state) { reporter_.Report(node, state); }
+
+  const TrimaranSpec& spec() const { return spec_; }
+  FallbackPolicy fallback() const { return spec_.fallback; }
+  const FallbackReporter& reporter() const { return reporter_; }
+  const Clock& clock() const { return clock_; }
+
+ private:
+  CycleMetrics Classify(std::shared_ptr<const MetricsView> view) const;
+
+  const TrimaranSpec spec_;
+  const Clock& clock_;
+  MetricsCache cache_;
+  FallbackReporter reporter_;
+};
+
+}  // namespace trimaran::sched::plugins::trimaran

@@ -1,0 +1,141 @@
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/stats/registry.h"
+#include "common/testing/fake_clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/testing/wrappers.h"
+#include "loadwatcher/testing/builders.h"
+#include "loadwatcher/testing/fake_load_watcher_client.h"
+#include "scheduler/plugins/trimaran/fallback.h"
+#include "scheduler/plugins/trimaran/metrics_source.h"
+#include "scheduler/plugins/trimaran/metrics_view.h"
+#include "scheduler/plugins/trimaran/recent_pods.h"
+#include "scheduler/plugins/trimaran/resource_stats.h"
+
+namespace trimaran::sched::plugins::trimaran {
+namespace {
+
+using ::trimaran::kube::testing::MakePod;
+using ::trimaran::lw::testing::FakeLoadWatcherClient;
+using ::trimaran::lw::testing::MakeWatcherMetrics;
+
+lw::Metric M(absl::string_view type, absl::string_view op, double v) {
+  return lw::Metric{"", std::string(type), std::string(op), "", v};
+}
+
+TEST(MetricsViewTest, GetResourceData) {
+  struct Case {
+    std::string name;
+    std::vector<lw::Metric> metrics;
+    ResourceData want;
+  };
+  const std::vector<Case> cases = {
+      {"none", {}, {0, 0, false}},
+      {"other type only", {M("Memory", "AVG", 5)}, {0, 0, false}},
+      {"avg and std", {M("CPU", "AVG", 20), M("CPU", "STD", 3)}, {20, 3, true}},
+      {"avg beats later latest", {M("CPU", "AVG", 20), M("CPU", "Latest", 90)}, {20, 0, true}},
+      {"avg beats earlier latest", {M("CPU", "Latest", 90), M("CPU", "AVG", 20)}, {20, 0, true}},
+      {"last avg wins", {M("CPU", "AVG", 20), M("CPU", "AVG", 30)}, {30, 0, true}},
+      {"last empty/latest before avg", {M("CPU", "", 10), M("CPU", "Latest", 15)}, {15, 0, true}},
+      {"unknown operator still valid", {M("CPU", "P99", 10)}, {0, 0, true}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(GetResourceData(c.metrics, "CPU"), c.want);
+  }
+  EXPECT_EQ(
+      TargetLoadPackingValue({M("CPU", "AVG", 1), M("CPU", "Latest", 2), M("CPU", "", 3)}, "CPU"),
+      2);
+  EXPECT_FALSE(TargetLoadPackingValue({M("CPU", "STD", 1)}, "CPU").has_value());
+}
+
+TEST(MetricsViewTest, NodesWithAnEmptyListAreAbsent) {
+  lw::WatcherMetrics m = MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 1).Node("b").Obj();
+  MetricsView view(m);
+  EXPECT_NE(view.Find("a"), nullptr);
+  EXPECT_EQ(view.Find("b"), nullptr);
+  EXPECT_EQ(view.window_end(), 1'700'000'000);
+}
+
+TEST(ResourceStatsTest, PodRequestsAndLimits) {
+  // containers 1 + 2 cores, init 4 cores (max), overhead 100m: 4100m.
+  const kube::Pod pod = MakePod()
+                            .Name("p")
+                            .Req({{"cpu", "1"}})
+                            .Req({{"cpu", "2"}, {"memory", "1Gi"}})
+                            .InitReq({{"cpu", "4"}})
+                            .Overhead({{"cpu", "100m"}})
+                            .Obj();
+  EXPECT_EQ(PodRequests(pod), (CpuMem{4100, 1LL << 30}));
+  EXPECT_EQ(PodLimits(pod), (CpuMem{100, 0}));  // absent limits count 0, overhead added
+  CpuMem lim = PodLimits(pod);
+  SetMaxLimits(PodRequests(pod), lim);
+  EXPECT_EQ(lim, (CpuMem{4100, 1LL << 30}));
+}
+
+TEST(RecentPodTrackerTest, CountsUntilTheWindowCoversThePod) {
+  ::trimaran::testing::FakeClock clock;  // 1,700,000,000
+  RecentPodTracker tracker(clock);
+  const kube::Pod p1 = MakePod().Name("p1").UID("u1").Obj();
+  const kube::Pod p2 = MakePod().Name("p2").UID("u2").Obj();
+  tracker.Assume(p1, "n", {1000, 10});
+  clock.Advance(absl::Seconds(30));
+  tracker.Assume(p2, "n", {500, 5});
+  const int64_t t0 = 1'700'000'000;
+  EXPECT_EQ(tracker.Pending("n", t0), (PodLoad{1500, 15}));       // both newer than E
+  EXPECT_EQ(tracker.Pending("n", t0 + 59), (PodLoad{1500, 15}));  // 59 < 60
+  EXPECT_EQ(tracker.Pending("n", t0 + 60), (PodLoad{500, 5}));    // p1 covered
+  EXPECT_EQ(tracker.Pending("other", t0), (PodLoad{}));
+  tracker.Assume(p2, "m", {500, 5});  // re-assumed elsewhere: moves
+  EXPECT_EQ(tracker.Pending("n", t0), (PodLoad{1000, 10}));
+  tracker.Prune(t0 + 60, absl::InfinitePast());
+  EXPECT_EQ(tracker.size(), 1u);
+  tracker.Forget(p2);
+  tracker.Forget(p2);
+  EXPECT_EQ(tracker.size(), 0u);
+  // Horizon: entries older than it go whatever E says.
+  tracker.Assume(p1, "n", {1, 1});
+  tracker.Prune(0, clock.Now() + absl::Seconds(1));
+  EXPECT_EQ(tracker.size(), 0u);
+}
+
+TEST(MetricsCacheTest, RefreshAndRetryIntervals) {
+  ::trimaran::testing::FakeClock clock;
+  FakeLoadWatcherClient client;
+  MetricsCache cache(&client, clock);
+  client.Set(absl::UnavailableError("no data yet"));
+  EXPECT_EQ(cache.Get(), nullptr);
+  client.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 1).Obj());
+  clock.Advance(absl::Seconds(29));
+  EXPECT_EQ(cache.Get(), nullptr);  // retry after 30 s
+  clock.Advance(absl::Seconds(1));
+  auto view = cache.Get();
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(client.requests().size(), 2u);
+  // A failing read keeps the previous view.
+  client.Set(absl::UnavailableError("down"));
+  clock.Advance(absl::Seconds(5));
+  EXPECT_EQ(cache.Get(), view);
+  EXPECT_EQ(cache.TryGet(), view);
+  EXPECT_EQ(client.requests().size(), 3u);
+}
+
+TEST(FallbackReporterTest, CountsEveryFallback) {
+  stats::Registry registry;
+  FallbackReporter reporter("X", stats::Scope(registry, "t_"));
+  reporter.Report("a", MetricsState::kStale);
+  reporter.Report("a", MetricsState::kStale);
+  reporter.Report("b", MetricsState::kNodeMissing);
+  reporter.Report("a", MetricsState::kOk);
+  reporter.Report("a", MetricsState::kStale);
+  EXPECT_EQ(reporter.count(MetricsState::kStale), 3);
+  EXPECT_EQ(reporter.count(MetricsState::kNodeMissing), 1);
+  EXPECT_THAT(registry.PrometheusText(),
+              ::testing::HasSubstr("t_metrics_fallback_total{plugin=\"X\",reason=\"stale\"} 3"));
+}
+
+}  // namespace
+}  // namespace trimaran::sched::plugins::trimaran

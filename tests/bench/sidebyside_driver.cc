@@ -1,0 +1,261 @@
+// sidebyside_driver: one run of the side-by-side scheduler benchmark (issue 5), driven by
+// tests/bench/sidebyside.sh.
+//
+//   sidebyside_driver --label NAME --nodes 500 --pods 3000 --scheduler-name S \
+//       -- COMMAND ARGS...     (with {kubeconfig}, {port}, {dir} substituted)
+//
+// 1. Starts a fresh etcd + kube-apiserver on 127.0.0.1 (tests/e2e/harness).
+// 2. Creates N nodes (32 CPU, 128Gi, 110 pods; Ready, untainted) and P pending pods
+//    (100m / 500Mi, schedulerName S) with a 5000-QPS client; the creation time of each
+//    pod is taken when its POST returns.
+// 3. Starts the scheduler COMMAND, watches the pods and records when each gets a
+//    nodeName (the watch event's arrival, millisecond clock).
+// 4. When all are bound (or --timeout passes) kills the scheduler and prints one JSON line:
+//    label, pods, bound, seconds from scheduler start to the last bind, pods/s over that
+//    interval, seconds from the first bind to the last (pure scheduling throughput),
+//    p50/p99 creation-to-bound and start-to-bound latency, nodes used.
+//
+// Everything runs on 127.0.0.1.
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "kube/rest_client.h"
+#include "kube/rest_config.h"
+#include "kube/testing/wrappers.h"
+#include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/subprocess.h"
+
+namespace trimaran::e2e {
+namespace {
+
+struct Args {
+  std::string label = "run";
+  int nodes = 500;
+  int pods = 3000;
+  std::string scheduler_name = "bench";
+  int timeout_s = 600;
+  std::vector<std::string> command;
+};
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(p * (v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+int Main(const Args& args) {
+  auto cp = ControlPlane::Start();
+  if (!cp.ok()) {
+    std::fprintf(stderr, "control plane: %s\n", std::string(cp.status().message()).c_str());
+    return 1;
+  }
+  auto kubeconfig = (*cp)->WriteKubeconfig();
+  auto rc = kube::LoadKubeconfig(*kubeconfig);
+  rc->qps = 5000;
+  rc->burst = 5000;
+  auto client_or = kube::RestClient::Create(*rc, RealClock::Get());
+  if (!client_or.ok()) return 1;
+  kube::RestClient& client = **client_or;
+
+  // Nodes, 8 threads.
+  auto parallel = [](int n, const std::function<bool(int)>& fn) {
+    std::atomic<int> next{0}, failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&] {
+        for (int i = next++; i < n; i = next++) {
+          if (!fn(i)) ++failures;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    return failures.load();
+  };
+  int failed = parallel(args.nodes, [&](int i) {
+    const std::string name = absl::StrCat("node-", i);
+    kube::Node node = kube::testing::MakeNode()
+                          .Name(name)
+                          .Capacity({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
+                          .Allocatable({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
+                          .Obj();
+    if (!client.CreateNode(node).ok()) return false;
+    auto r = (*cp)->Request("PATCH", absl::StrCat("/api/v1/nodes/", name),
+                            R"({"spec":{"taints":null}})", "application/merge-patch+json");
+    return r.ok() && r->status_code == 200;
+  });
+  if (failed > 0) {
+    std::fprintf(stderr, "%d nodes failed\n", failed);
+    return 1;
+  }
+  absl::Mutex mu;
+  std::map<std::string, absl::Time> created;
+  failed = parallel(args.pods, [&](int i) {
+    kube::Pod pod = kube::testing::MakePod()
+                        .Name(absl::StrCat("pod-", i))
+                        .Namespace("default")
+                        .SchedulerName(args.scheduler_name)
+                        .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
+                        .Obj();
+    if (!client.CreatePod(pod).ok()) return false;
+    absl::MutexLock lock(&mu);
+    created[pod.metadata.name] = absl::Now();
+    return true;
+  });
+  if (failed > 0) {
+    std::fprintf(stderr, "%d pods failed\n", failed);
+    return 1;
+  }
+  std::fprintf(stderr, "[%s] %d nodes and %d pending pods created; starting the scheduler\n",
+               args.label.c_str(), args.nodes, args.pods);
+
+  // Watch from the current version.
+  auto list = client.ListPods("default", {});
+  if (!list.ok()) return 1;
+  std::map<std::string, absl::Time> bound_at;
+  std::map<std::string, std::string> node_of;
+  std::stop_source stop;
+  std::thread watcher([&] {
+    std::string rv = list->metadata.resource_version;
+    while (!stop.stop_requested()) {
+      kube::WatchOptions wo;
+      wo.resource_version = rv;
+      (void)client.WatchPods(
+          "default", wo,
+          [&](kube::WatchEvent<kube::Pod>&& ev) {
+            if (ev.type == kube::WatchEventType::kError) return false;
+            rv = ev.object.metadata.resource_version;
+            if (ev.object.spec.node_name.empty()) return true;
+            absl::MutexLock lock(&mu);
+            if (!bound_at.contains(ev.object.metadata.name)) {
+              bound_at[ev.object.metadata.name] = absl::Now();
+              node_of[ev.object.metadata.name] = ev.object.spec.node_name;
+            }
+            return true;
+          },
+          stop.get_token());
+    }
+  });
+  absl::SleepFor(absl::Milliseconds(300));
+
+  auto port = PickFreePort();
+  std::vector<std::string> argv;
+  for (const std::string& a : args.command) {
+    argv.push_back(absl::StrReplaceAll(
+        a,
+        {{"{kubeconfig}", *kubeconfig}, {"{port}", absl::StrCat(*port)}, {"{dir}", (*cp)->dir()}}));
+  }
+  const absl::Time start = absl::Now();
+  auto sched = Subprocess::Start(argv, (*cp)->dir() + "/scheduler.log");
+  if (!sched.ok()) {
+    std::fprintf(stderr, "start: %s\n", std::string(sched.status().message()).c_str());
+    return 1;
+  }
+  const absl::Time deadline = start + absl::Seconds(args.timeout_s);
+  size_t bound = 0;
+  while (absl::Now() < deadline) {
+    {
+      absl::MutexLock lock(&mu);
+      bound = bound_at.size();
+    }
+    if (bound >= static_cast<size_t>(args.pods)) break;
+    if (!(*sched)->Running()) {
+      std::fprintf(stderr, "scheduler exited:\n%s\n", (*sched)->LogTail().c_str());
+      break;
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  (*sched)->Stop(absl::Seconds(5));
+  stop.request_stop();
+  watcher.join();
+
+  absl::MutexLock lock(&mu);
+  std::vector<double> create_to_bound, start_to_bound;
+  absl::Time first = absl::InfiniteFuture(), last = absl::InfinitePast();
+  std::set<std::string> nodes_used;
+  for (const auto& [name, t] : bound_at) {
+    create_to_bound.push_back(absl::ToDoubleSeconds(t - created[name]));
+    start_to_bound.push_back(absl::ToDoubleSeconds(t - start));
+    first = std::min(first, t);
+    last = std::max(last, t);
+    nodes_used.insert(node_of[name]);
+  }
+  const double total_s = bound_at.empty() ? 0 : absl::ToDoubleSeconds(last - start);
+  const double binding_s = bound_at.empty() ? 0 : absl::ToDoubleSeconds(last - first);
+  std::printf(
+      "{\"label\":\"%s\",\"nodes\":%d,\"pods\":%d,\"bound\":%zu,\"start_to_all_bound_s\":%.2f,"
+      "\"pods_per_s\":%.1f,\"first_to_last_bind_s\":%.2f,\"pods_per_s_while_binding\":%.1f,"
+      "\"p50_create_to_bound_s\":%.2f,\"p99_create_to_bound_s\":%.2f,"
+      "\"p50_start_to_bound_s\":%.2f,\"p99_start_to_bound_s\":%.2f,\"nodes_used\":%zu}\n",
+      args.label.c_str(), args.nodes, args.pods, bound_at.size(), total_s,
+      total_s > 0 ? bound_at.size() / total_s : 0.0, binding_s,
+      binding_s > 0 ? bound_at.size() / binding_s : 0.0, Percentile(create_to_bound, 0.5),
+      Percentile(create_to_bound, 0.99), Percentile(start_to_bound, 0.5),
+      Percentile(start_to_bound, 0.99), nodes_used.size());
+  std::fflush(stdout);
+  return bound_at.size() == static_cast<size_t>(args.pods) ? 0 : 2;
+}
+
+}  // namespace
+}  // namespace trimaran::e2e
+
+int main(int argc, char** argv) {
+  trimaran::e2e::Args args;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "missing value for %s\n", a.c_str());
+      return 1;
+    }
+    std::string v = argv[++i];
+    bool ok = true;
+    if (a == "--label") {
+      args.label = v;
+    } else if (a == "--nodes") {
+      ok = absl::SimpleAtoi(v, &args.nodes);
+    } else if (a == "--pods") {
+      ok = absl::SimpleAtoi(v, &args.pods);
+    } else if (a == "--scheduler-name") {
+      args.scheduler_name = v;
+    } else if (a == "--timeout") {
+      ok = absl::SimpleAtoi(v, &args.timeout_s);
+    } else {
+      std::fprintf(stderr, "unknown flag %s\n", a.c_str());
+      return 1;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "bad value for %s: %s\n", a.c_str(), v.c_str());
+      return 1;
+    }
+  }
+  for (; i < argc; ++i) args.command.push_back(argv[i]);
+  if (args.command.empty()) {
+    std::fprintf(stderr,
+                 "usage: sidebyside_driver [--label L] [--nodes N] [--pods P] "
+                 "[--scheduler-name S] [--timeout SECONDS] -- COMMAND ARGS...\n");
+    return 1;
+  }
+  return trimaran::e2e::Main(args);
+}

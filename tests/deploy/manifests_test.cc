@@ -1,0 +1,411 @@
+// The shipped manifests (deploy/), rendered with the real `kubectl kustomize`: every
+// overlay renders; the Deployment keeps its restricted security context, probes,
+// resources and HA settings; RBAC is exactly the least-privilege rule set; the embedded
+// KubeSchedulerConfiguration decodes strictly and is accepted by trimaran-scheduler.
+#include "tests/deploy/manifests.h"
+
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/config/load.h"
+#include "scheduler/config/validate.h"
+
+namespace trimaran::deploy_testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAreArray;
+
+constexpr char kNamespace[] = "trimaran";
+constexpr char kServiceAccount[] = "trimaran-scheduler";
+constexpr char kLeaseName[] = "trimaran-scheduler";
+constexpr char kWatcherAddress[] = "http://127.0.0.1:2020";
+
+// What each kustomize directory must produce.
+struct Expectation {
+  std::string dir;                   // under deploy/
+  bool sidecar = false;              // load-watcher container + its Service + env ConfigMap
+  std::string provider;              // METRICS_PROVIDER_NAME of the sidecar
+  bool token_from_secret = false;    // METRICS_PROVIDER_TOKEN via secretKeyRef
+  bool metrics_server_rbac = false;  // metrics.k8s.io nodes list
+  bool target_load_packing = false;  // TLP in the profile
+  std::string watcher_address;       // TLP args watcherAddress ("" = absent)
+  std::string metric_provider;       // TLP args metricProvider.type ("" = absent)
+};
+
+// gtest prints the directory instead of the struct's bytes.
+void PrintTo(const Expectation& e, std::ostream* os) { *os << e.dir; }
+
+const std::vector<Expectation>& Expectations() {
+  static const auto* const kAll = new std::vector<Expectation>{
+      {.dir = "base",
+       .sidecar = true,
+       .provider = "KubernetesMetricsServer",
+       .metrics_server_rbac = true,
+       .target_load_packing = true,
+       .watcher_address = kWatcherAddress},
+      {.dir = "overlays/prometheus",
+       .sidecar = true,
+       .provider = "Prometheus",
+       .token_from_secret = true,
+       .target_load_packing = true,
+       .watcher_address = kWatcherAddress},
+      {.dir = "overlays/metrics-server",
+       .sidecar = true,
+       .provider = "KubernetesMetricsServer",
+       .metrics_server_rbac = true,
+       .target_load_packing = true,
+       .watcher_address = kWatcherAddress},
+      {.dir = "overlays/single-container",
+       .metrics_server_rbac = true,
+       .target_load_packing = true,
+       .metric_provider = "KubernetesMetricsServer"},
+      {.dir = "overlays/request-only"},
+  };
+  return *kAll;
+}
+
+std::string Str(const YAML::Node& n) { return n.IsScalar() ? n.as<std::string>() : ""; }
+
+std::vector<std::string> Strings(const YAML::Node& seq) {
+  std::vector<std::string> out;
+  for (const YAML::Node& n : seq) out.push_back(Str(n));
+  return out;
+}
+
+// Flattens RBAC rules into "kind/name: group|resource|verb|resourceName" strings.
+std::vector<std::string> FlattenRules(const std::vector<YAML::Node>& docs) {
+  std::vector<std::string> out;
+  for (const char* kind : {"ClusterRole", "Role"}) {
+    for (const YAML::Node& role : FindAll(docs, kind)) {
+      const std::string who = absl::StrCat(kind, "/", Str(role["metadata"]["name"]));
+      for (const YAML::Node& rule : role["rules"]) {
+        std::vector<std::string> names = Strings(rule["resourceNames"]);
+        if (names.empty()) names.push_back("*");
+        for (const std::string& g : Strings(rule["apiGroups"])) {
+          for (const std::string& r : Strings(rule["resources"])) {
+            for (const std::string& v : Strings(rule["verbs"])) {
+              for (const std::string& n : names) {
+                out.push_back(
+                    absl::StrCat(who, ": ", g.empty() ? "core" : g, "|", r, "|", v, "|", n));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+class ManifestsTest : public ::testing::TestWithParam<Expectation> {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::vector<YAML::Node>> docs = Render(DeployPath(GetParam().dir));
+    ASSERT_TRUE(docs.ok()) << docs.status();
+    docs_ = *std::move(docs);
+    deployment_ = FindOne(docs_, "Deployment", "trimaran-scheduler");
+    ASSERT_TRUE(deployment_.IsMap()) << "no Deployment trimaran-scheduler";
+    config_map_ = FindOne(docs_, "ConfigMap", "trimaran-scheduler-config");
+    ASSERT_TRUE(config_map_.IsMap()) << "no ConfigMap trimaran-scheduler-config";
+    config_text_ = Str(config_map_["data"]["config.yaml"]);
+    ASSERT_FALSE(config_text_.empty()) << "ConfigMap has no data.config.yaml";
+  }
+
+  std::vector<YAML::Node> docs_;
+  YAML::Node deployment_;
+  YAML::Node config_map_;
+  std::string config_text_;
+};
+
+TEST_P(ManifestsTest, NamespaceAndImage) {
+  const std::vector<YAML::Node> namespaces = FindAll(docs_, "Namespace");
+  ASSERT_EQ(namespaces.size(), 1u);
+  EXPECT_EQ(Str(namespaces[0]["metadata"]["name"]), kNamespace);
+  for (const YAML::Node& doc : docs_) {
+    const std::string kind = Str(doc["kind"]);
+    if (kind == "Namespace" || kind == "ClusterRole" || kind == "ClusterRoleBinding") continue;
+    SCOPED_TRACE(absl::StrCat(kind, "/", Str(doc["metadata"]["name"])));
+    EXPECT_EQ(Str(doc["metadata"]["namespace"]), kNamespace);
+  }
+  for (const YAML::Node& c : deployment_["spec"]["template"]["spec"]["containers"]) {
+    SCOPED_TRACE(Str(c["name"]));
+    // The tag is the project version: 0.1.0 <-> project(trimaran VERSION 0.1.0).
+    EXPECT_EQ(Str(c["image"]), absl::StrCat(kImageName, ":", kProjectVersion));
+  }
+}
+
+TEST_P(ManifestsTest, DeploymentIsHighlyAvailableAndRestricted) {
+  const YAML::Node spec = deployment_["spec"];
+  EXPECT_EQ(spec["replicas"].as<int>(0), 2);
+  const YAML::Node pod = spec["template"]["spec"];
+  EXPECT_EQ(Str(pod["serviceAccountName"]), kServiceAccount);
+  const YAML::Node anti = pod["affinity"]["podAntiAffinity"];
+  ASSERT_TRUE(anti.IsMap()) << "no pod anti-affinity";
+  const YAML::Node term = anti["preferredDuringSchedulingIgnoredDuringExecution"][0];
+  EXPECT_EQ(Str(term["podAffinityTerm"]["topologyKey"]), "kubernetes.io/hostname");
+  // The anti-affinity selects this Deployment's own pods.
+  EXPECT_EQ(
+      Str(term["podAffinityTerm"]["labelSelector"]["matchLabels"]["app.kubernetes.io/component"]),
+      Str(spec["selector"]["matchLabels"]["app.kubernetes.io/component"]));
+
+  const YAML::Node psc = pod["securityContext"];
+  EXPECT_TRUE(psc["runAsNonRoot"].as<bool>(false));
+  EXPECT_EQ(psc["runAsUser"].as<int>(0), 65532);
+  EXPECT_EQ(Str(psc["seccompProfile"]["type"]), "RuntimeDefault");
+
+  std::set<std::string> empty_dirs;
+  for (const YAML::Node& v : pod["volumes"]) {
+    if (v["emptyDir"]) empty_dirs.insert(Str(v["name"]));
+  }
+  const size_t want_containers = GetParam().sidecar ? 2 : 1;
+  ASSERT_EQ(pod["containers"].size(), want_containers);
+  for (const YAML::Node& c : pod["containers"]) {
+    SCOPED_TRACE(Str(c["name"]));
+    const YAML::Node sc = c["securityContext"];
+    EXPECT_FALSE(sc["allowPrivilegeEscalation"].as<bool>(true));
+    EXPECT_TRUE(sc["readOnlyRootFilesystem"].as<bool>(false));
+    EXPECT_THAT(Strings(sc["capabilities"]["drop"]), ElementsAre("ALL"));
+    EXPECT_FALSE(sc["capabilities"]["add"].IsDefined() && sc["capabilities"]["add"].size() > 0);
+    EXPECT_FALSE(Str(c["resources"]["requests"]["cpu"]).empty());
+    EXPECT_FALSE(Str(c["resources"]["requests"]["memory"]).empty());
+    EXPECT_FALSE(Str(c["resources"]["limits"]["memory"]).empty());
+    EXPECT_TRUE(c["livenessProbe"].IsMap());
+    EXPECT_TRUE(c["readinessProbe"].IsMap());
+    // Writable paths are emptyDirs (the root filesystem is read-only).
+    for (const YAML::Node& m : c["volumeMounts"]) {
+      if (!m["readOnly"].as<bool>(false)) {
+        EXPECT_TRUE(empty_dirs.count(Str(m["name"]))) << Str(m["mountPath"]);
+      }
+    }
+  }
+}
+
+TEST_P(ManifestsTest, SchedulerContainer) {
+  const YAML::Node c = FindContainer(deployment_, "trimaran-scheduler");
+  ASSERT_TRUE(c.IsMap());
+  EXPECT_THAT(Strings(c["command"]), ElementsAre("/usr/local/bin/trimaran-scheduler"));
+  const std::vector<std::string> args = Strings(c["args"]);
+  EXPECT_THAT(args, ::testing::Contains("--config=/etc/trimaran/config.yaml"));
+  // --cert-dir points into a mounted emptyDir (the self-signed serving certificate).
+  std::string cert_dir;
+  for (const std::string& a : args) {
+    if (absl::StartsWith(a, "--cert-dir=")) cert_dir = a.substr(11);
+  }
+  ASSERT_FALSE(cert_dir.empty()) << "no --cert-dir";
+  bool mounted = false;
+  for (const YAML::Node& m : c["volumeMounts"]) mounted |= Str(m["mountPath"]) == cert_dir;
+  EXPECT_TRUE(mounted) << cert_dir << " is not a mount";
+  // The config file is the ConfigMap's key.
+  bool config_mounted = false;
+  for (const YAML::Node& m : c["volumeMounts"]) {
+    config_mounted |= Str(m["mountPath"]) == "/etc/trimaran";
+  }
+  EXPECT_TRUE(config_mounted);
+
+  ASSERT_EQ(c["ports"].size(), 1u);
+  EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(0), 10259);
+  for (const char* probe : {"livenessProbe", "readinessProbe"}) {
+    SCOPED_TRACE(probe);
+    const YAML::Node get = c[probe]["httpGet"];
+    EXPECT_EQ(Str(get["scheme"]), "HTTPS");
+    EXPECT_EQ(Str(get["path"]), "/healthz");
+    EXPECT_EQ(Str(get["port"]), Str(c["ports"][0]["name"]));
+  }
+}
+
+TEST_P(ManifestsTest, LoadWatcherSidecarAndService) {
+  const Expectation& want = GetParam();
+  const YAML::Node c = FindContainer(deployment_, "load-watcher");
+  const YAML::Node service = FindOne(docs_, "Service", "trimaran-load-watcher");
+  const YAML::Node env_cm = FindOne(docs_, "ConfigMap", "trimaran-load-watcher");
+  if (!want.sidecar) {
+    EXPECT_FALSE(c.IsDefined() && c.IsMap());
+    EXPECT_FALSE(service.IsDefined() && service.IsMap());
+    EXPECT_FALSE(env_cm.IsDefined() && env_cm.IsMap());
+    return;
+  }
+  ASSERT_TRUE(c.IsMap());
+  ASSERT_TRUE(service.IsMap());
+  ASSERT_TRUE(env_cm.IsMap());
+  EXPECT_THAT(Strings(c["command"]), ElementsAre("/usr/local/bin/load-watcher"));
+  std::map<std::string, int> ports;
+  for (const YAML::Node& p : c["ports"]) ports[Str(p["name"])] = p["containerPort"].as<int>(0);
+  EXPECT_EQ(ports["watcher-http"], 2020);
+  EXPECT_EQ(ports["watcher-grpc"], 2021);
+  EXPECT_EQ(Str(c["readinessProbe"]["httpGet"]["path"]), "/watcher/health");
+  EXPECT_EQ(Str(c["livenessProbe"]["httpGet"]["path"]), "/healthz");
+
+  // The provider: from the env ConfigMap, referenced by its generated (hashed) name.
+  EXPECT_EQ(Str(c["envFrom"][0]["configMapRef"]["name"]), Str(env_cm["metadata"]["name"]));
+  EXPECT_EQ(Str(env_cm["data"]["METRICS_PROVIDER_NAME"]), want.provider);
+  EXPECT_FALSE(env_cm["data"]["METRICS_PROVIDER_TOKEN"].IsDefined())
+      << "a token never sits in a ConfigMap";
+  bool token = false;
+  for (const YAML::Node& e : c["env"]) {
+    if (Str(e["name"]) != "METRICS_PROVIDER_TOKEN") continue;
+    token = true;
+    EXPECT_EQ(Str(e["valueFrom"]["secretKeyRef"]["name"]), "trimaran-prometheus");
+    EXPECT_EQ(Str(e["valueFrom"]["secretKeyRef"]["key"]), "token");
+  }
+  EXPECT_EQ(token, want.token_from_secret);
+  if (want.provider == "Prometheus") {
+    EXPECT_THAT(Str(env_cm["data"]["METRICS_PROVIDER_ADDRESS"]), HasSubstr("://"));
+  }
+
+  // The Service selects this Deployment's pods and exposes REST 2020 and gRPC 2021.
+  for (const auto& kv : service["spec"]["selector"]) {
+    EXPECT_EQ(Str(deployment_["spec"]["template"]["metadata"]["labels"][Str(kv.first)]),
+              Str(kv.second));
+  }
+  std::map<int, std::string> svc_ports;
+  for (const YAML::Node& p : service["spec"]["ports"]) {
+    svc_ports[p["port"].as<int>(0)] = Str(p["targetPort"]);
+  }
+  EXPECT_EQ(svc_ports[2020], "watcher-http");
+  EXPECT_EQ(svc_ports[2021], "watcher-grpc");
+}
+
+TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
+  std::vector<std::string> want = {
+      "ClusterRole/trimaran-scheduler: core|pods|list|*",
+      "ClusterRole/trimaran-scheduler: core|pods|watch|*",
+      "ClusterRole/trimaran-scheduler: core|nodes|list|*",
+      "ClusterRole/trimaran-scheduler: core|nodes|watch|*",
+      "ClusterRole/trimaran-scheduler: core|pods/binding|create|*",
+      "ClusterRole/trimaran-scheduler: core|pods/status|patch|*",
+      "ClusterRole/trimaran-scheduler: events.k8s.io|events|create|*",
+      "Role/trimaran-leader-election: coordination.k8s.io|leases|create|*",
+      "Role/trimaran-leader-election: coordination.k8s.io|leases|get|trimaran-scheduler",
+      "Role/trimaran-leader-election: coordination.k8s.io|leases|update|trimaran-scheduler",
+  };
+  if (GetParam().metrics_server_rbac) {
+    want.push_back("ClusterRole/trimaran-metrics-reader: metrics.k8s.io|nodes|list|*");
+  }
+  EXPECT_THAT(FlattenRules(docs_), UnorderedElementsAreArray(want));
+  for (const YAML::Node& role : FindAll(docs_, "Role")) {
+    EXPECT_EQ(Str(role["metadata"]["namespace"]), kNamespace);
+  }
+
+  // Every role is bound, only to the ServiceAccount, and every binding names a shipped role.
+  std::set<std::string> roles, bound;
+  for (const char* kind : {"ClusterRole", "Role"}) {
+    for (const YAML::Node& r : FindAll(docs_, kind)) {
+      roles.insert(absl::StrCat(kind, "/", Str(r["metadata"]["name"])));
+    }
+  }
+  for (const char* kind : {"ClusterRoleBinding", "RoleBinding"}) {
+    for (const YAML::Node& b : FindAll(docs_, kind)) {
+      SCOPED_TRACE(absl::StrCat(kind, "/", Str(b["metadata"]["name"])));
+      bound.insert(absl::StrCat(Str(b["roleRef"]["kind"]), "/", Str(b["roleRef"]["name"])));
+      ASSERT_EQ(b["subjects"].size(), 1u);
+      EXPECT_EQ(Str(b["subjects"][0]["kind"]), "ServiceAccount");
+      EXPECT_EQ(Str(b["subjects"][0]["name"]), kServiceAccount);
+      EXPECT_EQ(Str(b["subjects"][0]["namespace"]), kNamespace);
+    }
+  }
+  EXPECT_EQ(roles, bound);
+}
+
+TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
+  const Expectation& want = GetParam();
+  absl::StatusOr<sched::config::SchedulerConfig> cfg =
+      sched::config::ParseConfig(config_text_, "config.yaml");
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->api_version, sched::config::ApiVersion::kV1);
+  EXPECT_TRUE(cfg->leader_election.leader_elect);
+  EXPECT_EQ(cfg->leader_election.resource_namespace, kNamespace);
+  // The Role grants get/update on exactly this name.
+  EXPECT_EQ(cfg->leader_election.resource_name, kLeaseName);
+  ASSERT_EQ(cfg->profiles.size(), 1u);
+  EXPECT_EQ(cfg->profiles[0].scheduler_name, "trimaran");
+
+  // The args as written (the plugins decode them).
+  const YAML::Node doc = YAML::Load(config_text_);
+  YAML::Node fit, tlp;
+  for (const YAML::Node& pc : doc["profiles"][0]["pluginConfig"]) {
+    if (Str(pc["name"]) == "NodeResourcesFit") fit.reset(pc["args"]);
+    if (Str(pc["name"]) == "TargetLoadPacking") tlp.reset(pc["args"]);
+  }
+  ASSERT_TRUE(fit.IsMap());
+  EXPECT_EQ(Str(fit["scoringStrategy"]["type"]), "MostAllocated");
+  EXPECT_EQ(tlp.IsMap(), want.target_load_packing);
+  if (want.target_load_packing) {
+    EXPECT_EQ(Str(tlp["watcherAddress"]), want.watcher_address);
+    EXPECT_EQ(Str(tlp["metricProvider"]["type"]), want.metric_provider);
+    const int target = tlp["targetUtilization"].as<int>(0);
+    EXPECT_GE(target, 1);
+    EXPECT_LE(target, 100);
+  } else {
+    // Without TLP the profile needs nothing beyond the builtin plugins.
+    TRIMARAN_EXPECT_OK(sched::config::Validate(*cfg, sched::config::DefaultCatalog()));
+  }
+}
+
+// The daemon itself accepts the embedded configuration (with every plugin it names
+// registered) and prints the effective configuration.
+TEST_P(ManifestsTest, SchedulerAcceptsTheEmbeddedConfig) {
+#ifndef TRIMARAN_SCHEDULER_BIN
+  GTEST_SKIP() << "trimaran-scheduler is not built in this tree";
+#else
+  ASSERT_TRUE(std::filesystem::exists(TRIMARAN_SCHEDULER_BIN))
+      << TRIMARAN_SCHEDULER_BIN
+      << " is not built (cmake --build <dir> --target trimaran_scheduler)";
+  absl::StatusOr<std::string> dir = MakeTempDir("trimaran-deploy-config");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string path = *dir + "/config.yaml";
+  TRIMARAN_ASSERT_OK(WriteFile(path, config_text_));
+  const std::string out_path = *dir + "/effective.yaml";
+  absl::StatusOr<RunResult> r = RunCommand(
+      {TRIMARAN_SCHEDULER_BIN, "--config", path, "--write-config-to", out_path}, absl::Seconds(30));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 0) << r->output;
+  absl::StatusOr<RunResult> cat = RunCommand({"cat", out_path});
+  ASSERT_TRUE(cat.ok()) << cat.status();
+  EXPECT_THAT(cat->output, HasSubstr("schedulerName: trimaran"));
+  if (GetParam().target_load_packing) {
+    EXPECT_THAT(cat->output, HasSubstr("TargetLoadPacking"));
+  }
+  std::remove(path.c_str());
+  std::remove(out_path.c_str());
+  std::remove(dir->c_str());
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Deploy, ManifestsTest, ::testing::ValuesIn(Expectations()),
+                         [](const ::testing::TestParamInfo<Expectation>& param_info) {
+                           std::string name = param_info.param.dir;
+                           if (absl::StartsWith(name, "overlays/")) name = name.substr(9);
+                           for (char& ch : name) {
+                             if (ch == '-' || ch == '/') ch = '_';
+                           }
+                           return name;
+                         });
+
+// Every directory under deploy/overlays/ is tested here and by the e2e dry run.
+TEST(DeployTest, EveryOverlayIsTested) {
+  std::vector<std::string> on_disk;
+  for (const auto& entry : std::filesystem::directory_iterator(DeployPath("overlays"))) {
+    if (entry.is_directory()) on_disk.push_back(entry.path().filename().string());
+  }
+  EXPECT_THAT(on_disk, UnorderedElementsAreArray(Overlays()));
+  std::vector<std::string> dirs;
+  for (const Expectation& e : Expectations()) dirs.push_back(e.dir);
+  for (const std::string& o : Overlays()) {
+    EXPECT_THAT(dirs, ::testing::Contains(absl::StrCat("overlays/", o)));
+  }
+}
+
+}  // namespace
+}  // namespace trimaran::deploy_testing

@@ -1,0 +1,486 @@
+// The real trimaran-scheduler binary against a real kube-apiserver + etcd (issue 5):
+// binding 1,000 pods on 50 nodes within allocatable, leaving other schedulers' pods
+// alone; the Unschedulable condition and FailedScheduling event of a pod that fits
+// nowhere; two replicas with the leader SIGKILLed mid-run; invalid configurations
+// refused with every field named; SIGTERM handling.
+#include <signal.h>
+
+#include <atomic>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/api/pod_resources.h"
+#include "kube/rest_client.h"
+#include "kube/rest_config.h"
+#include "kube/testing/wrappers.h"
+#include "rapidjson/document.h"
+#include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/subprocess.h"
+
+namespace trimaran::e2e {
+namespace {
+
+using kube::testing::MakeNode;
+using kube::testing::MakePod;
+using ::testing::HasSubstr;
+
+constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
+
+bool Eventually(const std::function<bool()>& cond, absl::Duration timeout = absl::Seconds(90)) {
+  absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    if (cond()) return true;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return cond();
+}
+
+std::string WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A v1 configuration with one profile `name` and the given leader election.
+std::string ConfigYaml(const std::string& name, bool leader_elect,
+                       const std::string& extra_profile = "") {
+  return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  qps: 5000
+  burst: 5000
+leaderElection:
+  leaderElect: )",
+                      leader_elect ? "true" : "false", R"(
+  resourceName: trimaran-e2e
+  resourceNamespace: kube-system
+  leaseDuration: 4s
+  renewDeadline: 3s
+  retryPeriod: 1s
+profiles:
+  - schedulerName: )",
+                      name, "\n", extra_profile);
+}
+
+class SchedulerE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto cp = ControlPlane::Start();
+    ASSERT_TRUE(cp.ok()) << cp.status();
+    cp_ = *std::move(cp);
+    auto kubeconfig = cp_->WriteKubeconfig();
+    ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();
+    kubeconfig_ = *kubeconfig;
+    auto config = kube::LoadKubeconfig(kubeconfig_);
+    ASSERT_TRUE(config.ok()) << config.status();
+    config->qps = 5000;
+    config->burst = 5000;
+    auto client = kube::RestClient::Create(*config, RealClock::Get());
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = *std::move(client);
+  }
+
+  // `n` nodes node-<i> with the given allocatable, Ready and without the not-ready taint
+  // that admission adds (no kubelet runs here).
+  void CreateNodes(int n, const std::string& cpu, const std::string& memory,
+                   const std::string& pods = "110") {
+    for (int i = 0; i < n; ++i) {
+      const std::string name = absl::StrCat("node-", i);
+      kube::Node node = MakeNode()
+                            .Name(name)
+                            .Capacity({{"cpu", cpu}, {"memory", memory}, {"pods", pods}})
+                            .Allocatable({{"cpu", cpu}, {"memory", memory}, {"pods", pods}})
+                            .Obj();
+      ASSERT_TRUE(client_->CreateNode(node).ok()) << name;
+      auto patched = cp_->Request("PATCH", absl::StrCat("/api/v1/nodes/", name),
+                                  R"({"spec":{"taints":null}})", "application/merge-patch+json");
+      ASSERT_TRUE(patched.ok() && patched->status_code == 200) << name;
+    }
+  }
+
+  // Creates pods prefix-<i> in `ns` (8 threads); `size(i)` gives cpu/memory requests.
+  void CreatePods(const std::string& ns, const std::string& prefix, int n,
+                  const std::string& scheduler_name,
+                  const std::function<std::pair<std::string, std::string>(int)>& size) {
+    std::atomic<int> next{0}, failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&] {
+        for (int i = next++; i < n; i = next++) {
+          auto [cpu, mem] = size(i);
+          kube::Pod pod = MakePod()
+                              .Name(absl::StrCat(prefix, "-", i))
+                              .Namespace(ns)
+                              .SchedulerName(scheduler_name)
+                              .Req({{"cpu", cpu}, {"memory", mem}})
+                              .Obj();
+          if (!client_->CreatePod(pod).ok()) ++failures;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    ASSERT_EQ(failures.load(), 0);
+  }
+
+  std::vector<kube::Pod> Pods(const std::string& ns) {
+    auto list = client_->ListPods(ns, {});
+    EXPECT_TRUE(list.ok()) << list.status();
+    return list.ok() ? list->items : std::vector<kube::Pod>{};
+  }
+
+  int BoundCount(const std::string& ns, const std::string& prefix) {
+    int bound = 0;
+    for (const kube::Pod& p : Pods(ns)) {
+      if (absl::StartsWith(p.metadata.name, prefix) && !p.spec.node_name.empty()) ++bound;
+    }
+    return bound;
+  }
+
+  // Starts the binary with `config_yaml` and extra flags; the secure port is ephemeral.
+  std::unique_ptr<Subprocess> StartScheduler(const std::string& config_yaml, const std::string& tag,
+                                             std::vector<std::string> extra = {}) {
+    const std::string config =
+        WriteFile(absl::StrCat(cp_->dir(), "/sched-", tag, ".yaml"), config_yaml);
+    auto port = PickFreePort();
+    EXPECT_TRUE(port.ok());
+    secure_port_ = *port;
+    std::vector<std::string> argv = {kSchedulerBin,
+                                     "--config=" + config,
+                                     "--kubeconfig=" + kubeconfig_,
+                                     "--bind-address=127.0.0.1",
+                                     absl::StrCat("--secure-port=", *port),
+                                     "--cert-dir=" + cp_->dir() + "/certs-" + tag,
+                                     "--v=2"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto proc = Subprocess::Start(argv, absl::StrCat(cp_->dir(), "/scheduler-", tag, ".log"));
+    EXPECT_TRUE(proc.ok()) << proc.status();
+    return proc.ok() ? *std::move(proc) : nullptr;
+  }
+
+  // GET https://127.0.0.1:<secure_port_><path> with the generated self-signed cert
+  // (curl -k: the test only checks the content).
+  std::string Admin(const std::string& path, int* status_out = nullptr) {
+    std::string cmd =
+        absl::StrCat("curl -ks -o - -w '\\n%{http_code}' https://127.0.0.1:", secure_port_, path);
+    std::string out;
+    if (FILE* f = popen(cmd.c_str(), "r")) {
+      char buf[4096];
+      size_t k;
+      while ((k = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, k);
+      pclose(f);
+    }
+    size_t nl = out.rfind('\n');
+    if (status_out != nullptr) {
+      *status_out = nl == std::string::npos ? 0 : std::atoi(out.c_str() + nl + 1);
+    }
+    return nl == std::string::npos ? out : out.substr(0, nl);
+  }
+
+  // events.k8s.io/v1 events of `ns`: (reason, regarding.name, note).
+  struct Ev {
+    std::string reason, pod, note, type;
+  };
+  std::vector<Ev> Events(const std::string& ns) {
+    std::vector<Ev> out;
+    auto body = client_->Raw(
+        "GET", absl::StrCat("/apis/events.k8s.io/v1/namespaces/", ns, "/events?limit=100000"), "",
+        "application/json");
+    if (!body.ok()) return out;
+    rapidjson::Document d;
+    d.Parse(body->c_str());
+    if (!d.IsObject() || !d.HasMember("items")) return out;
+    for (const auto& item : d["items"].GetArray()) {
+      Ev e;
+      if (item.HasMember("reason")) e.reason = item["reason"].GetString();
+      if (item.HasMember("note")) e.note = item["note"].GetString();
+      if (item.HasMember("type")) e.type = item["type"].GetString();
+      if (item.HasMember("regarding") && item["regarding"].HasMember("name")) {
+        e.pod = item["regarding"]["name"].GetString();
+      }
+      out.push_back(e);
+    }
+    return out;
+  }
+
+  std::unique_ptr<ControlPlane> cp_;
+  std::unique_ptr<kube::RestClient> client_;
+  std::string kubeconfig_;
+  int secure_port_ = 0;
+};
+
+TEST_F(SchedulerE2ETest, BindsAThousandPodsOnFiftyNodesWithinAllocatable) {
+  CreateNodes(50, "4", "16Gi");
+  // 1,000 pods of ours: 100m..190m cpu, 128Mi..352Mi memory (about 145 CPU of the 200);
+  // 20 pods for another scheduler that must stay untouched.
+  CreatePods("default", "web", 1000, "trimaran", [](int i) {
+    return std::pair{absl::StrCat(100 + (i % 10) * 10, "m"),
+                     absl::StrCat(128 + (i % 8) * 32, "Mi")};
+  });
+  CreatePods("default", "other", 20, "some-other-scheduler", [](int) {
+    return std::pair{std::string("100m"), std::string("128Mi")};
+  });
+  auto sched = StartScheduler(ConfigYaml("trimaran", false), "a");
+  ASSERT_NE(sched, nullptr);
+
+  ASSERT_TRUE(Eventually([&] { return BoundCount("default", "web-") == 1000; }, absl::Seconds(120)))
+      << "bound " << BoundCount("default", "web-") << "/1000\n"
+      << sched->LogTail();
+
+  // No node above its allocatable, read back from the API.
+  std::map<std::string, kube::Resource> used;
+  for (const kube::Pod& p : Pods("default")) {
+    if (absl::StartsWith(p.metadata.name, "other-")) {
+      EXPECT_TRUE(p.spec.node_name.empty()) << p.metadata.name << " was touched";
+      continue;
+    }
+    kube::Resource r = kube::ComputePodRequests(p);
+    kube::Resource& u = used[p.spec.node_name];
+    u.milli_cpu += r.milli_cpu;
+    u.memory += r.memory;
+    u.allowed_pod_number += 1;
+  }
+  for (const auto& [node, u] : used) {
+    EXPECT_LE(u.milli_cpu, 4000) << node;
+    EXPECT_LE(u.memory, int64_t{16} << 30) << node;
+    EXPECT_LE(u.allowed_pod_number, 110) << node;
+  }
+  // Every pod got its "Scheduled" event; no other pod got any.
+  Eventually(
+      [&] {
+        int n = 0;
+        for (const Ev& e : Events("default")) n += e.reason == "Scheduled";
+        return n == 1000;
+      },
+      absl::Seconds(30));
+  std::set<std::string> scheduled;
+  for (const Ev& e : Events("default")) {
+    if (e.reason != "Scheduled") continue;
+    EXPECT_TRUE(scheduled.insert(e.pod).second) << "two Scheduled events for " << e.pod;
+    EXPECT_THAT(e.note,
+                HasSubstr(absl::StrCat("Successfully assigned default/", e.pod, " to node-")));
+    EXPECT_FALSE(absl::StartsWith(e.pod, "other-"));
+  }
+  EXPECT_EQ(scheduled.size(), 1000u);
+
+  // Endpoints.
+  int status = 0;
+  EXPECT_EQ(Admin("/healthz", &status), "ok");
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(Admin("/readyz", &status), "ok");
+  EXPECT_EQ(status, 200);
+  const std::string metrics = Admin("/metrics");
+  EXPECT_THAT(
+      metrics,
+      HasSubstr(
+          "scheduler_schedule_attempts_total{result=\"scheduled\",profile=\"trimaran\"} 1000"));
+  EXPECT_THAT(metrics, HasSubstr("scheduler_pending_pods"));
+  EXPECT_THAT(metrics, HasSubstr("leader_election_master_status"));
+  EXPECT_THAT(Admin("/configz"), HasSubstr("\"schedulerName\":\"trimaran\""));
+
+  // SIGTERM: graceful, exit 0.
+  sched->Signal(SIGTERM);
+  auto code = sched->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << sched->LogTail();
+}
+
+TEST_F(SchedulerE2ETest, PodThatFitsNowhereGetsConditionAndEvent) {
+  CreateNodes(3, "2", "4Gi");
+  CreatePods("default", "huge", 1, "trimaran", [](int) {
+    return std::pair{std::string("64"), std::string("1Gi")};
+  });
+  auto sched = StartScheduler(ConfigYaml("trimaran", false), "u");
+  ASSERT_NE(sched, nullptr);
+  std::string message;
+  ASSERT_TRUE(Eventually([&] {
+    auto pod = client_->GetPod("default", "huge-0");
+    if (!pod.ok()) return false;
+    for (const kube::PodCondition& c : pod->status.conditions) {
+      if (c.type == "PodScheduled" && c.status == kube::ConditionStatus::kFalse &&
+          c.reason == "Unschedulable") {
+        message = c.message;
+        return true;
+      }
+    }
+    return false;
+  })) << sched->LogTail();
+  // Upstream's FitError format.
+  EXPECT_EQ(message, "0/3 nodes are available: 3 Insufficient cpu.");
+  ASSERT_TRUE(Eventually([&] {
+    for (const Ev& e : Events("default")) {
+      if (e.reason == "FailedScheduling" && e.pod == "huge-0") {
+        EXPECT_EQ(e.type, "Warning");
+        EXPECT_EQ(e.note, "0/3 nodes are available: 3 Insufficient cpu.");
+        return true;
+      }
+    }
+    return false;
+  }));
+  EXPECT_TRUE(client_->GetPod("default", "huge-0")->spec.node_name.empty());
+  sched->Signal(SIGTERM);
+  auto code = sched->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok());
+  EXPECT_EQ(*code, 0);
+}
+
+TEST_F(SchedulerE2ETest, TwoReplicasLeaderKilledOtherTakesOverEveryPodBoundOnce) {
+  CreateNodes(20, "8", "32Gi");
+  const std::string config = ConfigYaml("trimaran", true);
+  auto a = StartScheduler(config, "ra");
+  ASSERT_NE(a, nullptr);
+  // A is the only candidate: wait until it holds the Lease, then start B.
+  std::string holder_a;
+  ASSERT_TRUE(Eventually([&] {
+    auto lease = client_->GetLease("kube-system", "trimaran-e2e");
+    if (!lease.ok() || lease->spec.holder_identity.empty()) return false;
+    holder_a = lease->spec.holder_identity;
+    return true;
+  })) << a->LogTail();
+  auto b = StartScheduler(config, "rb");
+  ASSERT_NE(b, nullptr);
+  // B is up (its readyz answers) but not leading.
+  ASSERT_TRUE(Eventually([&] {
+    int status = 0;
+    Admin("/readyz", &status);
+    return status == 200;
+  })) << b->LogTail();
+  EXPECT_THAT(Admin("/metrics"),
+              HasSubstr("leader_election_master_status{name=\"trimaran-e2e\"} 0"));
+
+  // Pods arrive over about 6 s while A schedules them; A is killed a third of the way
+  // in, so B must take over to bind the rest.
+  std::thread creator([&] {
+    for (int batch = 0; batch < 12; ++batch) {
+      CreatePods("default", absl::StrCat("job", batch), 50, "trimaran", [](int) {
+        return std::pair{std::string("100m"), std::string("256Mi")};
+      });
+      absl::SleepFor(absl::Milliseconds(500));
+    }
+  });
+  const bool reached = Eventually([&] { return BoundCount("default", "job") >= 150; });
+  a->Signal(SIGKILL);
+  creator.join();
+  ASSERT_TRUE(reached) << a->LogTail();
+  ASSERT_TRUE(a->Wait(absl::Seconds(10)).ok());
+  const int bound_at_kill = BoundCount("default", "job");
+
+  ASSERT_TRUE(Eventually([&] { return BoundCount("default", "job") == 600; }, absl::Seconds(90)))
+      << "bound " << BoundCount("default", "job") << "/600 (" << bound_at_kill << " at the kill)\n"
+      << b->LogTail();
+  auto lease = client_->GetLease("kube-system", "trimaran-e2e");
+  ASSERT_TRUE(lease.ok());
+  EXPECT_NE(lease->spec.holder_identity, holder_a);
+  EXPECT_GE(lease->spec.lease_transitions, 1);
+  // Exactly once: a pod's nodeName is set by one Binding (the apiserver refuses a second
+  // with 409), so at most one "Scheduled" event per pod; none from a replica that lost.
+  std::map<std::string, int> scheduled_events;
+  for (const Ev& e : Events("default")) {
+    if (e.reason == "Scheduled") ++scheduled_events[e.pod];
+  }
+  for (const auto& [pod, n] : scheduled_events) EXPECT_EQ(n, 1) << pod;
+  EXPECT_THAT(b->LogTail(200000), ::testing::Not(HasSubstr("Conflict")));
+
+  b->Signal(SIGTERM);
+  auto code = b->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok());
+  EXPECT_EQ(*code, 0) << b->LogTail();
+  // Released on SIGTERM: holderIdentity is empty.
+  auto released = client_->GetLease("kube-system", "trimaran-e2e");
+  ASSERT_TRUE(released.ok());
+  EXPECT_EQ(released->spec.holder_identity, "");
+}
+
+// ---- Configuration errors: no control plane needed, the binary exits first. ----
+
+struct RunResult {
+  int code = -1;
+  std::string output;
+};
+
+RunResult RunScheduler(const std::vector<std::string>& args) {
+  std::string cmd = kSchedulerBin;
+  for (const std::string& a : args) absl::StrAppend(&cmd, " '", a, "'");
+  absl::StrAppend(&cmd, " 2>&1");
+  RunResult r;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, f)) > 0) r.output.append(buf, k);
+    int st = pclose(f);
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  return r;
+}
+
+std::string TempConfig(const std::string& name, const std::string& text) {
+  const std::string path = absl::StrCat(::testing::TempDir(), "/trimaran-e2e-", name, ".yaml");
+  return WriteFile(path, text);
+}
+
+TEST(SchedulerConfigE2ETest, InvalidConfigsExitOneNamingEveryField) {
+  {
+    RunResult r = RunScheduler({"--config", TempConfig("badyaml", "apiVersion: [x\n")});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.output, HasSubstr("invalid YAML"));
+  }
+  {
+    RunResult r = RunScheduler(
+        {"--config", TempConfig("several", R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: trimaran
+    plugins:
+      score:
+        enabled:
+          - name: NoSuchPlugin
+          - name: NodeResourcesBalancedAllocation
+            weight: -3
+          - name: TargetLoadPacking
+    pluginConfig:
+      - name: TargetLoadPacking
+        args:
+          targetUtilization: 150
+)")});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.output, HasSubstr("profiles[0].plugins.score.enabled[0].name"));
+    EXPECT_THAT(r.output, HasSubstr("NoSuchPlugin"));
+    EXPECT_THAT(r.output, HasSubstr("profiles[0].plugins.score.enabled[1].weight"));
+    EXPECT_THAT(r.output, HasSubstr("profiles[0].pluginConfig[0].args.targetUtilization"));
+  }
+  {
+    RunResult r = RunScheduler({"--config", "/nonexistent/config.yaml"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.output, HasSubstr("/nonexistent/config.yaml"));
+  }
+  {
+    RunResult r = RunScheduler({"--no-such-flag"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.output, HasSubstr("--no-such-flag"));
+  }
+}
+
+TEST(SchedulerConfigE2ETest, WriteConfigToPrintsTheEffectiveConfiguration) {
+  RunResult r = RunScheduler({"--config",
+                              std::string(TRIMARAN_SOURCE_DIR) +
+                                  "/scheduler/config/testdata/eks-binpack-scheduler-config.yaml",
+                              "--write-config-to", "/dev/stdout"});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("schedulerName: my-scheduler"));
+  EXPECT_THAT(r.output, HasSubstr("type: MostAllocated"));
+  EXPECT_THAT(r.output, HasSubstr("resourceName: my-scheduler"));
+}
+
+}  // namespace
+}  // namespace trimaran::e2e
