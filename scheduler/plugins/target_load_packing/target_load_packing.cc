@@ -1,6 +1,8 @@
 #include "scheduler/plugins/target_load_packing/target_load_packing.h"
 
+#include <atomic>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -23,10 +25,40 @@ int64_t Get(const kube::ResourceList& list, std::string_view name, bool milli) {
 
 }  // namespace
 
+// One node's constants for one metrics view (see the header: the hot path).
+struct TargetLoadPacking::NodeRecord {
+  std::shared_ptr<const kube::Node> node;  // the table key (kept alive)
+  // The node's usage in the view; null when the view does not list the node (or there
+  // is no view).
+  const trimaran::NodeUsage* usage = nullptr;
+  // The node's state when the view is usable: kOk, kNodeMissing or kNoUsableMetric.
+  MetricsState state = MetricsState::kNodeMissing;
+  // node.status.capacity cpu (millicores) and memory (bytes), as doubles.
+  double capacity[2] = {0, 0};
+  // kOk only: (u/100) × C per resource (cpu, memory), the formula's first term.
+  double used[2] = {0, 0};
+  // FallbackReporter::ReportCached's word for this node.
+  mutable std::atomic<uint64_t> reported{trimaran::FallbackReporter::kNotReported};
+
+  NodeRecord() = default;
+  NodeRecord& operator=(const NodeRecord& o) {
+    node = o.node;
+    usage = o.usage;
+    state = o.state;
+    capacity[0] = o.capacity[0];
+    capacity[1] = o.capacity[1];
+    used[0] = o.used[0];
+    used[1] = o.used[1];
+    reported.store(o.reported.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    return *this;
+  }
+};
+
 struct TargetLoadPacking::CycleData final : public StateData {
   trimaran::CycleMetrics metrics;
   bool attached = false;  // PreScore attached metrics.view to the tracker
   PodLoad prediction;
+  std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
 
@@ -78,8 +110,36 @@ double TargetLoadPacking::Curve(double u, double t) {
   return (100 - t) * u / t + t;
 }
 
+void TargetLoadPacking::MakeRecord(const void* self, const trimaran::MetricsView* view,
+                                   const NodeInfo& node_info, NodeRecord& out) {
+  const auto& plugin = *static_cast<const TargetLoadPacking*>(self);
+  const kube::Node& node = *node_info.node();
+  const int64_t cap_cpu = Get(node.status.capacity, kube::kResourceCPU, true);
+  const int64_t cap_mem = Get(node.status.capacity, kube::kResourceMemory, false);
+  out.capacity[0] = static_cast<double>(cap_cpu);
+  out.capacity[1] = static_cast<double>(cap_mem);
+  out.usage = view == nullptr ? nullptr : view->Find(node_info.name());
+  if (out.usage == nullptr) {
+    out.state = MetricsState::kNodeMissing;
+    return;
+  }
+  out.state = MetricsState::kOk;
+  for (const TargetLoadPackingResource& r : plugin.args_.resources) {
+    const bool cpu = r.name == kube::kResourceCPU;
+    if (!(cpu ? out.usage->tlp_cpu : out.usage->tlp_memory).has_value()) {
+      out.state = MetricsState::kNoUsableMetric;
+      return;
+    }
+  }
+  // Exactly the formula's first term, (u/100) × C.
+  if (out.usage->tlp_cpu.has_value()) out.used[0] = (*out.usage->tlp_cpu / 100) * out.capacity[0];
+  if (out.usage->tlp_memory.has_value()) {
+    out.used[1] = (*out.usage->tlp_memory / 100) * out.capacity[1];
+  }
+}
+
 Status TargetLoadPacking::PreScore(CycleState& state, const kube::Pod& pod,
-                                   std::span<const NodeInfo* const> /*nodes*/) {
+                                   std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
   data->metrics = metrics_->ForCycle();
   data->prediction = Predict(pod);
@@ -90,6 +150,12 @@ Status TargetLoadPacking::PreScore(CycleState& state, const kube::Pod& pod,
                             absl::Seconds(trimaran::kMetricsReportingAllowanceSeconds));
     data->attached = true;
   }
+  // Once per (view × node set) change, not per cycle: a new view, or a node the table
+  // lacked in an earlier cycle (records of unchanged nodes are reused).
+  if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
+    table_ = Table::Build(data->metrics.view, nodes, table_.get(), &MakeRecord, this);
+  }
+  data->table = table_;
   state.Write(kStateKey, std::move(data));
   return Status();
 }
@@ -98,69 +164,71 @@ ScoreResult TargetLoadPacking::Score(const CycleState& state, const kube::Pod& p
                                      const NodeInfo& node_info) const {
   const kube::Node* node = node_info.node();
   if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
-  // Without PreScore (a profile listing the plugin at `score` only) compute it here.
-  std::optional<CycleData> local;
   const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) {
-    data = *read;
-  } else {
+  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+
+  // Hot path: the node's record in the cycle's table.
+  const NodeRecord* record = nullptr;
+  if (data != nullptr && data->table != nullptr) {
+    record = data->table->Find(node);
+    if (record == nullptr) data->table->NoteMiss();
+  }
+  if (record != nullptr) {
+    const MetricsState mstate =
+        data->metrics.state != MetricsState::kOk ? data->metrics.state : record->state;
+    metrics_->ReportCached(node_info.name(), mstate, record->reported);
+    if (mstate != MetricsState::kOk &&
+        metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+      return ScoreResult::Of(kMinNodeScore);
+    }
+    PodLoad missing;
+    if (mstate == MetricsState::kOk) {
+      // PreScore attached the view: the tracker keeps the sums in the view's entry.
+      missing = PodLoad{record->usage->pending_milli_cpu.load(std::memory_order_relaxed),
+                        record->usage->pending_memory.load(std::memory_order_relaxed)};
+    }
+    return ScoreNode(*data, *record, mstate, missing, node_info);
+  }
+
+  // Slow path: a node new to the table, or no PreScore in the profile (compute the cycle
+  // data here).
+  std::optional<CycleData> local;
+  if (data == nullptr) {
     local.emplace();
     local->metrics = metrics_->ForCycleNonBlocking();
     local->prediction = Predict(pod);
     data = &*local;
   }
-
-  const std::string& name = node_info.name();
-  MetricsState mstate;
-  const trimaran::NodeUsage* usage = metrics_->Lookup(data->metrics, name, &mstate);
-  if (usage != nullptr) {
-    for (const TargetLoadPackingResource& r : args_.resources) {
-      const bool cpu = r.name == kube::kResourceCPU;
-      if (!(cpu ? usage->tlp_cpu : usage->tlp_memory).has_value()) {
-        mstate = MetricsState::kNoUsableMetric;
-        break;
-      }
-    }
-  }
-  metrics_->Report(name, mstate);
+  NodeRecord fresh;
+  MakeRecord(this, data->metrics.view.get(), node_info, fresh);
+  const MetricsState mstate =
+      data->metrics.state != MetricsState::kOk ? data->metrics.state : fresh.state;
+  metrics_->Report(node_info.name(), mstate);
   if (mstate != MetricsState::kOk && metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
     return ScoreResult::Of(kMinNodeScore);
   }
-
   PodLoad missing;
-  if (mstate == MetricsState::kOk)
-    missing = trimaran::PendingLoad(tracker_, *usage, name, data->metrics.view->window_end(),
-                                    data->attached);
-
-  // Node capacity (cpu millicores, memory bytes): memoized in the view per NodeInfo
-  // generation (the Quantity conversion dominates otherwise).
-  int64_t cap_cpu = 0, cap_mem = 0;
-  if (usage != nullptr &&
-      usage->memo_generation.load(std::memory_order_acquire) == node_info.generation()) {
-    cap_cpu = usage->memo_a.load(std::memory_order_relaxed);
-    cap_mem = usage->memo_b.load(std::memory_order_relaxed);
-  } else {
-    cap_cpu = Get(node->status.capacity, kube::kResourceCPU, true);
-    cap_mem = Get(node->status.capacity, kube::kResourceMemory, false);
-    if (usage != nullptr) {
-      usage->memo_a.store(cap_cpu, std::memory_order_relaxed);
-      usage->memo_b.store(cap_mem, std::memory_order_relaxed);
-      usage->memo_generation.store(node_info.generation(), std::memory_order_release);
-    }
+  if (mstate == MetricsState::kOk) {
+    missing = trimaran::PendingLoad(tracker_, *fresh.usage, node_info.name(),
+                                    data->metrics.view->window_end(), data->attached);
   }
+  return ScoreNode(*data, fresh, mstate, missing, node_info);
+}
 
+ScoreResult TargetLoadPacking::ScoreNode(const CycleData& data, const NodeRecord& record,
+                                         MetricsState mstate, const PodLoad& missing,
+                                         const NodeInfo& node_info) const {
   double weighted = 0;
   int64_t weights = 0;
   for (const TargetLoadPackingResource& r : args_.resources) {
     const bool cpu = r.name == kube::kResourceCPU;
-    const double capacity = static_cast<double>(cpu ? cap_cpu : cap_mem);
-    const int64_t p = cpu ? data->prediction.milli_cpu : data->prediction.memory;
+    const double capacity = record.capacity[cpu ? 0 : 1];
+    const int64_t p = cpu ? data.prediction.milli_cpu : data.prediction.memory;
     double u = 0;
     if (capacity != 0) {
       if (mstate == MetricsState::kOk) {
-        const double used = (*(cpu ? usage->tlp_cpu : usage->tlp_memory) / 100) * capacity;
         const int64_t m = cpu ? missing.milli_cpu : missing.memory;
-        double sum = used + static_cast<double>(p);
+        double sum = record.used[cpu ? 0 : 1] + static_cast<double>(p);
         sum = sum + static_cast<double>(m);
         u = 100 * sum / capacity;
       } else {

@@ -34,6 +34,14 @@
 // the metrics snapshot is read once per cycle in PreScore, from a source shared by all
 // plugins with the same provider config.
 //
+// Hot path (issue 7 "Benchmark"): PreScore hands Score a trimaran::NodeTable of per-node
+// records (capacity, the base load u/100 × C, the node's metrics state, the reported
+// fallback state), built once per (metrics view × node set) change and reused across
+// cycles, so Score finds its node by the Node pointer and does no string hashing, no
+// Quantity conversion and takes no lock; fallback logging goes through
+// FallbackReporter::ReportCached. A node the table lacks (new or updated Node object)
+// is scored the slow way, bit-identically, and the next PreScore adds it.
+//
 // Thread-safety: Score is const and safe for concurrent use; PreScore and Reserve run on
 // the scheduling thread, Unreserve possibly on a binding thread (the tracker locks).
 // Ownership: borrows the Handle (clock, stats, metrics source) for its whole life.
@@ -47,6 +55,7 @@
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/plugins/target_load_packing/args.h"
+#include "scheduler/plugins/trimaran/node_table.h"
 #include "scheduler/plugins/trimaran/plugin_metrics.h"
 #include "scheduler/plugins/trimaran/recent_pods.h"
 
@@ -84,10 +93,21 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
 
  private:
   struct CycleData;
+  struct NodeRecord;
+  using Table = trimaran::NodeTable<NodeRecord>;
+
+  // Fills `out` (all but out.node) for `node_info` against `view` (may be null).
+  static void MakeRecord(const void* self, const trimaran::MetricsView* view,
+                         const NodeInfo& node_info, NodeRecord& out);
+  ScoreResult ScoreNode(const CycleData& data, const NodeRecord& record,
+                        trimaran::MetricsState mstate, const trimaran::PodLoad& missing,
+                        const NodeInfo& node_info) const;
 
   TargetLoadPackingArgs args_;
   std::unique_ptr<trimaran::PluginMetrics> metrics_;
   trimaran::RecentPodTracker tracker_;
+  // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
+  std::shared_ptr<const Table> table_;
 };
 
 }  // namespace trimaran::sched::plugins

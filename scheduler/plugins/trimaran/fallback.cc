@@ -47,6 +47,7 @@ void FallbackReporter::Report(absl::string_view node, MetricsState state) {
               MetricsStateName(it->second));
     state_.erase(it);
     not_ok_.fetch_sub(1, std::memory_order_relaxed);
+    epoch_.fetch_add(1, std::memory_order_release);
     return;
   }
   counters_[static_cast<int>(state)]->Inc();
@@ -59,6 +60,7 @@ void FallbackReporter::Report(absl::string_view node, MetricsState state) {
   } else {
     it->second = state;
   }
+  epoch_.fetch_add(1, std::memory_order_release);
   Log(Component::kPlugin)
       .warn("{}: scoring node={} by the fallback, reason={}", plugin_, node,
             MetricsStateName(state));

@@ -18,6 +18,11 @@
 //
 // Cost: Report(kOk) is one relaxed atomic load while no node is in fallback; otherwise a
 // mutex-guarded map lookup. Counters are bound at construction (no label lookup in Score).
+// ReportCached is Report through a per-node cache word the caller keeps (e.g. in a
+// trimaran/node_table.h record): when the node's state is the one last reported through
+// that word and no node's state has changed since (a reporter-wide change epoch), it only
+// counts (one atomic add for a fallback state, nothing for kOk), with no lock and no
+// string hashing; otherwise it calls Report. The counts and logs are exactly Report's.
 //
 // Thread-safety: safe for concurrent use (Score workers).
 
@@ -47,6 +52,25 @@ class FallbackReporter {
 
   void Report(absl::string_view node, MetricsState state) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // A cache word for ReportCached that matches nothing yet.
+  static constexpr uint64_t kNotReported = ~uint64_t{0};
+  // As Report(node, state); `cache` is the node's word (start: kNotReported; one word per
+  // node, never shared between nodes).
+  void ReportCached(absl::string_view node, MetricsState state, std::atomic<uint64_t>& cache)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    const uint64_t want =
+        (epoch_.load(std::memory_order_acquire) << 8) | static_cast<uint64_t>(state);
+    if (cache.load(std::memory_order_relaxed) == want) {
+      // Still the node's recorded state (any change since would have moved the epoch).
+      if (state != MetricsState::kOk) counters_[static_cast<int>(state)]->Inc();
+      return;
+    }
+    Report(node, state);
+    // Tagged with the epoch read before Report: if Report (or anyone) changed a state
+    // meanwhile, the epoch moved and the next call takes the full path once more.
+    cache.store(want, std::memory_order_relaxed);
+  }
+
   // Fallbacks counted so far for `state` (tests, trimaranctl).
   int64_t count(MetricsState state) const;
 
@@ -55,6 +79,8 @@ class FallbackReporter {
   std::array<stats::Counter*, kNumMetricsStates> counters_{};
   // Nodes currently in a non-OK state (fast path for Report(kOk)).
   std::atomic<int64_t> not_ok_{0};
+  // Bumped (under mu_) by every change of state_: ReportCached's validity check.
+  std::atomic<uint64_t> epoch_{0};
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, MetricsState> state_ ABSL_GUARDED_BY(mu_);
 };

@@ -12,7 +12,7 @@
 //                         last ""/Latest seen before any AVG; std = the last STD; valid
 //                         when ANY entry of the type exists. Percentages.
 //
-// Thread-safety: immutable after construction (except the memo fields, atomics); shared
+// Thread-safety: immutable after construction (except the pending sums, atomics); shared
 // as shared_ptr<const MetricsView>.
 
 #include <atomic>
@@ -48,15 +48,6 @@ struct NodeUsage {
   std::optional<double> tlp_memory;
   ResourceData cpu;
   ResourceData memory;
-
-  // A per-view memo for plugins that derive per-node constants from the NodeInfo (TLP:
-  // node capacity, whose Quantity conversion costs more than the formula), keyed by
-  // NodeInfo::generation(), which is process-unique per mutation, so a stale memo is
-  // never mistaken for a fresh one. Written by at most one Score worker per node per
-  // cycle (values first, then the key with release); read with acquire.
-  mutable std::atomic<int64_t> memo_generation{0};
-  mutable std::atomic<int64_t> memo_a{0};
-  mutable std::atomic<int64_t> memo_b{0};
 
   // The load of recently placed pods not covered by this view's window, maintained by
   // the plugin's RecentPodTracker while this view is current (recent_pods.h), so Score

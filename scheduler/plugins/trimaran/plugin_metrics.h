@@ -17,6 +17,8 @@
 // Thread-safety: safe for concurrent use. Ownership: borrows the Handle's clock and
 // client (they outlive the plugin).
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -68,6 +70,10 @@ class PluginMetrics {
 
   // Counts/logs the node's state (FallbackReporter::Report).
   void Report(absl::string_view node, MetricsState state) { reporter_.Report(node, state); }
+  // FallbackReporter::ReportCached: Report through the node's cache word (hot path).
+  void ReportCached(absl::string_view node, MetricsState state, std::atomic<uint64_t>& cache) {
+    reporter_.ReportCached(node, state, cache);
+  }
 
   const TrimaranSpec& spec() const { return spec_; }
   FallbackPolicy fallback() const { return spec_.fallback; }
