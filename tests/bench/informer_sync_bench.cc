@@ -83,7 +83,15 @@ int main(int argc, char** argv) {
                        .Label("app", absl::StrCat("app-", i % 50))
                        .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
                        .Obj();
-        if (!(*client)->CreatePod(pod).ok()) ++failures;
+        absl::Status st;
+        for (int attempt = 0; attempt < 5; ++attempt) {
+          st = (*client)->CreatePod(pod).status();
+          if (st.ok()) break;
+          absl::SleepFor(absl::Milliseconds(200));
+        }
+        if (!st.ok()) {
+          if (failures++ == 0) std::fprintf(stderr, "create failed: %s\n", st.ToString().c_str());
+        }
       }
     });
   }

@@ -4,10 +4,14 @@
 //   - the shipped RBAC, applied for real, is sufficient and minimal: a token bound only
 //     to it (the ServiceAccount's identity) can make every call our Kubernetes client
 //     makes for the scheduler and the load watcher, and nothing around them.
+#include <signal.h>
+
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
@@ -19,6 +23,7 @@
 #include "kube/testing/wrappers.h"
 #include "tests/deploy/manifests.h"
 #include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/subprocess.h"
 
 namespace trimaran::deploy_testing {
 namespace {
@@ -229,22 +234,91 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
   }
 }
 
-// TODO(issue 5, lead): the end-to-end proof. Once trimaran-scheduler's main() runs the
-// daemon, start it here with ONLY `scoped_kubeconfig_` (the ServiceAccount identity bound
-// to the shipped roles) and the request-only profile of deploy/overlays/request-only
-// (no metrics needed) or the base profile with a fake watcher, e.g.:
-//
-//   Subprocess::Start({TRIMARAN_SCHEDULER_BIN, "--config", <rendered config.yaml with
-//                      leaderElection on, resourceNamespace trimaran>,
-//                      "--kubeconfig", scoped_kubeconfig_, "--secure-port", "0"}, log);
-//
-// then create nodes (untainted, Ready) and pods with schedulerName trimaran as admin and
-// assert every pod gets spec.nodeName, a Scheduled event exists, the Lease
-// trimaran/trimaran-scheduler has a holder, and the scheduler log has no "forbidden".
+// The end-to-end proof: trimaran-scheduler itself, holding ONLY the ServiceAccount's
+// identity bound to the shipped roles (scoped_kubeconfig_), with leader election on the
+// shipped Lease (trimaran/trimaran-scheduler) and a request-only profile (no metrics
+// needed), binds pods, writes their events and holds the Lease; nothing is forbidden.
 TEST_F(ShippedRbacTest, SchedulerSchedulesWithOnlyTheShippedRbac) {
   ASSERT_FALSE(scoped_kubeconfig_.empty());
-  GTEST_SKIP() << "TODO(issue 5): run trimaran-scheduler with the scoped kubeconfig once "
-                  "main() runs the daemon (see the comment above this test)";
+  auto admin_config = kube::LoadKubeconfig(admin_kubeconfig_);
+  ASSERT_TRUE(admin_config.ok()) << admin_config.status();
+  auto admin_or = kube::RestClient::Create(*admin_config, RealClock::Get());
+  ASSERT_TRUE(admin_or.ok()) << admin_or.status();
+  kube::RestClient& admin = **admin_or;
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = absl::StrCat("node-", i);
+    TRIMARAN_ASSERT_OK(
+        admin
+            .CreateNode(MakeNode()
+                            .Name(name)
+                            .Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}})
+                            .Allocatable({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}})
+                            .Obj())
+            .status());
+    auto untainted = cp_->Request("PATCH", absl::StrCat("/api/v1/nodes/", name),
+                                  R"({"spec":{"taints":null}})", "application/merge-patch+json");
+    ASSERT_TRUE(untainted.ok() && untainted->status_code == 200);
+  }
+  for (int i = 0; i < 10; ++i) {
+    TRIMARAN_ASSERT_OK(admin
+                           .CreatePod(MakePod()
+                                          .Name(absl::StrCat("web-", i))
+                                          .Namespace("default")
+                                          .SchedulerName("trimaran")
+                                          .Req({{"cpu", "500m"}, {"memory", "256Mi"}})
+                                          .Obj())
+                           .status());
+  }
+  const std::string config = cp_->dir() + "/scheduler.yaml";
+  TRIMARAN_ASSERT_OK(WriteFile(config, R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  resourceName: trimaran-scheduler
+  resourceNamespace: trimaran
+profiles:
+  - schedulerName: trimaran
+    pluginConfig:
+      - name: NodeResourcesFit
+        args:
+          scoringStrategy:
+            type: MostAllocated
+)"));
+  auto sched = e2e::Subprocess::Start({TRIMARAN_SCHEDULER_BIN, "--config", config, "--kubeconfig",
+                                       scoped_kubeconfig_, "--secure-port", "0", "--v", "2"},
+                                      cp_->dir() + "/scheduler.log");
+  ASSERT_TRUE(sched.ok()) << sched.status();
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  int bound = 0;
+  while (absl::Now() < deadline) {
+    auto pods = admin.ListPods("default", {});
+    ASSERT_TRUE(pods.ok()) << pods.status();
+    bound = 0;
+    for (const kube::Pod& p : pods->items) bound += !p.spec.node_name.empty();
+    if (bound == 10) break;
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  EXPECT_EQ(bound, 10) << (*sched)->LogTail();
+  auto lease = admin.GetLease(kNamespace, kLeaseName);
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  EXPECT_FALSE(lease->spec.holder_identity.empty());
+  // The Scheduled events were written (events.k8s.io/v1, allowed by the shipped role).
+  absl::StatusOr<std::string> events = absl::UnknownError("not read");
+  for (int i = 0; i < 50; ++i) {
+    events = admin.Raw("GET", "/apis/events.k8s.io/v1/namespaces/default/events", "",
+                       "application/json");
+    if (events.ok() && absl::StrContains(*events, "Successfully assigned default/web-")) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(events.ok()) << events.status();
+  EXPECT_THAT(*events, ::testing::HasSubstr("Successfully assigned default/web-"));
+  (*sched)->Signal(SIGTERM);
+  auto code = (*sched)->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << (*sched)->LogTail();
+  const std::string log = (*sched)->LogTail(1 << 20);
+  EXPECT_THAT(log, ::testing::Not(::testing::HasSubstr("forbidden")));
+  EXPECT_THAT(log, ::testing::Not(::testing::HasSubstr("Forbidden")));
 }
 
 }  // namespace

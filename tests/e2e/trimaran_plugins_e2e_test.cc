@@ -18,6 +18,7 @@
 // placement is the plugin's.
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -306,7 +307,9 @@ TEST_F(TrimaranPluginsE2ETest, PodGoesToTheNodeClosestBelowTarget) {
   for (const auto& [pod, node] : Placement("kep-")) EXPECT_EQ(node, "uses-2-cores") << pod;
   // Scored on metrics, not on the fallback.
   const std::string metrics = SchedulerMetrics();
-  ASSERT_THAT(metrics, ::testing::HasSubstr("metrics_fallback_total{"));
+  // The exported name (the scheduler scope + the plugin scope).
+  ASSERT_THAT(metrics,
+              ::testing::HasSubstr("scheduler_target_load_packing_metrics_fallback_total{"));
   for (const char* reason : {"no_metrics", "node_missing", "no_usable_metric", "stale"}) {
     EXPECT_EQ(FallbackCount(metrics, reason), 0) << reason;
   }
@@ -341,6 +344,9 @@ TEST_F(TrimaranPluginsE2ETest, BurstSpreadsOverNodesBelowTarget) {
       EXPECT_LE(predicted, 50.0);
     }
   }
+  std::string row;
+  for (const std::string& n : names) absl::StrAppend(&row, " ", n, "=", per_node[n]);
+  std::printf("burst placement:%s\n", row.c_str());
   EXPECT_LE(max_per_node, 8);  // the 10 % nodes' share; request-only packing piles 50.
   EXPECT_EQ(FallbackCount(SchedulerMetrics(), "stale"), 0);
   EXPECT_EQ(FallbackCount(SchedulerMetrics(), "no_metrics"), 0);
@@ -374,6 +380,7 @@ TEST_F(TrimaranPluginsE2ETest, StoppedPrometheusFallsBackToRequestsAndRecovers) 
   const double stale_count = FallbackCount(SchedulerMetrics(), "stale");
   // Every pod is scored on every node by the fallback: >= 10 x 3.
   EXPECT_GE(stale_count, 10 * kNodes);
+  std::printf("stale fallbacks after 10 pods on %d nodes: %.0f\n", kNodes, stale_count);
   const absl::Time stale_done = absl::Now();
 
   // (c) Prometheus is back: the watcher's next fetch (1 s) is fresh; the plugin re-reads

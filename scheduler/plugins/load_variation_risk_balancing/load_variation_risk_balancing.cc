@@ -96,8 +96,8 @@ ScoreResult LoadVariationRiskBalancing::Score(const CycleState& state, const kub
   double s_cpu = 0, s_mem = 0;
   bool ok_cpu = false, ok_mem = false;
   if (mstate == MetricsState::kOk) {
-    const trimaran::PodLoad recent = trimaran::PendingLoad(
-        tracker_, *usage, name, data->metrics.view->window_end(), data->attached);
+    const trimaran::PodLoad recent =
+        trimaran::PendingLoad(tracker_, *data->metrics.view, *usage, name, data->attached);
     if (usage->cpu.valid) {
       s_cpu = RiskScore(
           trimaran::CreateResourceStats(

@@ -7,6 +7,9 @@
 //   BM_ScheduleOne/5000/1   MostAllocated + TargetLoadPacking (weight 1 each), with a
 //                           load watcher (FakeLoadWatcherClient) holding CPU AVG metrics
 //                           for every node
+//   BM_ScheduleOne/5000/2   MostAllocated + ConstantScore, a Score plugin that returns 0
+//                           and does nothing else: the runtime's own cost of a second
+//                           Score plugin, the floor under TargetLoadPacking's overhead
 //
 //   cmake --build build --target target_load_packing_benchmark -j2
 //   build/scheduler/plugins/target_load_packing/target_load_packing_benchmark
@@ -45,13 +48,24 @@ class NoopBinder final : public BindPlugin {
   Status Bind(CycleState&, const kube::Pod&, absl::string_view) override { return Status(); }
 };
 
+class ConstantScore final : public ScorePlugin {
+ public:
+  static constexpr absl::string_view kName = "ConstantScore";
+  absl::string_view Name() const override { return kName; }
+  ScoreResult Score(const CycleState&, const kube::Pod&, const NodeInfo&) const override {
+    return ScoreResult::Of(0);
+  }
+};
+
 class NullRecorder final : public EventRecorder {
  public:
   void Eventf(const kube::Pod&, const kube::Pod*, EventType, absl::string_view, absl::string_view,
               absl::string_view) override {}
 };
 
-std::string ProfileYaml(bool tlp) {
+// extra: 0 none, 1 TargetLoadPacking, 2 ConstantScore.
+std::string ProfileYaml(int extra) {
+  const bool tlp = extra == 1;
   return absl::StrCat(
       "apiVersion: kubescheduler.config.k8s.io/v1\n"
       "kind: KubeSchedulerConfiguration\n"
@@ -73,7 +87,9 @@ std::string ProfileYaml(bool tlp) {
       "        enabled:\n"
       "          - name: NodeResourcesFit\n"
       "            weight: 1\n",
-      tlp ? "          - name: TargetLoadPacking\n            weight: 1\n" : "");
+      tlp          ? "          - name: TargetLoadPacking\n            weight: 1\n"
+      : extra == 2 ? "          - name: ConstantScore\n            weight: 1\n"
+                   : "");
 }
 
 struct Env {
@@ -87,14 +103,18 @@ struct Env {
 
 void CheckOk(const absl::Status& status) { TRIMARAN_CHECK(status.ok()); }
 
-std::unique_ptr<Env> MakeEnv(int num_nodes, bool tlp) {
+std::unique_ptr<Env> MakeEnv(int num_nodes, int extra) {
   auto env = std::make_unique<Env>();
   CheckOk(plugins::RegisterInTreePlugins(env->registry));
   CheckOk(env->registry.Register(NoopBinder::kName,
                                  [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
                                    return std::make_unique<NoopBinder>();
                                  }));
-  auto profiles = scheduler_testing::ProfilesFromYaml(ProfileYaml(tlp));
+  CheckOk(env->registry.Register(ConstantScore::kName,
+                                 [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
+                                   return std::make_unique<ConstantScore>();
+                                 }));
+  auto profiles = scheduler_testing::ProfilesFromYaml(ProfileYaml(extra));
   CheckOk(profiles.status());
   for (ProfileConfig& p : *profiles) p.bind = {std::string(NoopBinder::kName)};
   auto metrics = lw::testing::MakeWatcherMetrics().Timestamp(absl::ToUnixSeconds(absl::Now()));
@@ -124,8 +144,7 @@ std::unique_ptr<Env> MakeEnv(int num_nodes, bool tlp) {
 
 void BM_ScheduleOne(benchmark::State& state) {
   const int num_nodes = static_cast<int>(state.range(0));
-  const bool tlp = state.range(1) == 1;
-  std::unique_ptr<Env> env = MakeEnv(num_nodes, tlp);
+  std::unique_ptr<Env> env = MakeEnv(num_nodes, static_cast<int>(state.range(1)));
   const int64_t pods = state.max_iterations;
   for (int64_t i = 0; i < pods; ++i) {
     env->sched->OnPodAdd(
@@ -158,11 +177,13 @@ void BM_ScheduleOne(benchmark::State& state) {
   state.counters["scheduled"] = env->sched->cache().PodCount();
 }
 BENCHMARK(BM_ScheduleOne)
-    ->ArgNames({"nodes", "tlp"})
+    ->ArgNames({"nodes", "extra"})
     ->Args({5000, 0})
     ->Args({5000, 1})
+    ->Args({5000, 2})
     ->Args({5000, 0})
     ->Args({5000, 1})
+    ->Args({5000, 2})
     ->Iterations(3000)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();

@@ -1,10 +1,12 @@
 #include "scheduler/plugins/target_load_packing/target_load_packing.h"
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -404,6 +406,109 @@ TEST(TargetLoadPackingTest, MetricsSourceFromThePool) {
   pool.SetError(absl::InvalidArgumentError("bad spec"));
   EXPECT_THAT(TargetLoadPacking::New(PluginArgs{}, *handle),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("TargetLoadPacking")));
+}
+
+TEST(TargetLoadPackingTest, RoundMatchesStdRound) {
+  // Half away from zero, including the doubles next to .5 (where floor(x + 0.5) errs).
+  const double cases[] = {0.0,
+                          -0.0,
+                          0.5,
+                          -0.5,
+                          1.5,
+                          2.5,
+                          52.25,
+                          75.5,
+                          99.5,
+                          100,
+                          -2.5,
+                          0.49999999999999994,
+                          -0.49999999999999994,
+                          4503599627370495.5,
+                          4503599627370496.0,
+                          1e300,
+                          -1e300};
+  for (const double x : cases) {
+    SCOPED_TRACE(x);
+    EXPECT_EQ(TargetLoadPacking::Round(x), static_cast<int64_t>(std::round(x)));
+  }
+  for (int i = -100000; i <= 100000; ++i) {
+    const double x = i / 1000.0;
+    ASSERT_EQ(TargetLoadPacking::Round(x), static_cast<int64_t>(std::round(x))) << x;
+  }
+}
+
+TEST(TargetLoadPackingTest, UpdatedAndAddedNodesAreScoredFromTheirNewObject) {
+  // The per-node records are keyed by the Node object: a replaced object (capacity 4 ->
+  // 8 cores) or a node new to the snapshot is scored the slow way in the cycle that
+  // finds it, and from the rebuilt table in the next; both give the same score.
+  auto env = MakeEnv({Node4("a")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(
+      MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 10).Node("b").Cpu(lw::kOpAvg, 50).Obj());
+  const kube::Pod pod = PodWithLimit("p", "1");
+  // a: U = 100*(400 + 1000)/4000 = 35 -> 60*35/40 + 40 = 92.5 -> 93.
+  EXPECT_EQ(ScoreAll(*env, pod)["a"], 93);
+  env->handle->snapshot().MutableNodeInfo("a")->SetNode(std::make_shared<const kube::Node>(
+      MakeNode().Name("a").Capacity({{"cpu", "8"}, {"memory", "8Gi"}}).Obj()));
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    SCOPED_TRACE(cycle);
+    // a: U = 100*(800 + 1000)/8000 = 22.5 -> 60*22.5/40 + 40 = 73.75 -> 74.
+    EXPECT_EQ(ScoreAll(*env, pod)["a"], 74);
+  }
+  env->handle->snapshot().Set(
+      {MakeNode().Name("a").Capacity({{"cpu", "8"}, {"memory", "8Gi"}}).Obj(), Node4("b")}, {});
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    SCOPED_TRACE(cycle);
+    auto scores = ScoreAll(*env, pod);
+    EXPECT_EQ(scores["a"], 74);
+    // b: U = 100*(2000 + 1000)/4000 = 75 > 40 -> 40*(100-75)/60 = 16.67 -> 17.
+    EXPECT_EQ(scores["b"], 17);
+  }
+  EXPECT_EQ(env->plugin->metrics().reporter().count(MetricsState::kNodeMissing), 0);
+}
+
+TEST(TargetLoadPackingTest, ReservedPodsCountOnlyOnTheirNode) {
+  // The pending sums are read only for nodes with recently placed pods; the others
+  // score from the metrics alone. 4-core nodes at 10 %, pods predicting 1 core, T = 40.
+  auto env = MakeEnv({Node4("a"), Node4("b")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(
+      MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 10).Node("b").Cpu(lw::kOpAvg, 10).Obj());
+  CycleState first;
+  const kube::Pod p1 = PodWithLimit("p1", "1");
+  ScoreAll(*env, p1, first);
+  ASSERT_TRUE(env->plugin->Reserve(first, p1, "a").IsSuccess());
+  auto scores = ScoreAll(*env, PodWithLimit("p2", "1"));
+  // a: U = 100*(400 + 1000 + 1000)/4000 = 60 > 40 -> 40*40/60 = 26.67 -> 27.
+  EXPECT_EQ(scores["a"], 27);
+  // b: U = 35 -> 92.5 -> 93.
+  EXPECT_EQ(scores["b"], 93);
+  env->plugin->Unreserve(first, p1, "a");
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("p3", "1"))["a"], 93);
+}
+
+TEST(TargetLoadPackingTest, ConsecutivePodsWithOtherPredictionsAreRescored) {
+  // Per-node records are reused across cycles; only the pod's prediction differs: each
+  // cycle gets its own score. 4 cores at 10 %, T = 40.
+  auto env = MakeEnv({Node4("a")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 10).Obj());
+  struct Case {
+    std::string limit;
+    int64_t want;
+  };
+  const Case cases[] = {
+      {"1", 93},     // U = 100*(400 + 1000)/4000 = 35 -> 60*35/40 + 40 = 92.5 -> 93
+      {"1", 93},     // the same pod shape again
+      {"2", 27},     // U = 60 > 40 -> 40*40/60 = 26.67 -> 27
+      {"1", 93},     // back to the first shape
+      {"200m", 63},  // U = 100*(400 + 200)/4000 = 15 -> 60*15/40 + 40 = 62.5 -> 63
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.limit);
+    EXPECT_EQ(ScoreAll(*env, PodWithLimit(absl::StrCat("p", i++), c.limit))["a"], c.want);
+  }
 }
 
 }  // namespace

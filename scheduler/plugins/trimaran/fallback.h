@@ -12,7 +12,7 @@
 // and calls Report. Report counts every fallback in
 //   <plugin scope>metrics_fallback_total{plugin, reason}
 // (reason = no_metrics | node_missing | no_usable_metric | stale; the runtime's plugin
-// scope gives the prefix, e.g. trimaran_scheduler_target_load_packing_) and logs once per
+// scope gives the prefix, in the daemon scheduler_target_load_packing_) and logs once per
 // node per state change (warn on entering a fallback state, info when the node is back
 // to kOk), never per cycle. Scheduling always continues.
 //
@@ -73,6 +73,8 @@ class FallbackReporter {
 
   // Fallbacks counted so far for `state` (tests, trimaranctl).
   int64_t count(MetricsState state) const;
+  // Nodes whose last reported state is not kOk.
+  int64_t nodes_in_fallback() const { return not_ok_.load(std::memory_order_relaxed); }
 
  private:
   const std::string plugin_;

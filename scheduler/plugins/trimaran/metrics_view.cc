@@ -34,6 +34,9 @@ MetricsView::MetricsView(const lw::WatcherMetrics& metrics)
   const size_t n = metrics.data.node_metrics_map.size();
   index_.reserve(n);
   usages_ = std::make_unique<NodeUsage[]>(n);
+  pending_ = std::make_unique<PendingSums[]>(n);
+  pending_bits_ = std::make_unique<std::atomic<uint64_t>[]>(n / 64 + 1);
+  for (size_t i = 0; i < n / 64 + 1; ++i) pending_bits_[i].store(0, std::memory_order_relaxed);
   uint32_t next = 0;
   for (const auto& [name, node] : metrics.data.node_metrics_map) {
     if (node.metrics.empty()) continue;

@@ -12,7 +12,8 @@
 //                         last ""/Latest seen before any AVG; std = the last STD; valid
 //                         when ANY entry of the type exists. Percentages.
 //
-// Thread-safety: immutable after construction (except the pending sums, atomics); shared
+// Thread-safety: immutable after construction (except the pending sums and bits,
+// atomics); shared
 // as shared_ptr<const MetricsView>.
 
 #include <atomic>
@@ -48,12 +49,15 @@ struct NodeUsage {
   std::optional<double> tlp_memory;
   ResourceData cpu;
   ResourceData memory;
+};
 
-  // The load of recently placed pods not covered by this view's window, maintained by
-  // the plugin's RecentPodTracker while this view is current (recent_pods.h), so Score
-  // reads two atomics instead of taking a lock per node.
-  mutable std::atomic<int64_t> pending_milli_cpu{0};
-  mutable std::atomic<int64_t> pending_memory{0};
+// The load of recently placed pods not covered by a view's window, per node, maintained
+// by the plugin's RecentPodTracker while the view is current (recent_pods.h), so Score
+// reads two atomics instead of taking a lock per node. Kept apart from NodeUsage in a
+// compact array (16 bytes a node) that stays cache-resident.
+struct PendingSums {
+  std::atomic<int64_t> milli_cpu{0};
+  std::atomic<int64_t> memory{0};
 };
 
 class MetricsView {
@@ -66,6 +70,24 @@ class MetricsView {
     auto it = index_.find(node);
     return it == index_.end() ? nullptr : &usages_[it->second];
   }
+  // Whether `usage` (an entry of this view) may have non-zero pending sums: false
+  // guarantees both are 0. A bit per node (L1-resident at 5,000 nodes), set by
+  // MarkPending before the sums are first changed and never cleared while the view
+  // lives, so Score reads the sums (another cache line) only for nodes that have ever had
+  // recently placed pods under this view.
+  // The pending sums of `usage`, an entry of this view.
+  PendingSums& pending(const NodeUsage& usage) const {
+    return pending_[static_cast<size_t>(&usage - usages_.get())];
+  }
+  bool MaybePending(const NodeUsage& usage) const {
+    const size_t i = static_cast<size_t>(&usage - usages_.get());
+    return (pending_bits_[i / 64].load(std::memory_order_relaxed) >> (i % 64)) & 1;
+  }
+  void MarkPending(const NodeUsage& usage) const {
+    const size_t i = static_cast<size_t>(&usage - usages_.get());
+    pending_bits_[i / 64].fetch_or(uint64_t{1} << (i % 64), std::memory_order_relaxed);
+  }
+
   // Snapshot `window.end` (unix seconds; 0 without a window), the E of spec §2.4.
   int64_t window_end() const { return window_end_; }
   // When the snapshot was taken (its `timestamp`, unix seconds).
@@ -76,6 +98,8 @@ class MetricsView {
   // name -> position in usages_ (a compact table: lookups stay in cache at 5,000 nodes).
   absl::flat_hash_map<std::string, uint32_t> index_;
   std::unique_ptr<NodeUsage[]> usages_;
+  std::unique_ptr<PendingSums[]> pending_;                 // see pending()
+  std::unique_ptr<std::atomic<uint64_t>[]> pending_bits_;  // see MaybePending
   int64_t window_end_ = 0;
   absl::Time timestamp_;
 };

@@ -16,8 +16,10 @@ void RecentPodTracker::AddToViewLocked(absl::string_view node, const PodLoad& lo
   if (view_ == nullptr) return;
   const NodeUsage* usage = view_->Find(node);
   if (usage == nullptr) return;
-  usage->pending_milli_cpu.fetch_add(sign * load.milli_cpu, std::memory_order_relaxed);
-  usage->pending_memory.fetch_add(sign * load.memory, std::memory_order_relaxed);
+  view_->MarkPending(*usage);
+  PendingSums& sums = view_->pending(*usage);
+  sums.milli_cpu.fetch_add(sign * load.milli_cpu, std::memory_order_relaxed);
+  sums.memory.fetch_add(sign * load.memory, std::memory_order_relaxed);
 }
 
 void RecentPodTracker::EraseLocked(absl::string_view key) {

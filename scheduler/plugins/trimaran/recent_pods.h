@@ -25,7 +25,7 @@
 //
 // Hot path: the plugin attaches the cycle's MetricsView (AttachView, in PreScore, only
 // when the view changed). Attaching prunes by the view's E and writes every node's sum
-// into the view's NodeUsage::pending_* atomics; Assume/Forget keep them current. Since
+// into the view's pending sums (MetricsView::pending); Assume/Forget keep them current. Since
 // every entry left after pruning by E is counted under E (and every later entry has
 // ts >= the fetch time >= E - 60 s), the maintained sums equal Pending(node, E). Score
 // then reads two relaxed atomics of the NodeUsage it already looked up: no lock, no
@@ -106,13 +106,15 @@ class RecentPodTracker {
   std::atomic<size_t> size_{0};
 };
 
-// The pending load of `node` for a Score: from the attached view's atomics when
-// PreScore attached `usage`'s view (`attached`), else by walking the tracker.
-inline PodLoad PendingLoad(const RecentPodTracker& tracker, const NodeUsage& usage,
-                           absl::string_view node, int64_t window_end, bool attached) {
-  if (!attached) return tracker.Pending(node, window_end);
-  return PodLoad{usage.pending_milli_cpu.load(std::memory_order_relaxed),
-                 usage.pending_memory.load(std::memory_order_relaxed)};
+// The pending load of `node` for a Score: from `view`'s sums for `usage` (an entry of
+// `view`) when PreScore attached that view (`attached`), else by walking the tracker.
+inline PodLoad PendingLoad(const RecentPodTracker& tracker, const MetricsView& view,
+                           const NodeUsage& usage, absl::string_view node, bool attached) {
+  if (!attached) return tracker.Pending(node, view.window_end());
+  if (!view.MaybePending(usage)) return PodLoad{};
+  const PendingSums& sums = view.pending(usage);
+  return PodLoad{sums.milli_cpu.load(std::memory_order_relaxed),
+                 sums.memory.load(std::memory_order_relaxed)};
 }
 
 }  // namespace trimaran::sched::plugins::trimaran

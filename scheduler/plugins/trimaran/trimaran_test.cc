@@ -1,3 +1,4 @@
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -135,6 +136,52 @@ TEST(FallbackReporterTest, CountsEveryFallback) {
   EXPECT_EQ(reporter.count(MetricsState::kNodeMissing), 1);
   EXPECT_THAT(registry.PrometheusText(),
               ::testing::HasSubstr("t_metrics_fallback_total{plugin=\"X\",reason=\"stale\"} 3"));
+}
+
+TEST(FallbackReporterTest, ReportCachedCountsLikeReportAndNoticesOtherChanges) {
+  stats::Registry registry;
+  FallbackReporter reporter("X", stats::Scope(registry, "t_"));
+  std::atomic<uint64_t> a{FallbackReporter::kNotReported};
+  std::atomic<uint64_t> b{FallbackReporter::kNotReported};
+  reporter.ReportCached("a", MetricsState::kStale, a);
+  reporter.ReportCached("a", MetricsState::kStale, a);  // cached: counts only
+  reporter.ReportCached("b", MetricsState::kOk, b);
+  EXPECT_EQ(reporter.count(MetricsState::kStale), 2);
+  EXPECT_EQ(reporter.nodes_in_fallback(), 1);
+  // A change made without a's word (a plain Report) must not be hidden by a's cache.
+  reporter.Report("a", MetricsState::kOk);
+  EXPECT_EQ(reporter.nodes_in_fallback(), 0);
+  reporter.ReportCached("a", MetricsState::kStale, a);
+  EXPECT_EQ(reporter.nodes_in_fallback(), 1);
+  EXPECT_EQ(reporter.count(MetricsState::kStale), 3);
+  reporter.ReportCached("a", MetricsState::kOk, a);
+  EXPECT_EQ(reporter.nodes_in_fallback(), 0);
+  reporter.ReportCached("a", MetricsState::kNodeMissing, a);
+  reporter.ReportCached("b", MetricsState::kNodeMissing, b);
+  reporter.ReportCached("a", MetricsState::kNodeMissing, a);
+  EXPECT_EQ(reporter.nodes_in_fallback(), 2);
+  EXPECT_EQ(reporter.count(MetricsState::kNodeMissing), 3);
+  EXPECT_EQ(reporter.count(MetricsState::kStale), 3);
+}
+
+TEST(MetricsViewTest, PendingSumsAndBits) {
+  lw::WatcherMetrics metrics =
+      MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 10).Node("b").Cpu(lw::kOpAvg, 20).Obj();
+  auto view = std::make_shared<const MetricsView>(metrics);
+  ::trimaran::testing::FakeClock clock;  // 1,700,000,000 = window.end
+  RecentPodTracker tracker(clock);
+  tracker.AttachView(view, absl::InfinitePast());
+  const NodeUsage& a = *view->Find("a");
+  const NodeUsage& b = *view->Find("b");
+  EXPECT_FALSE(view->MaybePending(a));
+  tracker.Assume(MakePod().Name("p").UID("p").Obj(), "a", PodLoad{100, 5});
+  EXPECT_TRUE(view->MaybePending(a));
+  EXPECT_FALSE(view->MaybePending(b));
+  EXPECT_EQ(PendingLoad(tracker, *view, a, "a", /*attached=*/true), (PodLoad{100, 5}));
+  EXPECT_EQ(PendingLoad(tracker, *view, a, "a", /*attached=*/false), (PodLoad{100, 5}));
+  EXPECT_EQ(PendingLoad(tracker, *view, b, "b", /*attached=*/true), PodLoad{});
+  tracker.Forget(MakePod().Name("p").UID("p").Obj());
+  EXPECT_EQ(PendingLoad(tracker, *view, a, "a", /*attached=*/true), PodLoad{});
 }
 
 }  // namespace

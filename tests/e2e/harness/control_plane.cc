@@ -164,8 +164,17 @@ absl::Status ControlPlane::WaitReady(absl::Duration timeout) {
         TRIMARAN_ASSIGN_OR_RETURN(transport_, http::CurlTransport::Create(opts));
       }
       auto resp = Request("GET", "/readyz");
-      if (resp.ok() && resp->status_code == 200) return absl::OkStatus();
-      last = resp.ok() ? absl::UnavailableError(resp->body) : resp.status();
+      if (resp.ok() && resp->status_code == 200) {
+        // Ready also means the bootstrap controller has made the `default` namespace:
+        // right after /readyz, creating a pod there can still fail (seen under load).
+        auto ns = Request("GET", "/api/v1/namespaces/default");
+        if (ns.ok() && ns->status_code == 200) return absl::OkStatus();
+        last = ns.ok() ? absl::UnavailableError(absl::StrCat("namespace default: HTTP ",
+                                                             ns->status_code))
+                       : ns.status();
+      } else {
+        last = resp.ok() ? absl::UnavailableError(resp->body) : resp.status();
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
