@@ -338,6 +338,14 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
                                                          [cp]() -> absl::StatusOr<std::string> {
                                                            return config::WriteConfigJson(*cp);
                                                          }));
+    // /readyz?verbose reports leadership (the metric leader_election_master_status too).
+    State* st = s.get();
+    s->admin->SetReadyzNote([st, cp]() -> std::string {
+      const config::LeaderElection& le = cp->leader_election;
+      if (!le.leader_elect) return "leader-election: disabled (this replica schedules)";
+      return absl::StrCat("leader-election: ", st->leading.load() ? "leading" : "standby",
+                          " (lease ", le.resource_namespace, "/", le.resource_name, ")");
+    });
   }
   return std::unique_ptr<SchedulerApp>(new SchedulerApp(std::move(s)));
 }

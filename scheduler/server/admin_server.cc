@@ -61,6 +61,11 @@ AdminServer::~AdminServer() { Stop(); }
 absl::Status AdminServer::Start() { return server_->Start(); }
 void AdminServer::Stop() { server_->Stop(); }
 
+void AdminServer::SetReadyzNote(std::function<std::string()> fn) {
+  absl::MutexLock lock(&mu_);
+  readyz_note_ = std::move(fn);
+}
+
 void AdminServer::SetDebugCacheHandler(DebugTextFn fn) {
   absl::MutexLock lock(&mu_);
   debug_cache_ = std::move(fn);
@@ -170,6 +175,14 @@ void AdminServer::ServeHealth(HealthEndpoint endpoint, const http::ServerRequest
   if (!request.HasQuery("verbose")) {
     response.body = "ok";
     return;
+  }
+  if (endpoint == kReadyz) {
+    std::function<std::string()> note;
+    {
+      absl::MutexLock lock(&mu_);
+      note = readyz_note_;
+    }
+    if (note) absl::StrAppend(&lines, note(), "\n");
   }
   response.body = absl::StrCat(lines, name, " check passed\n");
 }

@@ -74,6 +74,10 @@ class AdminServer {
 
   // May be set (or replaced) at any time, also while serving.
   void SetDebugCacheHandler(DebugTextFn fn) ABSL_LOCKS_EXCLUDED(mu_);
+  // A line added to verbose /readyz output before the verdict, e.g. the daemon's
+  // "leader-election: leading (lease kube-system/trimaran-scheduler)". Informational:
+  // it never fails the check. May be set at any time.
+  void SetReadyzNote(std::function<std::string()> fn) ABSL_LOCKS_EXCLUDED(mu_);
 
   int port() const { return server_->port(); }
   std::string url() const { return server_->url(); }
@@ -93,6 +97,7 @@ class AdminServer {
   const ConfigzFn configz_;
   mutable absl::Mutex mu_;
   DebugTextFn debug_cache_ ABSL_GUARDED_BY(mu_);
+  std::function<std::string()> readyz_note_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace trimaran::sched

@@ -158,6 +158,18 @@ TEST_F(AdminServerTest, HealthEndpointsBeforeAndAfterSync) {
                       {"/readyz/sched-handler-sync", 200, "ok"},
                   },
                   get);
+  // The daemon's leadership note: informational, in verbose output only.
+  server_->SetReadyzNote([] { return std::string("leader-election: standby"); });
+  ExpectResponses(
+      this,
+      {
+          {"/readyz", 200, "ok"},
+          {"/readyz?verbose", 200,
+           "[+]ping ok\n[+]leaderElection ok\n[+]shutdown ok\n"
+           "[+]sched-handler-sync ok\nleader-election: standby\nreadyz check passed\n"},
+          {"/healthz?verbose", 200, "[+]ping ok\n[+]leaderElection ok\nhealthz check passed\n"},
+      },
+      get);
 }
 
 TEST_F(AdminServerTest, MetricsConfigzAndDebugCache) {

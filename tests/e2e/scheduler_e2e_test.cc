@@ -358,6 +358,8 @@ TEST_F(SchedulerE2ETest, TwoReplicasLeaderKilledOtherTakesOverEveryPodBoundOnce)
   })) << b->LogTail();
   EXPECT_THAT(Admin("/metrics"),
               HasSubstr("leader_election_master_status{name=\"trimaran-e2e\"} 0"));
+  EXPECT_THAT(Admin("/readyz?verbose"),
+              HasSubstr("leader-election: standby (lease kube-system/trimaran-e2e)"));
 
   // Pods arrive over about 6 s while A schedules them; A is killed a third of the way
   // in, so B must take over to bind the rest.
