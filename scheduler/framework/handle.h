@@ -85,6 +85,15 @@ class Parallelizer {
   // returns at once when the caller's own flag says so.
   virtual void Until(int pieces, absl::FunctionRef<void(int piece)> work,
                      absl::string_view operation) = 0;
+  // As Until, but hands out whole chunks: work(begin, end) for disjoint ranges that
+  // cover [0, pieces) exactly once, each range consecutive pieces (so a caller can
+  // batch per-piece work, e.g. Score over consecutive nodes). Default: one-piece ranges
+  // through Until.
+  virtual void UntilRanges(int pieces, absl::FunctionRef<void(int begin, int end)> work,
+                           absl::string_view operation) {
+    Until(
+        pieces, [&work](int i) { work(i, i + 1); }, operation);
+  }
 };
 
 class Handle {

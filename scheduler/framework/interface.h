@@ -24,11 +24,11 @@
 //   (* = parallel over nodes)
 //
 // Threading contract (docs/architecture.md invariants):
-//   - Filter and Score are called concurrently for different nodes of one pod; they are
-//     const, take const inputs, must be thread-safe, must not allocate per node in the
-//     common case (statuses for fixed reasons can be prebuilt, see status.h), must not
-//     block and must not log above trace. NormalizeScore runs concurrently across
-//     plugins.
+//   - Filter and Score (ScoreNodes) are called concurrently for different nodes of one
+//     pod; they are const, take const inputs, must be thread-safe, must not allocate
+//     per node in the common case (statuses for fixed reasons can be prebuilt, see
+//     status.h), must not block and must not log above trace. NormalizeScore runs
+//     concurrently across plugins.
 //   - PreFilter, PostFilter and PreScore run on the scheduling thread, one pod at a time.
 //   - Reserve/Unreserve, Permit, PreBind, Bind and PostBind may run concurrently for
 //     *different* pods (each pod's binding cycle runs on its own thread); a plugin that
@@ -42,8 +42,10 @@
 // Ownership: the runtime owns plugins (std::unique_ptr<Plugin>) for the life of the
 // profile; a plugin may keep the Handle& it was created with for as long.
 
+#include <cstddef>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -167,6 +169,25 @@ class ScorePlugin : public virtual Plugin {
   // ScoreResult). Concurrent across nodes: see the threading contract above.
   virtual ScoreResult Score(const CycleState& state, const kube::Pod& pod,
                             const NodeInfo& node_info) const = 0;
+  // Batch Score: scores nodes[i] into scores[i].score and scores[i].exact for every i
+  // (scores.size() == nodes.size(); the runtime has already set every scores[i].name
+  // and reset score/exact). The runtime calls this once per run of consecutive feasible
+  // nodes (in PreScore's order), concurrently for disjoint runs, instead of calling Score
+  // per node; a plugin may override it to read its cycle state once per run and keep
+  // the per-node work in a tight loop (TargetLoadPacking does). The result must be
+  // exactly what Score would give node by node. A non-success status (kError) fails the
+  // cycle as Score's would. Default: Score per node, stopping at the first failure.
+  virtual Status ScoreNodes(const CycleState& state, const kube::Pod& pod,
+                            std::span<const NodeInfo* const> nodes,
+                            std::span<NodeScore> scores) const {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      ScoreResult r = Score(state, pod, *nodes[i]);
+      if (!r.status.IsSuccess()) return std::move(r.status);
+      scores[i].score = r.score;
+      scores[i].exact = r.exact;
+    }
+    return Status();
+  }
   // nullptr when scores need no normalization.
   virtual const ScoreExtensions* GetScoreExtensions() const { return nullptr; }
 };

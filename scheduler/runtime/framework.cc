@@ -1,9 +1,12 @@
 #include "scheduler/runtime/framework.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <set>
+#include <span>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -63,6 +66,17 @@ Status Attribute(Status status, absl::string_view point, absl::string_view plugi
 }
 
 using SteadyClock = std::chrono::steady_clock;
+
+// What a score adds to the exact total: its exact value when reported and valid (finite,
+// within [kMinNodeScore, kMaxNodeScore]), else the integer score (types.h, ScoreResult).
+// (NaN and ±inf fail the range comparisons.)
+inline double ExactOrScore(const NodeScore& ns) {
+  if (ns.exact.has_value() && *ns.exact >= static_cast<double>(kMinNodeScore) &&
+      *ns.exact <= static_cast<double>(kMaxNodeScore)) {
+    return *ns.exact;
+  }
+  return static_cast<double>(ns.score);
+}
 
 double SecondsSince(SteadyClock::time_point start) {
   return std::chrono::duration<double>(SteadyClock::now() - start).count();
@@ -412,35 +426,77 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
   out.active.resize(num_plugins);
   for (size_t p = 0; p < num_plugins; ++p) {
     out.active[p] = skip.empty() || !skip.contains(score_[p].name);
-    NodeScoreList& list = out.per_plugin[p];
-    list.resize(num_nodes);
-    for (size_t n = 0; n < num_nodes; ++n) list[n] = NodeScore{nodes[n]->name(), 0, std::nullopt};
+    out.per_plugin[p].resize(num_nodes);
+  }
+  // Plugins [0, fused) have no NormalizeScore (or are skipped): their range check and
+  // weight are applied right in the scoring loop, block by block while the block's
+  // scores are in cache, instead of in a separate pass. Plugin order is kept, so every
+  // node's exact total adds up in the same order as in the sequential pass below.
+  size_t fused = 0;
+  while (fused < num_plugins &&
+         (!out.active[fused] || score_[fused].plugin->GetScoreExtensions() == nullptr)) {
+    ++fused;
   }
 
-  // Score: parallel over nodes, every active plugin per node.
+  // Score: parallel over runs of consecutive nodes; per run, each active plugin's
+  // ScoreNodes over blocks of kScoreBlock nodes (one virtual call per plugin per block).
   std::atomic<bool> failed{false};
+  std::atomic<bool> out_of_range{false};
   absl::Mutex error_mu;
   Status error;
-  handle_.parallelizer().Until(
+  handle_.parallelizer().UntilRanges(
       static_cast<int>(num_nodes),
-      [&](int n) {
-        if (failed.load(std::memory_order_relaxed)) return;
-        const NodeInfo& node = *nodes[n];
-        for (size_t p = 0; p < num_plugins; ++p) {
-          if (!out.active[p]) continue;
-          ScoreResult r = score_[p].plugin->Score(state, pod, node);
-          if (!r.status.IsSuccess()) {
-            absl::MutexLock lock(&error_mu);
-            if (!failed.exchange(true)) {
-              error = Status::Error(absl::StrCat("running Score plugin \"", score_[p].name,
-                                                 "\": ", r.status.Message()))
-                          .WithPlugin(score_[p].name);
-            }
-            return;
+      [&](int range_begin, int range_end) {
+        constexpr int kScoreBlock = 128;
+        for (int begin = range_begin; begin < range_end; begin += kScoreBlock) {
+          if (failed.load(std::memory_order_relaxed)) return;
+          const int end = std::min(begin + kScoreBlock, range_end);
+          const size_t count = static_cast<size_t>(end - begin);
+          const std::span<const NodeInfo* const> block = nodes.subspan(begin, count);
+          // Each node's name once per block, not once per plugin (uninitialized arrays:
+          // an array of string_view would be zeroed first).
+          const char* name_data[kScoreBlock];
+          size_t name_size[kScoreBlock];
+          for (size_t i = 0; i < count; ++i) {
+            const std::string& name = block[i]->name();
+            name_data[i] = name.data();
+            name_size[i] = name.size();
           }
-          NodeScore& ns = out.per_plugin[p][n];
-          ns.score = r.score;
-          ns.exact = r.exact;
+          for (size_t p = 0; p < num_plugins; ++p) {
+            NodeScore* scores = out.per_plugin[p].data() + begin;
+            for (size_t i = 0; i < count; ++i) {
+              scores[i] = NodeScore{absl::string_view(name_data[i], name_size[i]), 0, std::nullopt};
+            }
+            if (!out.active[p]) continue;
+            Status s = score_[p].plugin->ScoreNodes(state, pod, block, {scores, count});
+            if (!s.IsSuccess()) {
+              absl::MutexLock lock(&error_mu);
+              if (!failed.exchange(true)) {
+                error = Status::Error(absl::StrCat("running Score plugin \"", score_[p].name,
+                                                   "\": ", s.Message()))
+                            .WithPlugin(score_[p].name);
+              }
+              return;
+            }
+          }
+          if (out_of_range.load(std::memory_order_relaxed)) continue;
+          for (size_t p = 0; p < fused; ++p) {
+            if (!out.active[p]) continue;
+            const int64_t weight = score_[p].weight;
+            const NodeScore* scores = out.per_plugin[p].data() + begin;
+            NodeTotal* totals = out.totals.data() + begin;
+            for (size_t i = 0; i < count; ++i) {
+              const NodeScore& ns = scores[i];
+              if (ns.score < kMinNodeScore || ns.score > kMaxNodeScore) {
+                // Reported by the sequential pass below, which finds the first bad
+                // (plugin, node) exactly as without fusing.
+                out_of_range.store(true, std::memory_order_relaxed);
+                break;
+              }
+              totals[i].total += weight * ns.score;
+              totals[i].exact_total += static_cast<double>(weight) * ExactOrScore(ns);
+            }
+          }
         }
       },
       "Score");
@@ -448,6 +504,15 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
     absl::MutexLock lock(&error_mu);
     ObservePoint(Point::kScore, Code::kError, timer.Seconds());
     return error;
+  }
+  if (out_of_range.load()) {
+    // Redo the weighting sequentially (after NormalizeScore, as unfused) so that the
+    // error names the first invalid score in plugin and node order.
+    for (NodeTotal& t : out.totals) {
+      t.total = 0;
+      t.exact_total = 0;
+    }
+    fused = 0;
   }
 
   // NormalizeScore: once per plugin (sequential; each is O(nodes)).
@@ -471,8 +536,8 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
     }
   }
 
-  // Range checks and weights.
-  for (size_t p = 0; p < num_plugins; ++p) {
+  // Range checks and weights of the plugins not fused into the scoring loop.
+  for (size_t p = fused; p < num_plugins; ++p) {
     if (!out.active[p]) continue;
     const int64_t weight = score_[p].weight;
     const NodeScoreList& list = out.per_plugin[p];
@@ -492,14 +557,8 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
                                           kMaxNodeScore, "] after normalizing"))
             .WithPlugin(score_[p].name);
       }
-      double exact = static_cast<double>(ns.score);
-      if (ns.exact.has_value() && std::isfinite(*ns.exact) &&
-          *ns.exact >= static_cast<double>(kMinNodeScore) &&
-          *ns.exact <= static_cast<double>(kMaxNodeScore)) {
-        exact = *ns.exact;
-      }
       out.totals[n].total += weight * ns.score;
-      out.totals[n].exact_total += static_cast<double>(weight) * exact;
+      out.totals[n].exact_total += static_cast<double>(weight) * ExactOrScore(ns);
     }
   }
   ObservePoint(Point::kScore, Code::kSuccess, timer.Seconds());

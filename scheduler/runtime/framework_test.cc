@@ -3,8 +3,11 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
@@ -407,6 +410,123 @@ TEST_F(FrameworkTest, InvalidScoreIsAnError) {
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.plugin(), "Big");
   EXPECT_THAT(s.Message(), HasSubstr("returns an invalid score 101"));
+}
+
+// A batch Score plugin (ScoreNodes overridden): node i (its name's number) scores
+// i % 101 with exact (i % 101) - 0.5 when that is >= 0; records each call's run.
+class BatchScorePlugin final : public ScorePlugin {
+ public:
+  static int64_t ScoreOf(int i) { return i % 101; }
+  absl::string_view Name() const override { return "Batch"; }
+  ScoreResult Score(const CycleState&, const kube::Pod&, const NodeInfo& n) const override {
+    ADD_FAILURE() << "the runtime called Score, not ScoreNodes";
+    return ScoreResult::Of(0);
+  }
+  Status ScoreNodes(const CycleState&, const kube::Pod&, std::span<const NodeInfo* const> nodes,
+                    std::span<NodeScore> scores) const override {
+    EXPECT_EQ(nodes.size(), scores.size());
+    absl::MutexLock lock(&mu_);
+    runs_.push_back({nodes.front()->name(), nodes.size()});
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      EXPECT_EQ(scores[i].name, nodes[i]->name());  // set by the runtime
+      EXPECT_EQ(scores[i].score, 0);                // reset by the runtime
+      EXPECT_FALSE(scores[i].exact.has_value());
+      const int n = std::stoi(nodes[i]->name().substr(1));
+      scores[i].score = ScoreOf(n);
+      if (ScoreOf(n) > 0) scores[i].exact = static_cast<double>(ScoreOf(n)) - 0.5;
+    }
+    return Status();
+  }
+  std::vector<std::pair<std::string, size_t>> runs() const {
+    absl::MutexLock lock(&mu_);
+    return runs_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  mutable std::vector<std::pair<std::string, size_t>> runs_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST(FrameworkBatchScoreTest, RunsOfConsecutiveNodesAndFusedWeightsInPluginOrder) {
+  // 300 nodes n0..n299; profile: Batch (weight 3, no NormalizeScore: weighted inside the
+  // scoring loop), A (weight 2, normalizes: weighted after NormalizeScore), B (weight 1,
+  // FixedScore via the default ScoreNodes). The totals must be what the plain sequential
+  // definition gives, whatever the runs the parallelizer hands out.
+  std::vector<kube::Node> nodes;
+  absl::flat_hash_map<std::string, int64_t> a_raw;
+  absl::flat_hash_map<std::string, int64_t> b_scores;
+  for (int i = 0; i < 300; ++i) {
+    const std::string name = absl::StrCat("n", i);
+    nodes.push_back(kube::testing::MakeNode().Name(name).Obj());
+    a_raw[name] = i % 7;            // normalized: 100 * (i % 7) / 6
+    b_scores[name] = (i * 3) % 50;  // as is
+  }
+  for (int range : {0, 1, 70, 128, 129}) {
+    SCOPED_TRACE(::testing::Message() << "range size " << range);
+    auto handle = testing::NewHandleForTest(nodes);
+    handle->inline_parallelizer().set_range_size(range);
+    Registry registry;
+    BatchScorePlugin* batch = nullptr;
+    TRIMARAN_ASSERT_OK(registry.Register("Batch", FactoryOf([&batch] {
+                                           auto p = std::make_unique<BatchScorePlugin>();
+                                           batch = p.get();
+                                           return p;
+                                         })));
+    TRIMARAN_ASSERT_OK(registry.Register(
+        "A", FactoryOf([a_raw] { return std::make_unique<NormalizedScorePlugin>("A", a_raw); })));
+    TRIMARAN_ASSERT_OK(registry.Register("B", testing::FixedScorePlugin::Factory(b_scores, "B")));
+    auto fw = Framework::Create(ProfileConfig{.score = {{"Batch", 3}, {"A", 2}, {"B", 1}}},
+                                registry, *handle);
+    TRIMARAN_ASSERT_OK(fw.status());
+    const auto list = handle->snapshot_lister().NodeInfos().List();
+    ASSERT_EQ(list.size(), 300u);
+    CycleState state;
+    const kube::Pod pod = kube::testing::MakePod().Name("p").UID("p").Obj();
+    Framework::ScoreBuffers buffers;
+    ASSERT_TRUE((*fw)->RunScorePlugins(state, pod, list, buffers).IsSuccess());
+    for (size_t k = 0; k < list.size(); ++k) {
+      const int i = std::stoi(list[k]->name().substr(1));
+      SCOPED_TRACE(list[k]->name());
+      const int64_t s = BatchScorePlugin::ScoreOf(i);
+      const int64_t a = 100 * (i % 7) / 6;
+      const int64_t b = (i * 3) % 50;
+      ASSERT_EQ(buffers.totals[k].total, 3 * s + 2 * a + b);
+      // Exact: Batch reports s - 0.5 (when s > 0); A resets exact; B reports none.
+      const double exact = s > 0 ? static_cast<double>(s) - 0.5 : 0.0;
+      ASSERT_EQ(buffers.totals[k].exact_total,
+                3.0 * exact + 2.0 * static_cast<double>(a) + static_cast<double>(b));
+      ASSERT_EQ(buffers.per_plugin[0][k].score, s);
+      ASSERT_EQ(buffers.per_plugin[0][k].name, list[k]->name());
+      ASSERT_EQ(buffers.per_plugin[2][k].name, list[k]->name());
+    }
+    // Runs: consecutive nodes of the list, at most one block (128) each, covering it once.
+    size_t covered = 0;
+    for (const auto& [first, size] : batch->runs()) {
+      EXPECT_EQ(first, list[covered]->name());
+      EXPECT_LE(size, 128u);
+      if (range > 0) EXPECT_LE(size, static_cast<size_t>(range));
+      covered += size;
+    }
+    EXPECT_EQ(covered, 300u);
+  }
+}
+
+TEST_F(FrameworkTest, InvalidScoreNamesTheFirstPluginInOrderEvenWhenFused) {
+  // Both plugins lack NormalizeScore (weighted in the scoring loop); the second one's bad
+  // score is on an earlier node, but the error names the first plugin in profile order,
+  // as the sequential definition does.
+  TRIMARAN_ASSERT_OK(
+      registry_.Register("First", testing::FixedScorePlugin::Factory({{"n3", -1}}, "First")));
+  TRIMARAN_ASSERT_OK(
+      registry_.Register("Second", testing::FixedScorePlugin::Factory({{"n1", 500}}, "Second")));
+  auto fw = MustCreate(ProfileConfig{.score = {{"First", 1}, {"Second", 1}}});
+  ASSERT_NE(fw, nullptr);
+  CycleState state;
+  Framework::ScoreBuffers buffers;
+  const Status s = fw->RunScorePlugins(state, *pod_, Nodes(), buffers);
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.plugin(), "First");
+  EXPECT_THAT(s.Message(), HasSubstr("returns an invalid score -1"));
 }
 
 TEST_F(FrameworkTest, ReserveFailureThenUnreserveInReverse) {

@@ -36,8 +36,7 @@ void ThreadPoolParallelizer::RunChunks(Job& job) {
   while (true) {
     const int begin = job.next_piece.fetch_add(job.chunk, std::memory_order_relaxed);
     if (begin >= job.pieces) return;
-    const int end = std::min(begin + job.chunk, job.pieces);
-    for (int i = begin; i < end; ++i) job.work(i);
+    job.work(begin, std::min(begin + job.chunk, job.pieces));
   }
 }
 
@@ -66,12 +65,23 @@ void ThreadPoolParallelizer::WorkerLoop() {
 }
 
 void ThreadPoolParallelizer::Until(int pieces, absl::FunctionRef<void(int piece)> work,
-                                   absl::string_view /*operation*/) {
+                                   absl::string_view operation) {
+  UntilRanges(
+      pieces,
+      [&work](int begin, int end) {
+        for (int i = begin; i < end; ++i) work(i);
+      },
+      operation);
+}
+
+void ThreadPoolParallelizer::UntilRanges(int pieces,
+                                         absl::FunctionRef<void(int begin, int end)> work,
+                                         absl::string_view /*operation*/) {
   if (pieces <= 0) return;
   const int chunk = ChunkSize(pieces, parallelism_);
   const int num_chunks = (pieces + chunk - 1) / chunk;
   if (parallelism_ == 1 || num_chunks == 1) {
-    for (int i = 0; i < pieces; ++i) work(i);
+    work(0, pieces);
     return;
   }
   Job job(work, pieces, chunk);

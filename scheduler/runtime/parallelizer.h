@@ -3,7 +3,8 @@
 // over a fixed pool of `parallelism` worker threads, like upstream's
 // parallelize.Parallelizer (which uses workqueue.ParallelizeUntil with chunking).
 //
-// Until(pieces, work) splits [0, pieces) into chunks of ChunkSize(pieces, parallelism)
+// Until(pieces, work) (and UntilRanges, which hands each chunk to one call) splits
+// [0, pieces) into chunks of ChunkSize(pieces, parallelism)
 // pieces (≈ sqrt(pieces), as upstream's chunkSizeFor), publishes the job to the
 // workers, claims chunks on the calling thread too, and returns once every chunk has
 // run. Small jobs (one chunk, or parallelism 1) run inline on the caller.
@@ -47,6 +48,9 @@ class ThreadPoolParallelizer final : public Parallelizer {
   int parallelism() const override { return parallelism_; }
   void Until(int pieces, absl::FunctionRef<void(int piece)> work,
              absl::string_view operation) override;
+  // Ranges are the chunks (one range [0, pieces) when the job runs inline).
+  void UntilRanges(int pieces, absl::FunctionRef<void(int begin, int end)> work,
+                   absl::string_view operation) override;
 
   // Pieces per chunk: sqrt(pieces), capped at pieces/parallelism + 1, at least 1
   // (upstream chunkSizeFor).
@@ -54,8 +58,8 @@ class ThreadPoolParallelizer final : public Parallelizer {
 
  private:
   struct Job {
-    Job(absl::FunctionRef<void(int)> w, int p, int c) : work(w), pieces(p), chunk(c) {}
-    absl::FunctionRef<void(int)> work;
+    Job(absl::FunctionRef<void(int, int)> w, int p, int c) : work(w), pieces(p), chunk(c) {}
+    absl::FunctionRef<void(int, int)> work;  // [begin, end)
     const int pieces;
     const int chunk;
     std::atomic<int> next_piece{0};

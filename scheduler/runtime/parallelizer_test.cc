@@ -1,7 +1,9 @@
 #include "scheduler/runtime/parallelizer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -44,6 +46,58 @@ TEST(ThreadPoolParallelizerTest, RunsEveryPieceExactlyOnce) {
       for (int i = 0; i < pieces; ++i) ASSERT_EQ(hits[i].load(), 1) << "piece " << i;
     }
   }
+}
+
+TEST(ThreadPoolParallelizerTest, UntilRangesCoversEveryPieceOnceInChunks) {
+  for (int parallelism : {1, 2, 16}) {
+    ThreadPoolParallelizer pool(parallelism);
+    for (int pieces : {0, 1, 7, 100, 5000}) {
+      SCOPED_TRACE(::testing::Message() << "parallelism=" << parallelism << " pieces=" << pieces);
+      std::vector<std::atomic<int>> hits(pieces);
+      std::atomic<int> calls{0};
+      std::atomic<int> widest{0};
+      pool.UntilRanges(
+          pieces,
+          [&](int begin, int end) {
+            ASSERT_LT(begin, end);
+            calls.fetch_add(1);
+            int w = widest.load();
+            while (end - begin > w && !widest.compare_exchange_weak(w, end - begin)) {
+            }
+            for (int i = begin; i < end; ++i) hits[i].fetch_add(1);
+          },
+          "Test");
+      for (int i = 0; i < pieces; ++i) ASSERT_EQ(hits[i].load(), 1) << "piece " << i;
+      if (pieces == 0) {
+        EXPECT_EQ(calls.load(), 0);
+      } else if (parallelism == 1) {
+        // Inline: one call over everything.
+        EXPECT_EQ(calls.load(), 1);
+        EXPECT_EQ(widest.load(), pieces);
+      } else {
+        // Chunks of ChunkSize pieces (the last may be shorter): 5000 pieces at
+        // parallelism 2 -> sqrt = 70 per chunk, 72 calls.
+        const int chunk = ThreadPoolParallelizer::ChunkSize(pieces, parallelism);
+        EXPECT_EQ(widest.load(), std::min(chunk, pieces));
+        EXPECT_EQ(calls.load(), (pieces + chunk - 1) / chunk);
+      }
+    }
+  }
+}
+
+TEST(ThreadPoolParallelizerTest, DefaultUntilRangesIsOnePieceRanges) {
+  // The interface's default (for Parallelizers that only implement Until).
+  class PerPiece final : public Parallelizer {
+   public:
+    int parallelism() const override { return 1; }
+    void Until(int pieces, absl::FunctionRef<void(int)> work, absl::string_view) override {
+      for (int i = 0; i < pieces; ++i) work(i);
+    }
+  } per_piece;
+  std::vector<std::pair<int, int>> ranges;
+  per_piece.UntilRanges(
+      3, [&](int begin, int end) { ranges.emplace_back(begin, end); }, "Test");
+  EXPECT_EQ(ranges, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}}));
 }
 
 TEST(ThreadPoolParallelizerTest, ConcurrentCallers) {

@@ -17,6 +17,7 @@
 // concurrent reads while nobody calls its setters; FakeHandle's accessors are safe for
 // concurrent use.
 
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <string>
@@ -96,9 +97,19 @@ class InlineParallelizer final : public Parallelizer {
   void Until(int pieces, absl::FunctionRef<void(int piece)> work, absl::string_view) override {
     for (int i = 0; i < pieces; ++i) work(i);
   }
+  // Ranges of at most range_size() pieces, in order (0: one range, as the thread pool
+  // at parallelism 1).
+  void UntilRanges(int pieces, absl::FunctionRef<void(int begin, int end)> work,
+                   absl::string_view) override {
+    const int step = range_size_ > 0 ? range_size_ : std::max(pieces, 1);
+    for (int begin = 0; begin < pieces; begin += step) work(begin, std::min(begin + step, pieces));
+  }
+  int range_size() const { return range_size_; }
+  void set_range_size(int n) { range_size_ = n; }
 
  private:
   int parallelism_;
+  int range_size_ = 0;
 };
 
 class FakeHandle final : public Handle {
@@ -113,6 +124,7 @@ class FakeHandle final : public Handle {
   EventRecorder& event_recorder() override { return recorder_; }
   const stats::Scope& stats_scope() const override { return scope_; }
   Parallelizer& parallelizer() override { return parallelizer_; }
+  InlineParallelizer& inline_parallelizer() { return parallelizer_; }
   const Clock& clock() const override { return clock_; }
   lw::Client* load_watcher() override { return load_watcher_; }
   // Hands `client` (not owned; may be null) to plugins as the load watcher.

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "common/check.h"
 #include "common/status_macros.h"
 #include "kube/api/pod_resources.h"
-#include "kube/api/resource_list.h"
 
 namespace trimaran::sched::plugins {
 namespace {
@@ -25,11 +25,6 @@ class PreScoreState final : public StateData {
   std::vector<int64_t> requests_;
 };
 
-int64_t ScalarOf(const kube::Resource& r, const std::string& name) {
-  const auto it = r.scalar.find(name);
-  return it == r.scalar.end() ? 0 : it->second;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Plugin>> NodeResourcesBalancedAllocation::New(const PluginArgs& args,
@@ -46,15 +41,7 @@ NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(
   TRIMARAN_CHECK(valid.ok()) << "NodeResourcesBalancedAllocation: invalid args: "
                              << valid.message();
   for (const ResourceSpec& spec : args_.resources) {
-    ResourceKind kind = ResourceKind::kOther;
-    if (spec.name == kube::kResourceCPU) {
-      kind = ResourceKind::kCpu;
-    } else if (spec.name == kube::kResourceMemory) {
-      kind = ResourceKind::kMemory;
-    } else if (spec.name == kube::kResourceEphemeralStorage) {
-      kind = ResourceKind::kEphemeralStorage;
-    }
-    resources_.push_back({spec.name, kind, kube::IsScalarResourceName(spec.name)});
+    resources_.push_back(helper::ClassifyResource(spec.name));
   }
 }
 
@@ -62,7 +49,7 @@ std::vector<int64_t> NodeResourcesBalancedAllocation::PodRequests(const kube::Po
   const kube::Resource request = kube::ComputePodRequests(pod);  // actual, no defaults
   std::vector<int64_t> requests;
   requests.reserve(resources_.size());
-  for (const ScoredResource& r : resources_) requests.push_back(request.Get(r.name));
+  for (const helper::AllocationResource& r : resources_) requests.push_back(request.Get(r.name));
   return requests;
 }
 
@@ -91,41 +78,19 @@ ScoreResult NodeResourcesBalancedAllocation::Score(const CycleState& state, cons
         Status::Error("PreScore state does not match the scoring resources").WithPlugin(kName));
   }
 
-  const kube::Resource& alloc = node_info.allocatable();
-  const kube::Resource& requested = node_info.requested();
   // Calls fn(F_i) for every resource that counts, in configuration order.
   auto for_each_fraction = [&](auto&& fn) {
     for (size_t i = 0; i < resources_.size(); ++i) {
-      const ScoredResource& r = resources_[i];
+      const helper::AllocationResource& r = resources_[i];
       const int64_t pod_request = pod_requests[i];
       if (pod_request == 0 && r.scalar) continue;
-      int64_t capacity = 0;
-      int64_t used = 0;
-      switch (r.kind) {
-        case ResourceKind::kCpu:
-          capacity = alloc.milli_cpu;
-          used = requested.milli_cpu;
-          break;
-        case ResourceKind::kMemory:
-          capacity = alloc.memory;
-          used = requested.memory;
-          break;
-        case ResourceKind::kEphemeralStorage:
-          capacity = alloc.ephemeral_storage;
-          used = requested.ephemeral_storage;
-          break;
-        case ResourceKind::kOther: {
-          const auto it = alloc.scalar.find(r.name);
-          if (it == alloc.scalar.end()) continue;
-          capacity = it->second;
-          used = ScalarOf(requested, r.name);
-          break;
-        }
-      }
-      if (capacity <= 0) continue;
+      // cpu and memory usage: the pods' actual requests, no non-zero defaults.
+      const std::optional<helper::NodeResourceAllocation> a =
+          helper::NodeAllocation(node_info, r, helper::CpuMemoryUsage::kRequested);
+      if (!a.has_value()) continue;
       // In double: the sum of two int64 cannot overflow here.
-      const double fraction = (static_cast<double>(used) + static_cast<double>(pod_request)) /
-                              static_cast<double>(capacity);
+      const double fraction = (static_cast<double>(a->used) + static_cast<double>(pod_request)) /
+                              static_cast<double>(a->capacity);
       fn(std::min(fraction, 1.0));
     }
   };

@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,6 +33,7 @@
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
+#include "scheduler/plugins/helper/resource_allocation.h"
 #include "scheduler/plugins/node_resources_balanced_allocation/args.h"
 
 namespace trimaran::sched::plugins {
@@ -61,17 +61,10 @@ class NodeResourcesBalancedAllocation final : public PreScorePlugin, public Scor
                     const NodeInfo& node_info) const override;
 
  private:
-  enum class ResourceKind : uint8_t { kCpu, kMemory, kEphemeralStorage, kOther };
-  struct ScoredResource {
-    std::string name;
-    ResourceKind kind;
-    bool scalar;  // kube::IsScalarResourceName(name)
-  };
-
   std::vector<int64_t> PodRequests(const kube::Pod& pod) const;
 
   NodeResourcesBalancedAllocationArgs args_;
-  std::vector<ScoredResource> resources_;
+  std::vector<helper::AllocationResource> resources_;  // classified once
 };
 
 }  // namespace trimaran::sched::plugins

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -86,15 +87,7 @@ NodeResourcesFit::NodeResourcesFit(NodeResourcesFitArgs args) : args_(std::move(
                          args_.ignored_resource_groups.end());
 
   for (const ResourceSpec& spec : args_.scoring_strategy.resources) {
-    ResourceKind kind = ResourceKind::kOther;
-    if (spec.name == kube::kResourceCPU) {
-      kind = ResourceKind::kCpu;
-    } else if (spec.name == kube::kResourceMemory) {
-      kind = ResourceKind::kMemory;
-    } else if (spec.name == kube::kResourceEphemeralStorage) {
-      kind = ResourceKind::kEphemeralStorage;
-    }
-    resources_.push_back({spec.name, spec.weight, kind, kube::IsScalarResourceName(spec.name)});
+    resources_.push_back({helper::ClassifyResource(spec.name), spec.weight});
   }
   if (args_.scoring_strategy.requested_to_capacity_ratio.has_value()) {
     for (const UtilizationShapePoint& p :
@@ -205,7 +198,7 @@ std::vector<int64_t> NodeResourcesFit::ScoringRequests(const kube::Pod& pod) con
   const kube::Resource request = kube::ComputePodRequests(pod, {.non_zero = true});
   std::vector<int64_t> requests;
   requests.reserve(resources_.size());
-  for (const ScoredResource& r : resources_) requests.push_back(request.Get(r.name));
+  for (const ScoredResource& r : resources_) requests.push_back(request.Get(r.resource.name));
   return requests;
 }
 
@@ -260,9 +253,6 @@ ScoreResult NodeResourcesFit::Score(const CycleState& state, const kube::Pod& po
   }
 
   const ScoringStrategyType type = args_.scoring_strategy.type;
-  const kube::Resource& alloc = node_info.allocatable();
-  const kube::Resource& requested = node_info.requested();
-  const kube::Resource& non_zero = node_info.non_zero_requested();
   int64_t node_score = 0;
   int64_t weight_sum = 0;
   double exact_sum = 0;
@@ -270,34 +260,15 @@ ScoreResult NodeResourcesFit::Score(const CycleState& state, const kube::Pod& po
     const ScoredResource& r = resources_[i];
     const int64_t pod_request = pod_requests[i];
     // A scalar resource the pod does not request is not scored.
-    if (pod_request == 0 && r.scalar) continue;
-    int64_t capacity = 0;
-    __int128 used = 0;  // the node's usage with the pod; 128 bits: sums cannot overflow
-    switch (r.kind) {
-      case ResourceKind::kCpu:
-        capacity = alloc.milli_cpu;
-        used = non_zero.milli_cpu;
-        break;
-      case ResourceKind::kMemory:
-        capacity = alloc.memory;
-        used = non_zero.memory;
-        break;
-      case ResourceKind::kEphemeralStorage:
-        capacity = alloc.ephemeral_storage;
-        used = requested.ephemeral_storage;
-        break;
-      case ResourceKind::kOther: {
-        const auto it = alloc.scalar.find(r.name);
-        if (it == alloc.scalar.end()) continue;
-        capacity = it->second;
-        used = ScalarOf(requested, r.name);
-        break;
-      }
-    }
-    if (capacity <= 0) continue;
-    used += pod_request;
-    const __int128 cap = capacity;
-    const double cap_d = static_cast<double>(capacity);
+    if (pod_request == 0 && r.resource.scalar) continue;
+    // cpu and memory usage with the non-zero defaults (spec §2.5).
+    const std::optional<helper::NodeResourceAllocation> a =
+        helper::NodeAllocation(node_info, r.resource, helper::CpuMemoryUsage::kNonZeroRequested);
+    if (!a.has_value()) continue;
+    // The node's usage with the pod; 128 bits: sums cannot overflow.
+    const __int128 used = static_cast<__int128>(a->used) + pod_request;
+    const __int128 cap = a->capacity;
+    const double cap_d = static_cast<double>(a->capacity);
 
     switch (type) {
       case ScoringStrategyType::kLeastAllocated: {

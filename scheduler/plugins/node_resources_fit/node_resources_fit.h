@@ -61,6 +61,7 @@
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
+#include "scheduler/plugins/helper/resource_allocation.h"
 #include "scheduler/plugins/node_resources_fit/args.h"
 
 namespace trimaran::sched::plugins {
@@ -103,13 +104,10 @@ class NodeResourcesFit final : public PreFilterPlugin,
   std::vector<ClusterEvent> EventsToRegister() const override;
 
  private:
-  enum class ResourceKind : uint8_t { kCpu, kMemory, kEphemeralStorage, kOther };
   // A scoring resource, classified once.
   struct ScoredResource {
-    std::string name;
+    helper::AllocationResource resource;
     int64_t weight;
-    ResourceKind kind;
-    bool scalar;  // kube::IsScalarResourceName(name)
   };
   // A shape point scaled to node scores (score × 10).
   struct ShapePoint {

@@ -1,15 +1,20 @@
 #include "scheduler/plugins/target_load_packing/target_load_packing.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <utility>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
 #include "common/status_macros.h"
 #include "kube/api/resource_list.h"
+#include "scheduler/plugins/target_load_packing/curve.h"
 
 namespace trimaran::sched::plugins {
 namespace {
@@ -21,21 +26,6 @@ int64_t Get(const kube::ResourceList& list, std::string_view name, bool milli) {
   auto it = list.find(name);
   if (it == list.end()) return 0;
   return milli ? it->second.MilliValue() : it->second.Value();
-}
-
-// static_cast<int64_t>(std::round(x)) (half away from zero), without the libm call for
-// |x| < 2^52: i = trunc(x) is exact, and so is x - i (i <= x <= 2i, Sterbenz), so the
-// comparison with ±0.5 decides exactly as round does.
-int64_t RoundToInt(double x) {
-  if (!(std::abs(x) < 4503599627370496.0)) return static_cast<int64_t>(std::round(x));
-  int64_t i = static_cast<int64_t>(x);
-  const double frac = x - static_cast<double>(i);
-  if (frac >= 0.5) {
-    ++i;
-  } else if (frac <= -0.5) {
-    --i;
-  }
-  return i;
 }
 
 }  // namespace
@@ -53,6 +43,8 @@ struct alignas(64) TargetLoadPacking::NodeRecord {
   // The node's usage in the view; null when the view does not list the node (or there
   // is no view).
   const trimaran::NodeUsage* usage = nullptr;
+  // view->IndexOf(*usage) when usage is set (the pending-load bit and sums).
+  uint32_t usage_index = 0;
   // The node's state when the view is usable: kOk, kNodeMissing or kNoUsableMetric.
   MetricsState state = MetricsState::kNodeMissing;
 
@@ -65,6 +57,7 @@ struct alignas(64) TargetLoadPacking::NodeRecord {
     used[0] = o.used[0];
     used[1] = o.used[1];
     usage = o.usage;
+    usage_index = o.usage_index;
     state = o.state;
     return *this;
   }
@@ -122,16 +115,11 @@ PodLoad TargetLoadPacking::Predict(const kube::Pod& pod) const {
   return p;
 }
 
-double TargetLoadPacking::Curve(double u, double t) {
-  if (u > t) {
-    if (u > 100) return 0;
-    return t * (100 - u) / (100 - t);
-  }
-  return (100 - t) * u / t + t;
-}
+double TargetLoadPacking::Curve(double u, double t) { return tlp::TargetCurve(u, t); }
 
 void TargetLoadPacking::MakeRecord(const void* self, const trimaran::MetricsView* view,
                                    const NodeInfo& node_info, NodeRecord& out) {
+  static_assert(sizeof(NodeRecord) == 64, "one cache line per node");
   const auto& plugin = *static_cast<const TargetLoadPacking*>(self);
   const kube::Node& node = *node_info.node();
   const int64_t cap_cpu = Get(node.status.capacity, kube::kResourceCPU, true);
@@ -143,6 +131,7 @@ void TargetLoadPacking::MakeRecord(const void* self, const trimaran::MetricsView
     out.state = MetricsState::kNodeMissing;
     return;
   }
+  out.usage_index = static_cast<uint32_t>(view->IndexOf(*out.usage));
   out.state = MetricsState::kOk;
   for (const TargetLoadPackingResource& r : plugin.args_.resources) {
     const bool cpu = r.name == kube::kResourceCPU;
@@ -180,67 +169,9 @@ Status TargetLoadPacking::PreScore(CycleState& state, const kube::Pod& pod,
   return Status();
 }
 
-ScoreResult TargetLoadPacking::Score(const CycleState& state, const kube::Pod& pod,
-                                     const NodeInfo& node_info) const {
-  const kube::Node* node = node_info.node();
-  if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
-  const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
-
-  // Hot path: the node's record in the cycle's table.
-  const NodeRecord* record = nullptr;
-  if (data != nullptr && data->table != nullptr) {
-    record = data->table->Find(node);
-    if (record == nullptr) data->table->NoteMiss();
-  }
-  if (record != nullptr) {
-    const MetricsState mstate =
-        data->metrics.state != MetricsState::kOk ? data->metrics.state : record->state;
-    metrics_->ReportCached(node->metadata.name, mstate, record->reported);
-    if (mstate != MetricsState::kOk &&
-        metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
-      return ScoreResult::Of(kMinNodeScore);
-    }
-    PodLoad missing;
-    // PreScore attached the view: the tracker keeps the sums in the view (read only for
-    // nodes that have had recent pods under this view).
-    if (mstate == MetricsState::kOk) {
-      missing = trimaran::PendingLoad(tracker_, *data->metrics.view, *record->usage,
-                                      node->metadata.name, /*attached=*/true);
-    }
-    return ScoreNode(*data, *record, mstate, missing, node_info);
-  }
-
-  // Slow path: a node new to the table, or no PreScore in the profile (compute the cycle
-  // data here).
-  std::optional<CycleData> local;
-  if (data == nullptr) {
-    local.emplace();
-    local->metrics = metrics_->ForCycleNonBlocking();
-    local->prediction = Predict(pod);
-    data = &*local;
-  }
-  NodeRecord fresh;
-  MakeRecord(this, data->metrics.view.get(), node_info, fresh);
-  const MetricsState mstate =
-      data->metrics.state != MetricsState::kOk ? data->metrics.state : fresh.state;
-  metrics_->Report(node_info.name(), mstate);
-  if (mstate != MetricsState::kOk && metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
-    return ScoreResult::Of(kMinNodeScore);
-  }
-  PodLoad missing;
-  if (mstate == MetricsState::kOk) {
-    missing = trimaran::PendingLoad(tracker_, *data->metrics.view, *fresh.usage, node_info.name(),
-                                    data->attached);
-  }
-  return ScoreNode(*data, fresh, mstate, missing, node_info);
-}
-
-int64_t TargetLoadPacking::Round(double x) { return RoundToInt(x); }
-
-ScoreResult TargetLoadPacking::ScoreNode(const CycleData& data, const NodeRecord& record,
-                                         MetricsState mstate, const PodLoad& missing,
-                                         const NodeInfo& node_info) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline double TargetLoadPacking::ScoreNode(
+    const CycleData& data, const NodeRecord& record, MetricsState mstate, const PodLoad& missing,
+    const NodeInfo& node_info) const {
   double weighted = 0;
   int64_t weights = 0;
   const PodLoad& p_load = data.prediction;
@@ -261,15 +192,182 @@ ScoreResult TargetLoadPacking::ScoreNode(const CycleData& data, const NodeRecord
         u = 100 * static_cast<double>(requested + p) / capacity;
       }
     }
-    const double s = Curve(u, t.target);
-    if (terms_.size() == 1) {
-      return ScoreResult::Of(RoundToInt(s), s);
-    }
+    const double s = tlp::TargetCurve(u, t.target);
+    if (terms_.size() == 1) return s;
     weighted += static_cast<double>(t.weight) * s;
     weights += t.weight;
   }
-  const double exact = weighted / static_cast<double>(weights);
-  return ScoreResult::Of(RoundToInt(exact), exact);
+  return weighted / static_cast<double>(weights);
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline std::optional<double> TargetLoadPacking::ScoreRecord(
+    const CycleData& data, const NodeRecord& record, const NodeInfo& node_info) const {
+  const MetricsState mstate =
+      data.metrics.state != MetricsState::kOk ? data.metrics.state : record.state;
+  metrics_->ReportCached(record.key->metadata.name, mstate, record.reported);
+  if (mstate != MetricsState::kOk && metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+    return std::nullopt;
+  }
+  PodLoad missing;
+  // PreScore attached the view: the tracker keeps the sums in the view (read only for
+  // nodes that have had recent pods under this view).
+  if (mstate == MetricsState::kOk) {
+    missing = trimaran::PendingLoad(tracker_, *data.metrics.view, *record.usage,
+                                    record.key->metadata.name, /*attached=*/true);
+  }
+  return ScoreNode(data, record, mstate, missing, node_info);
+}
+
+ScoreResult TargetLoadPacking::Score(const CycleState& state, const kube::Pod& pod,
+                                     const NodeInfo& node_info) const {
+  const kube::Node* node = node_info.node();
+  if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
+  const CycleData* data = nullptr;
+  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+
+  // Hot path: the node's record in the cycle's table.
+  if (data != nullptr && data->table != nullptr) {
+    if (const NodeRecord* record = data->table->Find(node); record != nullptr) {
+      return ToResult(ScoreRecord(*data, *record, node_info));
+    }
+    data->table->NoteMiss();
+  }
+  return ScoreSlow(data, pod, node_info);
+}
+
+Status TargetLoadPacking::ScoreNodes(const CycleState& state, const kube::Pod& pod,
+                                     std::span<const NodeInfo* const> nodes,
+                                     std::span<NodeScore> scores) const {
+  const CycleData* data = nullptr;
+  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+  const Table* table = data == nullptr ? nullptr : data->table.get();
+  if (table == nullptr || terms_.size() != 1) {
+    // No PreScore ran, or several resources: node by node.
+    size_t cursor = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const NodeInfo& node_info = *nodes[i];
+      const kube::Node* node = node_info.node();
+      const NodeRecord* record = nullptr;
+      if (node != nullptr && table != nullptr) {
+        record = table->Find(node, cursor);
+        if (record == nullptr) table->NoteMiss();
+      }
+      ScoreResult r = node == nullptr     ? ScoreResult::Of(kMinNodeScore)
+                      : record != nullptr ? ToResult(ScoreRecord(*data, *record, node_info))
+                                          : ScoreSlow(data, pod, node_info);
+      scores[i].score = r.score;
+      scores[i].exact = r.exact;
+    }
+    return Status();
+  }
+
+  // One resource (the default, cpu): exactly ScoreRecord + ScoreNode per node, in two
+  // passes per group of nodes. Pass 1 does the per-node bookkeeping (record, state,
+  // fallback report, pending load) and leaves each curve-scored node's U numerator and
+  // capacity in small arrays; pass 2 is a loop without calls or unpredictable branches
+  // over those arrays, so the two divisions of consecutive nodes overlap in the CPU
+  // instead of each waiting on the previous node's.
+  const Term& term = terms_.front();
+  const bool cpu = term.resource == 0;
+  const int64_t p = cpu ? data->prediction.milli_cpu : data->prediction.memory;
+  const double p_double = static_cast<double>(p);
+  const bool min_score = metrics_->fallback() == trimaran::FallbackPolicy::kMinScore;
+  const MetricsState cycle_state = data->metrics.state;
+  const trimaran::MetricsView* view = data->metrics.view.get();
+  constexpr size_t kGroup = 64;
+  constexpr size_t kPrefetchAhead = 8;
+  double numerator[kGroup];
+  double capacity[kGroup];
+  uint32_t index[kGroup];
+  size_t cursor = 0;
+  for (size_t group = 0; group < nodes.size(); group += kGroup) {
+    const size_t end = std::min(group + kGroup, nodes.size());
+    size_t k = 0;
+    for (size_t i = group; i < end; ++i) {
+      // The NodeInfo objects are scattered over the heap and neither the line holding
+      // the Node pointer nor the record is usually cached by now: ask for a later
+      // node's early (the records are in this order).
+      if (i + kPrefetchAhead < nodes.size()) __builtin_prefetch(nodes[i + kPrefetchAhead]);
+      table->Prefetch(cursor + kPrefetchAhead);
+      const NodeInfo& node_info = *nodes[i];
+      const kube::Node* node = node_info.node();
+      const NodeRecord* record = node == nullptr ? nullptr : table->Find(node, cursor);
+      if (ABSL_PREDICT_FALSE(record == nullptr)) {
+        if (node != nullptr) table->NoteMiss();
+        ScoreResult r =
+            node == nullptr ? ScoreResult::Of(kMinNodeScore) : ScoreSlow(data, pod, node_info);
+        scores[i].score = r.score;
+        scores[i].exact = r.exact;
+        continue;
+      }
+      const MetricsState mstate = cycle_state != MetricsState::kOk ? cycle_state : record->state;
+      metrics_->ReportCached(node->metadata.name, mstate, record->reported);
+      double x;
+      if (ABSL_PREDICT_TRUE(mstate == MetricsState::kOk)) {
+        int64_t m = 0;
+        if (ABSL_PREDICT_FALSE(view->MaybePending(record->usage_index))) {
+          const trimaran::PendingSums& sums = view->pending(record->usage_index);
+          m = (cpu ? sums.milli_cpu : sums.memory).load(std::memory_order_relaxed);
+        }
+        x = record->used[term.resource] + p_double;
+        x = x + static_cast<double>(m);
+      } else if (min_score) {
+        scores[i].score = kMinNodeScore;
+        scores[i].exact.reset();
+        continue;
+      } else {
+        const int64_t requested =
+            cpu ? node_info.requested().milli_cpu : node_info.requested().memory;
+        x = static_cast<double>(requested + p);
+      }
+      numerator[k] = x;
+      capacity[k] = record->capacity[term.resource];
+      index[k] = static_cast<uint32_t>(i);
+      ++k;
+    }
+    double curve[kGroup];
+    tlp::TargetCurveBatch({numerator, k}, {capacity, k}, term.target, {curve, k});
+    for (size_t j = 0; j < k; ++j) {
+      NodeScore& out = scores[index[j]];
+      out.score = tlp::RoundScore(curve[j]);
+      out.exact = curve[j];
+    }
+  }
+  return Status();
+}
+
+ScoreResult TargetLoadPacking::ScoreSlow(const CycleData* data, const kube::Pod& pod,
+                                         const NodeInfo& node_info) const {
+  // A node new to the table, or no PreScore in the profile (compute the cycle data
+  // here).
+  std::optional<CycleData> local;
+  if (data == nullptr) {
+    local.emplace();
+    local->metrics = metrics_->ForCycleNonBlocking();
+    local->prediction = Predict(pod);
+    data = &*local;
+  }
+  NodeRecord fresh;
+  MakeRecord(this, data->metrics.view.get(), node_info, fresh);
+  const MetricsState mstate =
+      data->metrics.state != MetricsState::kOk ? data->metrics.state : fresh.state;
+  metrics_->Report(node_info.name(), mstate);
+  if (mstate != MetricsState::kOk && metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+    return ScoreResult::Of(kMinNodeScore);
+  }
+  PodLoad missing;
+  if (mstate == MetricsState::kOk) {
+    missing = trimaran::PendingLoad(tracker_, *data->metrics.view, *fresh.usage, node_info.name(),
+                                    data->attached);
+  }
+  return ToResult(ScoreNode(*data, fresh, mstate, missing, node_info));
+}
+
+int64_t TargetLoadPacking::Round(double x) { return tlp::RoundScore(x); }
+
+ScoreResult TargetLoadPacking::ToResult(std::optional<double> exact) {
+  if (!exact.has_value()) return ScoreResult::Of(kMinNodeScore);
+  return ScoreResult::Of(tlp::RoundScore(*exact), *exact);
 }
 
 Status TargetLoadPacking::Reserve(CycleState& state, const kube::Pod& pod,

@@ -40,13 +40,19 @@
 // cycles, so Score finds its node by the Node pointer and does no string hashing, no
 // Quantity conversion and takes no lock; fallback logging goes through
 // FallbackReporter::ReportCached. A node the table lacks (new or updated Node object)
-// is scored the slow way, bit-identically, and the next PreScore adds it.
+// is scored the slow way, bit-identically, and the next PreScore adds it. The runtime
+// calls ScoreNodes once per run of consecutive nodes: the cycle state is read once, the
+// table is walked with a run-local cursor (with prefetches a few nodes ahead), and for
+// the default single resource the arithmetic runs in a second pass over the group's
+// numerators and capacities (curve.h: both curve branches by selects, two nodes per SSE2
+// instruction), bit-identical to Score.
 //
 // Thread-safety: Score is const and safe for concurrent use; PreScore and Reserve run on
 // the scheduling thread, Unreserve possibly on a binding thread (the tracker locks).
 // Ownership: borrows the Handle (clock, stats, metrics source) for its whole life.
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -79,6 +85,12 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
                   std::span<const NodeInfo* const> nodes) override;
   ScoreResult Score(const CycleState& state, const kube::Pod& pod,
                     const NodeInfo& node_info) const override;
+  // Score over a run of nodes: the cycle state is read once and the table searched with
+  // a cursor local to the run (the nodes come in PreScore's order); bit-identical to
+  // Score per node.
+  Status ScoreNodes(const CycleState& state, const kube::Pod& pod,
+                    std::span<const NodeInfo* const> nodes,
+                    std::span<NodeScore> scores) const override;
   Status Reserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
 
@@ -103,9 +115,18 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
   // Fills `out` (all but out.node) for `node_info` against `view` (may be null).
   static void MakeRecord(const void* self, const trimaran::MetricsView* view,
                          const NodeInfo& node_info, NodeRecord& out);
-  ScoreResult ScoreNode(const CycleData& data, const NodeRecord& record,
-                        trimaran::MetricsState mstate, const trimaran::PodLoad& missing,
+  // The exact (unrounded) score of one node.
+  double ScoreNode(const CycleData& data, const NodeRecord& record, trimaran::MetricsState mstate,
+                   const trimaran::PodLoad& missing, const NodeInfo& node_info) const;
+  // The hot path for a node with a record in the cycle's table: reports the node's
+  // metrics state, then its exact score, or nullopt for the MinScore fallback.
+  std::optional<double> ScoreRecord(const CycleData& data, const NodeRecord& record,
+                                    const NodeInfo& node_info) const;
+  // A node without a record (new or updated), or no cycle data (no PreScore ran).
+  ScoreResult ScoreSlow(const CycleData* data, const kube::Pod& pod,
                         const NodeInfo& node_info) const;
+  // nullopt -> kMinNodeScore without an exact value; else round(exact) and exact.
+  static ScoreResult ToResult(std::optional<double> exact);
 
   // args_.resources, resolved once: 0 = cpu, 1 = memory (any other name reads as memory,
   // as the formula always did).

@@ -1,8 +1,13 @@
 #include "scheduler/plugins/target_load_packing/target_load_packing.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,16 +60,30 @@ std::unique_ptr<Env> MakeEnv(const std::vector<kube::Node>& nodes,
   return env;
 }
 
-// Runs PreScore once, then Score on every node: node -> score.
+// ScoreNodes over `nodes` in runs of `run` consecutive nodes (as the runtime calls it).
+std::vector<NodeScore> ScoreInRuns(const TargetLoadPacking& plugin, const CycleState& state,
+                                   const kube::Pod& pod, std::span<const NodeInfo* const> nodes,
+                                   size_t run) {
+  std::vector<NodeScore> scores(nodes.size());
+  for (size_t begin = 0; begin < nodes.size(); begin += run) {
+    const size_t count = std::min(run, nodes.size() - begin);
+    EXPECT_TRUE(plugin
+                    .ScoreNodes(state, pod, nodes.subspan(begin, count),
+                                std::span<NodeScore>(scores).subspan(begin, count))
+                    .IsSuccess());
+  }
+  return scores;
+}
+
+// Runs PreScore once, then scores every node with ScoreNodes in runs of two (the batch
+// path the runtime takes; ScoreNodesMatchesScoreBitForBit checks it against Score):
+// node -> score.
 std::map<std::string, int64_t> ScoreAll(Env& env, const kube::Pod& pod, CycleState& state) {
   auto nodes = env.handle->snapshot_lister().NodeInfos().List();
   EXPECT_TRUE(env.plugin->PreScore(state, pod, nodes).IsSuccess());
+  const std::vector<NodeScore> batch = ScoreInRuns(*env.plugin, state, pod, nodes, 2);
   std::map<std::string, int64_t> scores;
-  for (const NodeInfo* n : nodes) {
-    ScoreResult r = env.plugin->Score(state, pod, *n);
-    EXPECT_TRUE(r.status.IsSuccess());
-    scores[n->name()] = r.score;
-  }
+  for (size_t i = 0; i < nodes.size(); ++i) scores[nodes[i]->name()] = batch[i].score;
   return scores;
 }
 std::map<std::string, int64_t> ScoreAll(Env& env, const kube::Pod& pod) {
@@ -508,6 +527,80 @@ TEST(TargetLoadPackingTest, ConsecutivePodsWithOtherPredictionsAreRescored) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.limit);
     EXPECT_EQ(ScoreAll(*env, PodWithLimit(absl::StrCat("p", i++), c.limit))["a"], c.want);
+  }
+}
+
+TEST(TargetLoadPackingTest, ScoreNodesMatchesScoreBitForBit) {
+  // The batch path (two passes per group of nodes, the curve two nodes per SSE2
+  // instruction, the table searched with a run-local cursor) against Score node by
+  // node: the same integer and the same exact bits for every branch of the curve, a
+  // node with a reserved pod, a node the metrics lack, a replaced Node object (no
+  // record: the slow path), under both fallbacks, stale metrics and cpu + memory.
+  struct Case {
+    std::string name;
+    std::string args;
+    bool stale;
+    size_t min_distinct;  // distinct integer scores at least (the branches are reached)
+  };
+  const std::vector<Case> cases = {
+      {"cpu", "{}", false, 5},
+      {"cpu target 50", "targetUtilization: 50", false, 5},
+      {"MinScore", "fallback: MinScore", false, 4},
+      {"stale, Requests", "{}", true, 3},
+      {"stale, MinScore", "fallback: MinScore", true, 1},
+      {"cpu and memory",
+       "resources: [{name: cpu, weight: 1}, {name: memory, weight: 3, targetUtilization: 60}]",
+       false, 4},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<kube::Node> nodes;
+    auto metrics = MakeWatcherMetrics();
+    // Loads below, at, above the target, overloaded, and one node without metrics.
+    const double loads[] = {0, 10, 25.5, 40, 50, 60, 95, 130};
+    for (int i = 0; i < 9; ++i) {
+      const std::string name = absl::StrCat("n", i);
+      nodes.push_back(Node4(name));
+      if (i < 8) metrics.Node(name).Cpu(lw::kOpAvg, loads[i]).Memory(lw::kOpAvg, loads[i] / 2);
+    }
+    auto env = MakeEnv(
+        nodes, {MakePod().Name("old").UID("o").NodeName("n8").Req({{"cpu", "1"}}).Obj()}, c.args);
+    ASSERT_NE(env, nullptr);
+    env->client.Set(metrics.Obj());
+    // A pod reserved on n2 in an earlier cycle (pending load), then n5's Node object
+    // replaced (its record no longer matches: scored the slow way).
+    const kube::Pod first = PodWithLimit("first", "700m");
+    CycleState first_state;
+    ScoreAll(*env, first, first_state);
+    ASSERT_TRUE(env->plugin->Reserve(first_state, first, "n2").IsSuccess());
+    env->handle->snapshot().MutableNodeInfo("n5")->SetNode(std::make_shared<const kube::Node>(
+        MakeNode().Name("n5").Capacity({{"cpu", "6"}, {"memory", "8Gi"}}).Obj()));
+    if (c.stale) env->handle->fake_clock().Advance(absl::Minutes(6));
+
+    const kube::Pod pod =
+        MakePod().Name("p").Req({{"cpu", "1m"}}).Lim({{"cpu", "333m"}, {"memory", "1Gi"}}).Obj();
+    CycleState state;
+    auto list = env->handle->snapshot_lister().NodeInfos().List();
+    ASSERT_TRUE(env->plugin->PreScore(state, pod, list).IsSuccess());
+    std::vector<ScoreResult> want;
+    for (const NodeInfo* n : list) want.push_back(env->plugin->Score(state, pod, *n));
+    for (size_t run : {1, 2, 3, 9}) {
+      SCOPED_TRACE(::testing::Message() << "runs of " << run);
+      const std::vector<NodeScore> got = ScoreInRuns(*env->plugin, state, pod, list, run);
+      for (size_t i = 0; i < list.size(); ++i) {
+        SCOPED_TRACE(list[i]->name());
+        EXPECT_EQ(got[i].score, want[i].score);
+        ASSERT_EQ(got[i].exact.has_value(), want[i].exact.has_value());
+        if (want[i].exact.has_value()) {
+          EXPECT_EQ(std::bit_cast<uint64_t>(*got[i].exact), std::bit_cast<uint64_t>(*want[i].exact))
+              << *got[i].exact << " vs " << *want[i].exact;
+        }
+      }
+    }
+    // The cases do reach the branches they name: a spread of scores, not one value.
+    std::set<int64_t> distinct;
+    for (const ScoreResult& r : want) distinct.insert(r.score);
+    EXPECT_GE(distinct.size(), c.min_distinct);
   }
 }
 

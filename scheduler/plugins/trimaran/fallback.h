@@ -55,8 +55,9 @@ class FallbackReporter {
   // A cache word for ReportCached that matches nothing yet.
   static constexpr uint64_t kNotReported = ~uint64_t{0};
   // As Report(node, state); `cache` is the node's word (start: kNotReported; one word per
-  // node, never shared between nodes).
-  void ReportCached(absl::string_view node, MetricsState state, std::atomic<uint64_t>& cache)
+  // node, never shared between nodes). `node` is taken by reference and read only when
+  // the full path runs (the hot path does not touch the name's bytes or even its size).
+  void ReportCached(const std::string& node, MetricsState state, std::atomic<uint64_t>& cache)
       ABSL_LOCKS_EXCLUDED(mu_) {
     const uint64_t want =
         (epoch_.load(std::memory_order_acquire) << 8) | static_cast<uint64_t>(state);

@@ -70,21 +70,25 @@ class MetricsView {
     auto it = index_.find(node);
     return it == index_.end() ? nullptr : &usages_[it->second];
   }
+  // The position of `usage` (an entry of this view) among the view's nodes; the
+  // index forms below take it (a per-node record can keep it across cycles).
+  size_t IndexOf(const NodeUsage& usage) const {
+    return static_cast<size_t>(&usage - usages_.get());
+  }
+  // The pending sums of `usage`, an entry of this view.
+  PendingSums& pending(const NodeUsage& usage) const { return pending(IndexOf(usage)); }
+  PendingSums& pending(size_t index) const { return pending_[index]; }
   // Whether `usage` (an entry of this view) may have non-zero pending sums: false
   // guarantees both are 0. A bit per node (L1-resident at 5,000 nodes), set by
   // MarkPending before the sums are first changed and never cleared while the view
   // lives, so Score reads the sums (another cache line) only for nodes that have ever had
   // recently placed pods under this view.
-  // The pending sums of `usage`, an entry of this view.
-  PendingSums& pending(const NodeUsage& usage) const {
-    return pending_[static_cast<size_t>(&usage - usages_.get())];
-  }
-  bool MaybePending(const NodeUsage& usage) const {
-    const size_t i = static_cast<size_t>(&usage - usages_.get());
-    return (pending_bits_[i / 64].load(std::memory_order_relaxed) >> (i % 64)) & 1;
+  bool MaybePending(const NodeUsage& usage) const { return MaybePending(IndexOf(usage)); }
+  bool MaybePending(size_t index) const {
+    return (pending_bits_[index / 64].load(std::memory_order_relaxed) >> (index % 64)) & 1;
   }
   void MarkPending(const NodeUsage& usage) const {
-    const size_t i = static_cast<size_t>(&usage - usages_.get());
+    const size_t i = IndexOf(usage);
     pending_bits_[i / 64].fetch_or(uint64_t{1} << (i % 64), std::memory_order_relaxed);
   }
 

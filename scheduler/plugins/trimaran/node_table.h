@@ -38,6 +38,7 @@
 #include <span>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "kube/api/node.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/plugins/trimaran/metrics_view.h"
@@ -101,15 +102,23 @@ class NodeTable {
   // The record of `node`, or nullptr when the table has none (new or updated node).
   const Record* Find(const kube::Node* node) const {
     Cursor& cursor = ThreadCursor();
-    if (cursor.table == this && cursor.next < size_ && records_[cursor.next].key == node) {
-      return &records_[cursor.next++];
-    }
+    if (cursor.table != this) cursor = Cursor{this, 0};
+    return Find(node, cursor.next);
+  }
+  // As Find, with the caller's own cursor (start: 0; a batch scoring consecutive nodes
+  // keeps one across its loop instead of the thread-local one): `next` is the index of
+  // the record expected next, tried first, and is moved past the record found.
+  const Record* Find(const kube::Node* node, size_t& next) const {
+    if (ABSL_PREDICT_TRUE(next < size_ && records_[next].key == node)) return &records_[next++];
     const Record* record = Lookup(node);
-    if (record != nullptr) {
-      cursor.table = this;
-      cursor.next = static_cast<size_t>(record - records_.get()) + 1;
-    }
+    if (record != nullptr) next = static_cast<size_t>(record - records_.get()) + 1;
     return record;
+  }
+
+  // A hint for a batch walking the records in order: fetch the record at `index` (a
+  // cursor value some nodes ahead) into the cache. No effect past the end.
+  void Prefetch(size_t index) const {
+    if (index < size_) __builtin_prefetch(&records_[index]);
   }
 
   const MetricsView* view() const { return view_.get(); }

@@ -71,7 +71,7 @@ class PluginMetrics {
   // Counts/logs the node's state (FallbackReporter::Report).
   void Report(absl::string_view node, MetricsState state) { reporter_.Report(node, state); }
   // FallbackReporter::ReportCached: Report through the node's cache word (hot path).
-  void ReportCached(absl::string_view node, MetricsState state, std::atomic<uint64_t>& cache) {
+  void ReportCached(const std::string& node, MetricsState state, std::atomic<uint64_t>& cache) {
     reporter_.ReportCached(node, state, cache);
   }
 
