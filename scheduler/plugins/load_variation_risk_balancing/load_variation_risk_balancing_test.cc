@@ -11,6 +11,7 @@
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
+#include "scheduler/plugins/trimaran/testing/plugin_env.h"
 #include "scheduler/testing/fake_handle.h"
 #include "yaml-cpp/yaml.h"
 
@@ -65,30 +66,18 @@ TEST(LoadVariationRiskBalancingTest, RiskScoreBranches) {
   EXPECT_EQ(std::round(s), 57);
 }
 
-struct Env {
-  std::unique_ptr<testing::FakeHandle> handle;
-  FakeLoadWatcherClient client;
-  std::unique_ptr<Plugin> plugin;
-  LoadVariationRiskBalancing* lvrb = nullptr;
-};
+using Env = trimaran::testing::PluginEnv<LoadVariationRiskBalancing>;
 
+// One 4-core / 8Gi node "n" with `pods` on it.
 std::unique_ptr<Env> MakeEnv(const std::vector<kube::Pod>& pods, const std::string& yaml) {
-  auto env = std::make_unique<Env>();
-  env->handle = testing::NewHandleForTest(
-      {MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj()}, pods);
-  env->handle->SetLoadWatcher(&env->client);
-  auto plugin = LoadVariationRiskBalancing::New(PluginArgs{YAML::Load(yaml), ""}, *env->handle);
-  EXPECT_THAT(plugin, IsOk());
-  if (!plugin.ok()) return nullptr;
-  env->plugin = *std::move(plugin);
-  env->lvrb = dynamic_cast<LoadVariationRiskBalancing*>(env->plugin.get());
-  return env;
+  return trimaran::testing::MakePluginEnv<LoadVariationRiskBalancing>(
+      {MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj()}, pods, yaml);
 }
 
 int64_t ScoreN(Env& env, const kube::Pod& pod, CycleState& state) {
   auto nodes = env.handle->snapshot_lister().NodeInfos().List();
-  EXPECT_TRUE(env.lvrb->PreScore(state, pod, nodes).IsSuccess());
-  return env.lvrb->Score(state, pod, *nodes[0]).score;
+  EXPECT_TRUE(env.plugin->PreScore(state, pod, nodes).IsSuccess());
+  return env.plugin->Score(state, pod, *nodes[0]).score;
 }
 int64_t ScoreN(Env& env, const kube::Pod& pod) {
   CycleState state;
@@ -157,10 +146,10 @@ TEST(LoadVariationRiskBalancingTest, ReservedPodsRaiseTheMean) {
   CycleState state;
   const kube::Pod other = MakePod().Name("o").UID("o").Req({{"cpu", "1"}}).Obj();
   ScoreN(*env, other, state);  // the pod's own cycle
-  ASSERT_TRUE(env->lvrb->Reserve(state, other, "n").IsSuccess());
+  ASSERT_TRUE(env->plugin->Reserve(state, other, "n").IsSuccess());
   // + 1000 assumed: μ = 0.75 -> 62.5 -> 63.
   EXPECT_EQ(ScoreN(*env, kPod), 63);
-  env->lvrb->Unreserve(state, other, "n");
+  env->plugin->Unreserve(state, other, "n");
   EXPECT_EQ(ScoreN(*env, kPod), 75);
 }
 
@@ -174,14 +163,14 @@ TEST(LoadVariationRiskBalancingTest, Fallback) {
     // Requests: cpu μ = (1000+1000)/4000 = 0.5 -> 75; memory μ = (3072+1024)/8192 = 0.5
     // -> 75. min 75.
     EXPECT_EQ(ScoreN(*env, kPod), 75);
-    EXPECT_EQ(env->lvrb->metrics().reporter().count(MetricsState::kNoMetrics), 1);
+    EXPECT_EQ(env->plugin->metrics().reporter().count(MetricsState::kNoMetrics), 1);
   }
   {
     auto env = MakeEnv(pods, "fallback: MinScore");
     ASSERT_NE(env, nullptr);
     env->client.Set(MakeWatcherMetrics().Node("other").Cpu(lw::kOpAvg, 25).Obj());
     EXPECT_EQ(ScoreN(*env, kPod), 0);
-    EXPECT_EQ(env->lvrb->metrics().reporter().count(MetricsState::kNodeMissing), 1);
+    EXPECT_EQ(env->plugin->metrics().reporter().count(MetricsState::kNodeMissing), 1);
   }
 }
 

@@ -121,7 +121,12 @@ ScoreResult LowRiskOverCommitment::Score(const CycleState& state, const kube::Po
     mstate = MetricsState::kNoUsableMetric;
   }
   metrics_->Report(name, mstate);
-  if (mstate != MetricsState::kOk && metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+  // MinScore is upstream's behaviour: 0 when the node has no metrics (§4 step 2). A node
+  // listed with metrics of other kinds only is not "no metrics" upstream: it is scored
+  // by its limit risk (its load risk is 0 without a CPU or Memory metric), as here.
+  const bool listed_without_usable = mstate == MetricsState::kNoUsableMetric && usage != nullptr;
+  if (mstate != MetricsState::kOk && !listed_without_usable &&
+      metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
     return ScoreResult::Of(kMinNodeScore);
   }
   const bool use_metrics = mstate == MetricsState::kOk;

@@ -12,6 +12,7 @@
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
 #include "scheduler/plugins/low_risk_over_commitment/beta.h"
+#include "scheduler/plugins/trimaran/testing/plugin_env.h"
 #include "scheduler/testing/fake_handle.h"
 #include "yaml-cpp/yaml.h"
 
@@ -87,31 +88,19 @@ TEST(BetaTest, ComputeProbabilityBranches) {
   }
 }
 
-struct Env {
-  std::unique_ptr<testing::FakeHandle> handle;
-  FakeLoadWatcherClient client;
-  std::unique_ptr<Plugin> plugin;
-  LowRiskOverCommitment* lro = nullptr;
-};
+using Env = trimaran::testing::PluginEnv<LowRiskOverCommitment>;
 
+// One 4-core / 8Gi node "n" with `pods` on it.
 std::unique_ptr<Env> MakeEnv(const std::vector<kube::Pod>& pods, const std::string& yaml) {
-  auto env = std::make_unique<Env>();
-  env->handle = testing::NewHandleForTest(
-      {MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj()}, pods);
-  env->handle->SetLoadWatcher(&env->client);
-  auto plugin = LowRiskOverCommitment::New(PluginArgs{YAML::Load(yaml), ""}, *env->handle);
-  EXPECT_THAT(plugin, IsOk());
-  if (!plugin.ok()) return nullptr;
-  env->plugin = *std::move(plugin);
-  env->lro = dynamic_cast<LowRiskOverCommitment*>(env->plugin.get());
-  return env;
+  return trimaran::testing::MakePluginEnv<LowRiskOverCommitment>(
+      {MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj()}, pods, yaml);
 }
 
 int64_t ScoreN(Env& env, const kube::Pod& pod) {
   CycleState state;
   auto nodes = env.handle->snapshot_lister().NodeInfos().List();
-  EXPECT_TRUE(env.lro->PreScore(state, pod, nodes).IsSuccess());
-  return env.lro->Score(state, pod, *nodes[0]).score;
+  EXPECT_TRUE(env.plugin->PreScore(state, pod, nodes).IsSuccess());
+  return env.plugin->Score(state, pod, *nodes[0]).score;
 }
 
 TEST(LowRiskOverCommitmentTest, Score) {
@@ -166,19 +155,46 @@ TEST(LowRiskOverCommitmentTest, Score) {
   }
 }
 
+// The "limit risk" case of the Score table: a pod on the node requests 1 core with a
+// 3-core limit, the pod requests 1 core limited to 2 (83 without load risk).
+std::vector<kube::Pod> LimitRiskExisting() {
+  return {MakePod().Name("o").UID("o").NodeName("n").Req({{"cpu", "1"}}).Lim({{"cpu", "3"}}).Obj()};
+}
+kube::Pod LimitRiskPod() {
+  return MakePod().Name("p").Req({{"cpu", "1"}}).Lim({{"cpu", "2"}}).Obj();
+}
+
 TEST(LowRiskOverCommitmentTest, Fallback) {
-  const std::vector<kube::Pod> existing = {
-      MakePod().Name("o").UID("o").NodeName("n").Req({{"cpu", "1"}}).Lim({{"cpu", "3"}}).Obj()};
-  const kube::Pod pod = MakePod().Name("p").Req({{"cpu", "1"}}).Lim({{"cpu", "2"}}).Obj();
+  const kube::Pod pod = LimitRiskPod();
   for (const bool min_score : {false, true}) {
     SCOPED_TRACE(min_score);
-    auto env = MakeEnv(existing, min_score ? "fallback: MinScore" : "{}");
+    auto env = MakeEnv(LimitRiskExisting(), min_score ? "fallback: MinScore" : "{}");
     ASSERT_NE(env, nullptr);
     env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 90).Obj());
     env->handle->fake_clock().Advance(absl::Minutes(10));  // stale
     // Requests: the limit risk alone (83, as in "limit risk"); MinScore: 0.
     EXPECT_EQ(ScoreN(*env, pod), min_score ? 0 : 83);
-    EXPECT_EQ(env->lro->metrics().reporter().count(MetricsState::kStale), 1);
+    EXPECT_EQ(env->plugin->metrics().reporter().count(MetricsState::kStale), 1);
+  }
+}
+
+TEST(LowRiskOverCommitmentTest, NodeListedWithoutCpuOrMemoryMetricsScoresItsLimitRisk) {
+  // Upstream scores 0 only when the node has no metrics at all; a node whose metrics are
+  // all of other kinds gets riskLoad 0 and is scored by its limit risk (83, as in "limit
+  // risk"), under both fallbacks. It is still counted as a fallback (no usable metric).
+  const kube::Pod pod = LimitRiskPod();
+  for (const bool min_score : {false, true}) {
+    SCOPED_TRACE(min_score);
+    auto env = MakeEnv(LimitRiskExisting(), min_score ? "fallback: MinScore" : "{}");
+    ASSERT_NE(env, nullptr);
+    env->client.Set(
+        MakeWatcherMetrics().Node("n").Metric("disk", "Storage", lw::kOpAvg, "", 70).Obj());
+    EXPECT_EQ(ScoreN(*env, pod), 83);
+    EXPECT_EQ(env->plugin->metrics().reporter().count(MetricsState::kNoUsableMetric), 1);
+    // A node the metrics do not list at all: MinScore gives 0 (upstream), Requests 83.
+    env->handle->fake_clock().Advance(absl::Seconds(5));
+    env->client.Set(MakeWatcherMetrics().Node("other").Cpu(lw::kOpAvg, 10).Obj());
+    EXPECT_EQ(ScoreN(*env, pod), min_score ? 0 : 83);
   }
 }
 

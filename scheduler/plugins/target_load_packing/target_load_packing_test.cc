@@ -19,6 +19,7 @@
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
 #include "scheduler/plugins/trimaran/testing/fake_source_pool.h"
+#include "scheduler/plugins/trimaran/testing/plugin_env.h"
 #include "scheduler/testing/fake_handle.h"
 #include "yaml-cpp/yaml.h"
 
@@ -42,22 +43,11 @@ kube::Node Node4(const std::string& name) {
   return MakeNode().Name(name).Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj();
 }
 
-struct Env {
-  std::unique_ptr<testing::FakeHandle> handle;
-  FakeLoadWatcherClient client;
-  std::unique_ptr<TargetLoadPacking> plugin;
-};
+using Env = trimaran::testing::PluginEnv<TargetLoadPacking>;
 
 std::unique_ptr<Env> MakeEnv(const std::vector<kube::Node>& nodes,
                              const std::vector<kube::Pod>& pods, const std::string& yaml) {
-  auto env = std::make_unique<Env>();
-  env->handle = testing::NewHandleForTest(nodes, pods);
-  env->handle->SetLoadWatcher(&env->client);
-  auto plugin = TargetLoadPacking::New(PluginArgs{YAML::Load(yaml), "args"}, *env->handle);
-  EXPECT_THAT(plugin, IsOk());
-  if (!plugin.ok()) return nullptr;
-  env->plugin.reset(dynamic_cast<TargetLoadPacking*>(plugin->release()));
-  return env;
+  return trimaran::testing::MakePluginEnv<TargetLoadPacking>(nodes, pods, yaml);
 }
 
 // ScoreNodes over `nodes` in runs of `run` consecutive nodes (as the runtime calls it).
