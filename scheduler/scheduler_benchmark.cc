@@ -34,6 +34,7 @@
 #include "kube/testing/wrappers.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/scheduler_benchmark_util.h"
 #include "scheduler/scheduler_test_util.h"
 
 namespace trimaran::sched {
@@ -42,100 +43,19 @@ namespace {
 using ::trimaran::kube::testing::MakeNode;
 using ::trimaran::kube::testing::MakePod;
 
-// Binds nothing: the benchmark measures the scheduler, not the apiserver.
-class NoopBinder final : public BindPlugin {
- public:
-  static constexpr absl::string_view kName = "NoopBinder";
-  absl::string_view Name() const override { return kName; }
-  Status Bind(CycleState&, const kube::Pod&, absl::string_view) override { return Status(); }
-};
-
-class NullRecorder final : public EventRecorder {
- public:
-  void Eventf(const kube::Pod&, const kube::Pod*, EventType, absl::string_view, absl::string_view,
-              absl::string_view) override {}
-};
-
-void CheckOk(const absl::Status& status) { TRIMARAN_CHECK(status.ok()); }
-
-struct Env {
-  kube::testing::FakeClient client;
-  stats::Registry stats;
-  Registry registry;
-  NullRecorder recorder;
-  std::unique_ptr<Scheduler> sched;
-};
-
-std::unique_ptr<Env> MakeEnv(int num_nodes, bool most_allocated, int pct) {
-  auto env = std::make_unique<Env>();
-  CheckOk(plugins::RegisterInTreePlugins(env->registry));
-  CheckOk(env->registry.Register(NoopBinder::kName,
-                                 [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
-                                   return std::make_unique<NoopBinder>();
-                                 }));
-  auto profiles = scheduler_testing::ProfilesFromYaml(
-      most_allocated ? scheduler_testing::MostAllocatedProfileYaml("default-scheduler")
-                     : scheduler_testing::DefaultProfileYaml());
-  CheckOk(profiles.status());
-  for (ProfileConfig& p : *profiles) {
-    p.bind = {std::string(NoopBinder::kName)};
-    if (pct > 0) p.percentage_of_nodes_to_score = pct;
-  }
-  SchedulerOptions options;
-  options.run_queue_flushers = false;
-  // TRIMARAN_BENCH_PARALLELISM overrides the Filter/Score workers (default 16).
-  if (const char* p = std::getenv("TRIMARAN_BENCH_PARALLELISM"); p != nullptr) {
-    options.parallelism = std::max(1, std::atoi(p));
-  }
-  auto sched = Scheduler::Create(*std::move(profiles), env->registry, env->client, RealClock::Get(),
-                                 stats::Scope(env->stats), options, &env->recorder);
-  CheckOk(sched.status());
-  env->sched = *std::move(sched);
-  for (int i = 0; i < num_nodes; ++i) {
-    env->sched->OnNodeAdd(std::make_shared<const kube::Node>(
-        MakeNode()
-            .Name(absl::StrFormat("node-%05d", i))
-            .Capacity({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
-            .Obj()));
-  }
-  return env;
+std::unique_ptr<scheduler_testing::BenchScheduler> MakeEnv(int num_nodes, bool most_allocated,
+                                                           int pct) {
+  return scheduler_testing::MakeBenchScheduler(scheduler_testing::BenchSchedulerOptions{
+      .yaml = most_allocated ? scheduler_testing::MostAllocatedProfileYaml("default-scheduler")
+                             : scheduler_testing::DefaultProfileYaml(),
+      .num_nodes = num_nodes,
+      .percentage_of_nodes_to_score = pct});
 }
 
 void BM_ScheduleOne(benchmark::State& state) {
-  const int num_nodes = static_cast<int>(state.range(0));
-  const bool most_allocated = state.range(1) == 1;
-  const int pct = static_cast<int>(state.range(2));
-  std::unique_ptr<Env> env = MakeEnv(num_nodes, most_allocated, pct);
-  const int64_t pods = state.max_iterations;
-  for (int64_t i = 0; i < pods; ++i) {
-    env->sched->OnPodAdd(
-        std::make_shared<const kube::Pod>(MakePod()
-                                              .Name(absl::StrFormat("p-%06d", i))
-                                              .Namespace("default")
-                                              .UID(absl::StrFormat("uid-%06d", i))
-                                              .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
-                                              .Obj()));
-  }
-  std::vector<double> latencies_us;
-  latencies_us.reserve(pods);
-  for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    env->sched->ScheduleOne();
-    latencies_us.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-  }
-  env->sched->WaitForBindings();
-  state.SetItemsProcessed(state.iterations());
-  std::sort(latencies_us.begin(), latencies_us.end());
-  auto quantile = [&](double q) {
-    if (latencies_us.empty()) return 0.0;
-    return latencies_us[std::min(
-        latencies_us.size() - 1,
-        static_cast<size_t>(q * static_cast<double>(latencies_us.size())))];
-  };
-  state.counters["p50_us"] = quantile(0.50);
-  state.counters["p99_us"] = quantile(0.99);
-  state.counters["scheduled"] = env->sched->cache().PodCount();
+  auto env = MakeEnv(static_cast<int>(state.range(0)), state.range(1) == 1,
+                     static_cast<int>(state.range(2)));
+  scheduler_testing::RunScheduleOne(state, *env);
 }
 BENCHMARK(BM_ScheduleOne)
     ->ArgNames({"nodes", "most_allocated", "pct"})
@@ -155,7 +75,7 @@ void BM_CacheRss(benchmark::State& state) {
   const int num_nodes = static_cast<int>(state.range(0));
   const int pods_per_node = static_cast<int>(state.range(1));
   for (auto _ : state) {
-    std::unique_ptr<Env> env = MakeEnv(num_nodes, /*most_allocated=*/false, 0);
+    auto env = MakeEnv(num_nodes, /*most_allocated=*/false, 0);
     for (int n = 0; n < num_nodes; ++n) {
       const std::string node = absl::StrFormat("node-%05d", n);
       for (int i = 0; i < pods_per_node; ++i) {

@@ -23,40 +23,22 @@
 // (interleaved repetitions: this machine's speed drifts by several % between runs, which
 // is the size of the effect measured; compare the medians).
 
-#include <algorithm>
-#include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "benchmark/benchmark.h"
-#include "common/check.h"
-#include "common/clock.h"
-#include "common/stats/registry.h"
-#include "kube/testing/fake_client.h"
-#include "kube/testing/wrappers.h"
+#include "common/status_macros.h"
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
-#include "scheduler/plugins/registry.h"
-#include "scheduler/scheduler.h"
-#include "scheduler/scheduler_test_util.h"
+#include "scheduler/scheduler_benchmark_util.h"
 
 namespace trimaran::sched {
 namespace {
-
-using ::trimaran::kube::testing::MakeNode;
-using ::trimaran::kube::testing::MakePod;
-
-class NoopBinder final : public BindPlugin {
- public:
-  static constexpr absl::string_view kName = "NoopBinder";
-  absl::string_view Name() const override { return kName; }
-  Status Bind(CycleState&, const kube::Pod&, absl::string_view) override { return Status(); }
-};
 
 class ConstantScore final : public ScorePlugin {
  public:
@@ -79,12 +61,6 @@ class BatchConstantScore final : public ScorePlugin {
     for (NodeScore& s : scores) s.score = 0;
     return Status();
   }
-};
-
-class NullRecorder final : public EventRecorder {
- public:
-  void Eventf(const kube::Pod&, const kube::Pod*, EventType, absl::string_view, absl::string_view,
-              absl::string_view) override {}
 };
 
 // extra: 0 none, 1 TargetLoadPacking, 2 ConstantScore, 3 BatchConstantScore.
@@ -117,93 +93,30 @@ std::string ProfileYaml(int extra) {
                    : "");
 }
 
-struct Env {
-  kube::testing::FakeClient client;
-  stats::Registry stats;
-  Registry registry;
-  NullRecorder recorder;
+void BM_ScheduleOne(benchmark::State& state) {
+  const int num_nodes = static_cast<int>(state.range(0));
+  // CPU AVG 0..59 %: nodes on both sides of the default target (40).
   lw::testing::FakeLoadWatcherClient load_watcher;
-  std::unique_ptr<Scheduler> sched;
-};
-
-void CheckOk(const absl::Status& status) { TRIMARAN_CHECK(status.ok()); }
-
-std::unique_ptr<Env> MakeEnv(int num_nodes, int extra) {
-  auto env = std::make_unique<Env>();
-  CheckOk(plugins::RegisterInTreePlugins(env->registry));
-  CheckOk(env->registry.Register(NoopBinder::kName,
-                                 [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
-                                   return std::make_unique<NoopBinder>();
-                                 }));
-  CheckOk(env->registry.Register(ConstantScore::kName,
-                                 [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
-                                   return std::make_unique<ConstantScore>();
-                                 }));
-  CheckOk(env->registry.Register(BatchConstantScore::kName,
-                                 [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
-                                   return std::make_unique<BatchConstantScore>();
-                                 }));
-  auto profiles = scheduler_testing::ProfilesFromYaml(ProfileYaml(extra));
-  CheckOk(profiles.status());
-  for (ProfileConfig& p : *profiles) p.bind = {std::string(NoopBinder::kName)};
   auto metrics = lw::testing::MakeWatcherMetrics().Timestamp(absl::ToUnixSeconds(absl::Now()));
   for (int i = 0; i < num_nodes; ++i) {
     metrics.Node(absl::StrFormat("node-%05d", i)).Cpu(lw::kOpAvg, i % 60);
   }
-  env->load_watcher.Set(metrics.Obj());
-  SchedulerOptions options;
-  options.run_queue_flushers = false;
-  options.load_watcher = &env->load_watcher;
-  if (const char* p = std::getenv("TRIMARAN_BENCH_PARALLELISM"); p != nullptr) {
-    options.parallelism = std::max(1, std::atoi(p));
-  }
-  auto sched = Scheduler::Create(*std::move(profiles), env->registry, env->client, RealClock::Get(),
-                                 stats::Scope(env->stats), options, &env->recorder);
-  CheckOk(sched.status());
-  env->sched = *std::move(sched);
-  for (int i = 0; i < num_nodes; ++i) {
-    env->sched->OnNodeAdd(std::make_shared<const kube::Node>(
-        MakeNode()
-            .Name(absl::StrFormat("node-%05d", i))
-            .Capacity({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
-            .Obj()));
-  }
-  return env;
-}
-
-void BM_ScheduleOne(benchmark::State& state) {
-  const int num_nodes = static_cast<int>(state.range(0));
-  std::unique_ptr<Env> env = MakeEnv(num_nodes, static_cast<int>(state.range(1)));
-  const int64_t pods = state.max_iterations;
-  for (int64_t i = 0; i < pods; ++i) {
-    env->sched->OnPodAdd(
-        std::make_shared<const kube::Pod>(MakePod()
-                                              .Name(absl::StrFormat("p-%06d", i))
-                                              .Namespace("default")
-                                              .UID(absl::StrFormat("uid-%06d", i))
-                                              .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
-                                              .Obj()));
-  }
-  std::vector<double> latencies_us;
-  latencies_us.reserve(pods);
-  for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    env->sched->ScheduleOne();
-    latencies_us.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-  }
-  env->sched->WaitForBindings();
-  state.SetItemsProcessed(state.iterations());
-  std::sort(latencies_us.begin(), latencies_us.end());
-  auto quantile = [&](double q) {
-    if (latencies_us.empty()) return 0.0;
-    return latencies_us[std::min(
-        latencies_us.size() - 1,
-        static_cast<size_t>(q * static_cast<double>(latencies_us.size())))];
-  };
-  state.counters["p50_us"] = quantile(0.50);
-  state.counters["p99_us"] = quantile(0.99);
-  state.counters["scheduled"] = env->sched->cache().PodCount();
+  load_watcher.Set(metrics.Obj());
+  auto env = scheduler_testing::MakeBenchScheduler(scheduler_testing::BenchSchedulerOptions{
+      .yaml = ProfileYaml(static_cast<int>(state.range(1))),
+      .num_nodes = num_nodes,
+      .load_watcher = &load_watcher,
+      .register_plugins = [](Registry& registry) -> absl::Status {
+        TRIMARAN_RETURN_IF_ERROR(registry.Register(
+            ConstantScore::kName, [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
+              return std::make_unique<ConstantScore>();
+            }));
+        return registry.Register(BatchConstantScore::kName,
+                                 [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
+                                   return std::make_unique<BatchConstantScore>();
+                                 });
+      }});
+  scheduler_testing::RunScheduleOne(state, *env);
 }
 BENCHMARK(BM_ScheduleOne)
     ->ArgNames({"nodes", "extra"})

@@ -1,0 +1,102 @@
+#include "scheduler/scheduler_benchmark_util.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "common/check.h"
+#include "common/clock.h"
+#include "kube/testing/wrappers.h"
+#include "scheduler/plugins/registry.h"
+#include "scheduler/scheduler_test_util.h"
+
+namespace trimaran::sched::scheduler_testing {
+namespace {
+
+// Binds nothing: the benchmark measures the scheduler, not the apiserver.
+class NoopBinder final : public BindPlugin {
+ public:
+  static constexpr absl::string_view kName = "BenchNoopBinder";
+  absl::string_view Name() const override { return kName; }
+  Status Bind(CycleState&, const kube::Pod&, absl::string_view) override { return Status(); }
+};
+
+void CheckOk(const absl::Status& status) { TRIMARAN_CHECK(status.ok()) << status; }
+
+}  // namespace
+
+std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& options) {
+  auto env = std::make_unique<BenchScheduler>();
+  CheckOk(plugins::RegisterInTreePlugins(env->registry));
+  CheckOk(env->registry.Register(NoopBinder::kName,
+                                 [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
+                                   return std::make_unique<NoopBinder>();
+                                 }));
+  if (options.register_plugins) CheckOk(options.register_plugins(env->registry));
+  auto profiles = ProfilesFromYaml(options.yaml);
+  CheckOk(profiles.status());
+  for (ProfileConfig& p : *profiles) {
+    p.bind = {std::string(NoopBinder::kName)};
+    if (options.percentage_of_nodes_to_score > 0) {
+      p.percentage_of_nodes_to_score = options.percentage_of_nodes_to_score;
+    }
+  }
+  SchedulerOptions sched_options;
+  sched_options.run_queue_flushers = false;
+  sched_options.load_watcher = options.load_watcher;
+  if (const char* p = std::getenv("TRIMARAN_BENCH_PARALLELISM"); p != nullptr) {
+    sched_options.parallelism = std::max(1, std::atoi(p));
+  }
+  auto sched = Scheduler::Create(*std::move(profiles), env->registry, env->client, RealClock::Get(),
+                                 stats::Scope(env->stats), sched_options, &env->recorder);
+  CheckOk(sched.status());
+  env->sched = *std::move(sched);
+  for (int i = 0; i < options.num_nodes; ++i) {
+    env->sched->OnNodeAdd(std::make_shared<const kube::Node>(
+        kube::testing::MakeNode()
+            .Name(absl::StrFormat("node-%05d", i))
+            .Capacity({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
+            .Obj()));
+  }
+  return env;
+}
+
+void RunScheduleOne(benchmark::State& state, BenchScheduler& env) {
+  const int64_t pods = state.max_iterations;
+  for (int64_t i = 0; i < pods; ++i) {
+    env.sched->OnPodAdd(
+        std::make_shared<const kube::Pod>(kube::testing::MakePod()
+                                              .Name(absl::StrFormat("p-%06d", i))
+                                              .Namespace("default")
+                                              .UID(absl::StrFormat("uid-%06d", i))
+                                              .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
+                                              .Obj()));
+  }
+  std::vector<double> latencies_us;
+  latencies_us.reserve(pods);
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    env.sched->ScheduleOne();
+    latencies_us.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  env.sched->WaitForBindings();
+  state.SetItemsProcessed(state.iterations());
+  std::sort(latencies_us.begin(), latencies_us.end());
+  auto quantile = [&](double q) {
+    if (latencies_us.empty()) return 0.0;
+    return latencies_us[std::min(
+        latencies_us.size() - 1,
+        static_cast<size_t>(q * static_cast<double>(latencies_us.size())))];
+  };
+  state.counters["p50_us"] = quantile(0.50);
+  state.counters["p99_us"] = quantile(0.99);
+  state.counters["scheduled"] = env.sched->cache().PodCount();
+}
+
+}  // namespace trimaran::sched::scheduler_testing
