@@ -19,7 +19,6 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -35,10 +34,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "common/clock.h"
 #include "kube/rest_client.h"
-#include "kube/rest_config.h"
-#include "kube/testing/wrappers.h"
+#include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/subprocess.h"
 
@@ -62,65 +59,41 @@ double Percentile(std::vector<double> v, double p) {
 }
 
 int Main(const Args& args) {
-  auto cp = ControlPlane::Start();
-  if (!cp.ok()) {
-    std::fprintf(stderr, "control plane: %s\n", std::string(cp.status().message()).c_str());
+  auto cluster_or = Cluster::Start();
+  if (!cluster_or.ok()) {
+    std::fprintf(stderr, "cluster: %s\n", std::string(cluster_or.status().message()).c_str());
     return 1;
   }
-  auto kubeconfig = (*cp)->WriteKubeconfig();
-  auto rc = kube::LoadKubeconfig(*kubeconfig);
-  rc->qps = 5000;
-  rc->burst = 5000;
-  auto client_or = kube::RestClient::Create(*rc, RealClock::Get());
-  if (!client_or.ok()) return 1;
-  kube::RestClient& client = **client_or;
+  Cluster& cluster = **cluster_or;
+  kube::RestClient& client = cluster.client();
+  const std::string& kubeconfig = cluster.kubeconfig();
+  const std::string& dir = cluster.control_plane().dir();
 
-  // Nodes, 8 threads.
-  auto parallel = [](int n, const std::function<bool(int)>& fn) {
-    std::atomic<int> next{0}, failures{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 8; ++t) {
-      threads.emplace_back([&] {
-        for (int i = next++; i < n; i = next++) {
-          if (!fn(i)) ++failures;
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-    return failures.load();
-  };
-  int failed = parallel(args.nodes, [&](int i) {
-    const std::string name = absl::StrCat("node-", i);
-    kube::Node node = kube::testing::MakeNode()
-                          .Name(name)
-                          .Capacity({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
-                          .Allocatable({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
-                          .Obj();
-    if (!client.CreateNode(node).ok()) return false;
-    auto r = (*cp)->Request("PATCH", absl::StrCat("/api/v1/nodes/", name),
-                            R"({"spec":{"taints":null}})", "application/merge-patch+json");
-    return r.ok() && r->status_code == 200;
-  });
-  if (failed > 0) {
-    std::fprintf(stderr, "%d nodes failed\n", failed);
+  // Nodes and pods, 8 threads each.
+  if (absl::Status s = cluster.AddNodes(NumberedNames("node", args.nodes),
+                                        {.cpu = "32", .memory = "128Gi"}, /*parallelism=*/8);
+      !s.ok()) {
+    std::fprintf(stderr, "nodes: %s\n", std::string(s.message()).c_str());
     return 1;
   }
   absl::Mutex mu;
   std::map<std::string, absl::Time> created;
-  failed = parallel(args.pods, [&](int i) {
-    kube::Pod pod = kube::testing::MakePod()
-                        .Name(absl::StrCat("pod-", i))
-                        .Namespace("default")
-                        .SchedulerName(args.scheduler_name)
-                        .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
-                        .Obj();
-    if (!client.CreatePod(pod).ok()) return false;
+  CreatePodsOptions create;
+  create.on_created = [&](const kube::Pod& pod) {
     absl::MutexLock lock(&mu);
     created[pod.metadata.name] = absl::Now();
-    return true;
-  });
-  if (failed > 0) {
-    std::fprintf(stderr, "%d pods failed\n", failed);
+  };
+  if (absl::Status s = cluster.CreatePods(
+          args.pods,
+          [&](int i) {
+            return PodShape{.name = absl::StrCat("pod-", i),
+                            .scheduler_name = args.scheduler_name,
+                            .cpu = "100m",
+                            .memory = "500Mi"};
+          },
+          create);
+      !s.ok()) {
+    std::fprintf(stderr, "pods: %s\n", std::string(s.message()).c_str());
     return 1;
   }
   std::fprintf(stderr, "[%s] %d nodes and %d pending pods created; starting the scheduler\n",
@@ -159,11 +132,10 @@ int Main(const Args& args) {
   std::vector<std::string> argv;
   for (const std::string& a : args.command) {
     argv.push_back(absl::StrReplaceAll(
-        a,
-        {{"{kubeconfig}", *kubeconfig}, {"{port}", absl::StrCat(*port)}, {"{dir}", (*cp)->dir()}}));
+        a, {{"{kubeconfig}", kubeconfig}, {"{port}", absl::StrCat(*port)}, {"{dir}", dir}}));
   }
   const absl::Time start = absl::Now();
-  auto sched = Subprocess::Start(argv, (*cp)->dir() + "/scheduler.log");
+  auto sched = Subprocess::Start(argv, dir + "/scheduler.log");
   if (!sched.ok()) {
     std::fprintf(stderr, "start: %s\n", std::string(sched.status().message()).c_str());
     return 1;

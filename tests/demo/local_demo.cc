@@ -18,7 +18,6 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -31,13 +30,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "common/clock.h"
 #include "common/http/curl_transport.h"
+#include "common/status_macros.h"
 #include "kube/api/pod_resources.h"
 #include "kube/rest_client.h"
-#include "kube/rest_config.h"
-#include "kube/testing/wrappers.h"
 #include "loadwatcher/json.h"
+#include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/subprocess.h"
@@ -46,6 +44,7 @@ namespace trimaran::demo {
 namespace {
 
 using e2e::ControlPlane;
+using e2e::PodShape;
 using e2e::Prometheus;
 using e2e::PromSample;
 using e2e::Subprocess;
@@ -82,23 +81,22 @@ std::vector<PromSample> History(int64_t now) {
   return out;
 }
 
-struct PodSpec {
-  std::string name;
-  std::string cpu;
-  std::string memory;
-  std::map<std::string, std::string> labels;
-};
-
-// Steady services and a Spark-like job (driver + executors).
-std::vector<PodSpec> Workload() {
-  std::vector<PodSpec> pods;
-  for (int i = 0; i < 6; ++i)
-    pods.push_back({absl::StrCat("web-", i), "500m", "1Gi", {{"app", "web"}}});
-  for (int i = 0; i < 3; ++i)
-    pods.push_back({absl::StrCat("cache-", i), "1", "4Gi", {{"app", "cache"}}});
-  pods.push_back({"spark-pi-driver", "1", "2Gi", {{"spark-role", "driver"}}});
+// Steady services and a Spark-like job (driver + executors), in the order a user would
+// submit them; schedulerName is set per run.
+std::vector<PodShape> Workload() {
+  std::vector<PodShape> pods;
+  auto add = [&](std::string name, std::string cpu, std::string memory, std::string label,
+                 std::string value) {
+    pods.push_back({.name = std::move(name),
+                    .cpu = std::move(cpu),
+                    .memory = std::move(memory),
+                    .labels = {{std::move(label), std::move(value)}}});
+  };
+  for (int i = 0; i < 6; ++i) add(absl::StrCat("web-", i), "500m", "1Gi", "app", "web");
+  for (int i = 0; i < 3; ++i) add(absl::StrCat("cache-", i), "1", "4Gi", "app", "cache");
+  add("spark-pi-driver", "1", "2Gi", "spark-role", "driver");
   for (int i = 1; i <= 24; ++i) {
-    pods.push_back({absl::StrCat("spark-pi-exec-", i), "2", "6Gi", {{"spark-role", "executor"}}});
+    add(absl::StrCat("spark-pi-exec-", i), "2", "6Gi", "spark-role", "executor");
   }
   return pods;
 }
@@ -117,32 +115,24 @@ class Demo {
   int Run() {
     const absl::Time t0 = absl::Now();
     Step("starting etcd + kube-apiserver 1.20.2 on 127.0.0.1");
-    auto cp = ControlPlane::Start();
-    if (!cp.ok()) return Fail("control plane", cp.status());
-    cp_ = *std::move(cp);
-    auto kubeconfig = cp_->WriteKubeconfig();
-    if (!kubeconfig.ok()) return Fail("kubeconfig", kubeconfig.status());
-    kubeconfig_ = *kubeconfig;
-    auto rc = kube::LoadKubeconfig(kubeconfig_);
-    rc->qps = 1000;
-    rc->burst = 1000;
-    auto client = kube::RestClient::Create(*rc, RealClock::Get());
-    if (!client.ok()) return Fail("client", client.status());
-    client_ = *std::move(client);
+    e2e::ClusterOptions options;
+    options.qps = 1000;
+    options.burst = 1000;
+    auto cluster = e2e::Cluster::Start(options);
+    if (!cluster.ok()) return Fail("control plane", cluster.status());
+    cluster_ = *std::move(cluster);
+    cp_ = &cluster_->control_plane();
+    kubeconfig_ = cluster_->kubeconfig();
+    client_ = &cluster_->client();
 
     Step(absl::StrCat("registering ", kNodes, " nodes (", kNodeCpu, " CPU, ", kNodeMemGi,
                       "Gi, 110 pods)"));
-    for (int i = 0; i < kNodes; ++i) {
-      const std::string cpu = absl::StrCat(kNodeCpu), mem = absl::StrCat(kNodeMemGi, "Gi");
-      kube::Node node = kube::testing::MakeNode()
-                            .Name(NodeName(i))
-                            .Capacity({{"cpu", cpu}, {"memory", mem}, {"pods", "110"}})
-                            .Allocatable({{"cpu", cpu}, {"memory", mem}, {"pods", "110"}})
-                            .Obj();
-      if (auto s = client_->CreateNode(node); !s.ok()) return Fail("create node", s.status());
-      auto r = cp_->Request("PATCH", absl::StrCat("/api/v1/nodes/", NodeName(i)),
-                            R"({"spec":{"taints":null}})", "application/merge-patch+json");
-      if (!r.ok()) return Fail("untaint node", r.status());
+    std::vector<std::string> names;
+    for (int i = 0; i < kNodes; ++i) names.push_back(NodeName(i));
+    if (auto s = cluster_->AddNodes(
+            names, {.cpu = absl::StrCat(kNodeCpu), .memory = absl::StrCat(kNodeMemGi, "Gi")});
+        !s.ok()) {
+      return Fail("register nodes", s);
     }
 
     Step("starting Prometheus with 20 minutes of synthetic per-node load");
@@ -291,17 +281,12 @@ profiles:
   }
 
   absl::StatusOr<std::map<std::string, NodeRow>> RunWorkload(const std::string& scheduler_name) {
-    // Steady services first, then the job, as a user would.
-    for (const PodSpec& p : Workload()) {
-      auto w = kube::testing::MakePod()
-                   .Name(p.name)
-                   .Namespace("default")
-                   .SchedulerName(scheduler_name)
-                   .Req({{"cpu", p.cpu}, {"memory", p.memory}});
-      for (const auto& [k, v] : p.labels) w.Label(k, v);
-      if (auto s = client_->CreatePod(w.Obj()); !s.ok()) return s.status();
-    }
-    const size_t want = Workload().size();
+    // Steady services first, then the job, as a user would: one at a time, in order.
+    std::vector<PodShape> workload = Workload();
+    for (PodShape& p : workload) p.scheduler_name = scheduler_name;
+    TRIMARAN_RETURN_IF_ERROR(cluster_->CreatePods(
+        static_cast<int>(workload.size()), [&](int i) { return workload[i]; }, {.parallelism = 1}));
+    const size_t want = workload.size();
     const absl::Time deadline = absl::Now() + absl::Seconds(90);
     while (true) {
       auto list = client_->ListPods("default", {});
@@ -327,7 +312,7 @@ profiles:
   }
 
   absl::Status DeleteAll() {
-    for (const PodSpec& p : Workload()) {
+    for (const PodShape& p : Workload()) {
       // No kubelet confirms the deletion of a bound pod: delete it at once.
       auto r = cp_->Request("DELETE", absl::StrCat("/api/v1/namespaces/default/pods/", p.name),
                             R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})");
@@ -392,9 +377,10 @@ profiles:
   }
 
   std::string scheduler_bin_, watcher_bin_;
-  std::unique_ptr<ControlPlane> cp_;
+  std::unique_ptr<e2e::Cluster> cluster_;
+  ControlPlane* cp_ = nullptr;  // owned by cluster_
   std::string kubeconfig_;
-  std::unique_ptr<kube::RestClient> client_;
+  kube::RestClient* client_ = nullptr;  // owned by cluster_
   std::unique_ptr<Prometheus> prom_;
   std::unique_ptr<Subprocess> watcher_, scheduler_;
   std::string watcher_url_;

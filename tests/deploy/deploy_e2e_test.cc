@@ -6,6 +6,7 @@
 //     makes for the scheduler and the load watcher, and nothing around them.
 #include <signal.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "kube/rest_config.h"
 #include "kube/testing/wrappers.h"
 #include "tests/deploy/manifests.h"
+#include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/subprocess.h"
 
@@ -50,12 +52,15 @@ std::string Kubeconfig(const e2e::ControlPlane& cp, const std::string& token) {
 class DeployE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<e2e::ControlPlane>> cp = e2e::ControlPlane::Start();
-    ASSERT_TRUE(cp.ok()) << cp.status();
-    cp_ = *std::move(cp);
-    absl::StatusOr<std::string> kc = cp_->WriteKubeconfig();
-    ASSERT_TRUE(kc.ok()) << kc.status();
-    admin_kubeconfig_ = *kc;
+    // The admin client keeps the kubeconfig loader's rate limit.
+    e2e::ClusterOptions options;
+    options.qps = std::nullopt;
+    options.burst = std::nullopt;
+    absl::StatusOr<std::unique_ptr<e2e::Cluster>> cluster = e2e::Cluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+    cp_ = &cluster_->control_plane();
+    admin_kubeconfig_ = cluster_->kubeconfig();
   }
 
   // kubectl as the admin (system:masters).
@@ -66,7 +71,8 @@ class DeployE2ETest : public ::testing::Test {
     return r.ok() ? *r : RunResult{};
   }
 
-  std::unique_ptr<e2e::ControlPlane> cp_;
+  std::unique_ptr<e2e::Cluster> cluster_;
+  e2e::ControlPlane* cp_ = nullptr;  // owned by cluster_
   std::string admin_kubeconfig_;
 };
 
@@ -240,35 +246,17 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
 // needed), binds pods, writes their events and holds the Lease; nothing is forbidden.
 TEST_F(ShippedRbacTest, SchedulerSchedulesWithOnlyTheShippedRbac) {
   ASSERT_FALSE(scoped_kubeconfig_.empty());
-  auto admin_config = kube::LoadKubeconfig(admin_kubeconfig_);
-  ASSERT_TRUE(admin_config.ok()) << admin_config.status();
-  auto admin_or = kube::RestClient::Create(*admin_config, RealClock::Get());
-  ASSERT_TRUE(admin_or.ok()) << admin_or.status();
-  kube::RestClient& admin = **admin_or;
-  for (int i = 0; i < 3; ++i) {
-    const std::string name = absl::StrCat("node-", i);
-    TRIMARAN_ASSERT_OK(
-        admin
-            .CreateNode(MakeNode()
-                            .Name(name)
-                            .Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}})
-                            .Allocatable({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}})
-                            .Obj())
-            .status());
-    auto untainted = cp_->Request("PATCH", absl::StrCat("/api/v1/nodes/", name),
-                                  R"({"spec":{"taints":null}})", "application/merge-patch+json");
-    ASSERT_TRUE(untainted.ok() && untainted->status_code == 200);
-  }
-  for (int i = 0; i < 10; ++i) {
-    TRIMARAN_ASSERT_OK(admin
-                           .CreatePod(MakePod()
-                                          .Name(absl::StrCat("web-", i))
-                                          .Namespace("default")
-                                          .SchedulerName("trimaran")
-                                          .Req({{"cpu", "500m"}, {"memory", "256Mi"}})
-                                          .Obj())
-                           .status());
-  }
+  kube::RestClient& admin = cluster_->client();
+  TRIMARAN_ASSERT_OK(
+      cluster_->AddNodes(e2e::NumberedNames("node", 3), {.cpu = "4", .memory = "8Gi"}));
+  // Created one after another, before the scheduler starts.
+  auto web = [](int i) {
+    return e2e::PodShape{.name = absl::StrCat("web-", i),
+                         .scheduler_name = "trimaran",
+                         .cpu = "500m",
+                         .memory = "256Mi"};
+  };
+  TRIMARAN_ASSERT_OK(cluster_->CreatePods(10, web, {.parallelism = 1}));
   const std::string config = cp_->dir() + "/scheduler.yaml";
   TRIMARAN_ASSERT_OK(WriteFile(config, R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

@@ -5,7 +5,6 @@
 // refused with every field named; SIGTERM handling.
 #include <signal.h>
 
-#include <atomic>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -18,23 +17,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "common/clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/api/pod_resources.h"
 #include "kube/rest_client.h"
-#include "kube/rest_config.h"
-#include "kube/testing/wrappers.h"
 #include "rapidjson/document.h"
+#include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/subprocess.h"
 
 namespace trimaran::e2e {
 namespace {
 
-using kube::testing::MakeNode;
-using kube::testing::MakePod;
 using ::testing::HasSubstr;
 
 constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
@@ -77,61 +72,34 @@ profiles:
 class SchedulerE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto cp = ControlPlane::Start();
-    ASSERT_TRUE(cp.ok()) << cp.status();
-    cp_ = *std::move(cp);
-    auto kubeconfig = cp_->WriteKubeconfig();
-    ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();
-    kubeconfig_ = *kubeconfig;
-    auto config = kube::LoadKubeconfig(kubeconfig_);
-    ASSERT_TRUE(config.ok()) << config.status();
-    config->qps = 5000;
-    config->burst = 5000;
-    auto client = kube::RestClient::Create(*config, RealClock::Get());
-    ASSERT_TRUE(client.ok()) << client.status();
-    client_ = *std::move(client);
+    auto cluster = Cluster::Start();
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+    cp_ = &cluster_->control_plane();
+    client_ = &cluster_->client();
+    kubeconfig_ = cluster_->kubeconfig();
   }
 
   // `n` nodes node-<i> with the given allocatable, Ready and without the not-ready taint
   // that admission adds (no kubelet runs here).
   void CreateNodes(int n, const std::string& cpu, const std::string& memory,
                    const std::string& pods = "110") {
-    for (int i = 0; i < n; ++i) {
-      const std::string name = absl::StrCat("node-", i);
-      kube::Node node = MakeNode()
-                            .Name(name)
-                            .Capacity({{"cpu", cpu}, {"memory", memory}, {"pods", pods}})
-                            .Allocatable({{"cpu", cpu}, {"memory", memory}, {"pods", pods}})
-                            .Obj();
-      ASSERT_TRUE(client_->CreateNode(node).ok()) << name;
-      auto patched = cp_->Request("PATCH", absl::StrCat("/api/v1/nodes/", name),
-                                  R"({"spec":{"taints":null}})", "application/merge-patch+json");
-      ASSERT_TRUE(patched.ok() && patched->status_code == 200) << name;
-    }
+    TRIMARAN_ASSERT_OK(
+        cluster_->AddNodes(NumberedNames("node", n), {.cpu = cpu, .memory = memory, .pods = pods}));
   }
 
   // Creates pods prefix-<i> in `ns` (8 threads); `size(i)` gives cpu/memory requests.
   void CreatePods(const std::string& ns, const std::string& prefix, int n,
                   const std::string& scheduler_name,
                   const std::function<std::pair<std::string, std::string>(int)>& size) {
-    std::atomic<int> next{0}, failures{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 8; ++t) {
-      threads.emplace_back([&] {
-        for (int i = next++; i < n; i = next++) {
-          auto [cpu, mem] = size(i);
-          kube::Pod pod = MakePod()
-                              .Name(absl::StrCat(prefix, "-", i))
-                              .Namespace(ns)
-                              .SchedulerName(scheduler_name)
-                              .Req({{"cpu", cpu}, {"memory", mem}})
-                              .Obj();
-          if (!client_->CreatePod(pod).ok()) ++failures;
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-    ASSERT_EQ(failures.load(), 0);
+    TRIMARAN_ASSERT_OK(cluster_->CreatePods(n, [&](int i) {
+      auto [cpu, mem] = size(i);
+      return PodShape{.name = absl::StrCat(prefix, "-", i),
+                      .namespace_name = ns,
+                      .scheduler_name = scheduler_name,
+                      .cpu = cpu,
+                      .memory = mem};
+    }));
   }
 
   std::vector<kube::Pod> Pods(const std::string& ns) {
@@ -214,8 +182,9 @@ class SchedulerE2ETest : public ::testing::Test {
     return out;
   }
 
-  std::unique_ptr<ControlPlane> cp_;
-  std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<Cluster> cluster_;
+  ControlPlane* cp_ = nullptr;          // owned by cluster_
+  kube::RestClient* client_ = nullptr;  // owned by cluster_
   std::string kubeconfig_;
   int secure_port_ = 0;
 };

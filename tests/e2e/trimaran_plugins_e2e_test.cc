@@ -19,14 +19,12 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -35,22 +33,18 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "common/clock.h"
+#include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/rest_client.h"
-#include "kube/rest_config.h"
-#include "kube/testing/wrappers.h"
 #include "rapidjson/document.h"
+#include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/subprocess.h"
 
 namespace trimaran::e2e {
 namespace {
-
-using kube::testing::MakeNode;
-using kube::testing::MakePod;
 
 constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
 constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
@@ -141,19 +135,15 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!Prometheus::Available()) GTEST_SKIP() << "prometheus/promtool not on PATH";
-    auto cp = ControlPlane::Start();
-    ASSERT_TRUE(cp.ok()) << cp.status();
-    cp_ = *std::move(cp);
-    auto kubeconfig = cp_->WriteKubeconfig();
-    ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();
-    kubeconfig_ = *kubeconfig;
-    auto config = kube::LoadKubeconfig(kubeconfig_);
-    ASSERT_TRUE(config.ok()) << config.status();
-    config->qps = 1000;
-    config->burst = 1000;
-    auto client = kube::RestClient::Create(*config, RealClock::Get());
-    ASSERT_TRUE(client.ok()) << client.status();
-    client_ = *std::move(client);
+    ClusterOptions options;
+    options.qps = 1000;
+    options.burst = 1000;
+    auto cluster = Cluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+    cp_ = &cluster_->control_plane();
+    client_ = &cluster_->client();
+    kubeconfig_ = cluster_->kubeconfig();
   }
 
   void TearDown() override {
@@ -173,16 +163,8 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
     ASSERT_EQ(names.size(), cpu_fraction.size());
     std::vector<PromSample> history;
     const int64_t now = absl::ToUnixSeconds(absl::Now());
+    TRIMARAN_ASSERT_OK(cluster_->AddNodes(names, {.cpu = cpu, .memory = "16Gi"}));
     for (size_t i = 0; i < names.size(); ++i) {
-      kube::Node node = MakeNode()
-                            .Name(names[i])
-                            .Capacity({{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}})
-                            .Allocatable({{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}})
-                            .Obj();
-      ASSERT_TRUE(client_->CreateNode(node).ok()) << names[i];
-      auto patched = cp_->Request("PATCH", absl::StrCat("/api/v1/nodes/", names[i]),
-                                  R"({"spec":{"taints":null}})", "application/merge-patch+json");
-      ASSERT_TRUE(patched.ok() && patched->status_code == 200) << names[i];
       AddHistory(names[i], cpu_fraction[i], now, &history);
     }
     auto prom = Prometheus::Start(history);
@@ -245,23 +227,12 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
 
   // Creates pods <prefix>-<i> (schedulerName tlp) requesting `cpu` and 128Mi, no limits.
   void CreatePods(const std::string& prefix, int n, const std::string& cpu) {
-    std::atomic<int> next{0}, failures{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 8; ++t) {
-      threads.emplace_back([&] {
-        for (int i = next++; i < n; i = next++) {
-          kube::Pod pod = MakePod()
-                              .Name(absl::StrCat(prefix, "-", i))
-                              .Namespace("default")
-                              .SchedulerName("tlp")
-                              .Req({{"cpu", cpu}, {"memory", "128Mi"}})
-                              .Obj();
-          if (!client_->CreatePod(pod).ok()) ++failures;
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-    ASSERT_EQ(failures.load(), 0);
+    TRIMARAN_ASSERT_OK(cluster_->CreatePods(n, [&](int i) {
+      return PodShape{.name = absl::StrCat(prefix, "-", i),
+                      .scheduler_name = "tlp",
+                      .cpu = cpu,
+                      .memory = "128Mi"};
+    }));
   }
 
   // Node name per bound pod whose name starts with `prefix`.
@@ -282,8 +253,9 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
     return Eventually([&] { return Placement(prefix).size() == n; });
   }
 
-  std::unique_ptr<ControlPlane> cp_;
-  std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<Cluster> cluster_;
+  ControlPlane* cp_ = nullptr;          // owned by cluster_
+  kube::RestClient* client_ = nullptr;  // owned by cluster_
   std::unique_ptr<Prometheus> prom_;
   std::unique_ptr<Subprocess> watcher_;
   std::unique_ptr<Subprocess> scheduler_;

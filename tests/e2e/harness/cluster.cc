@@ -1,0 +1,114 @@
+#include "tests/e2e/harness/cluster.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "common/http/status_mapping.h"
+#include "common/status_macros.h"
+#include "kube/rest_config.h"
+#include "kube/testing/wrappers.h"
+
+namespace trimaran::e2e {
+namespace {
+
+// Runs fn(0) ... fn(n-1) on `parallelism` threads (1: in order on this one), every
+// index attempted. On failures: "<k> of <n> <what> failed; first: <message>", with the
+// first failure's code.
+absl::Status ForEachIndex(int n, int parallelism, absl::string_view what,
+                          const std::function<absl::Status(int)>& fn) {
+  std::atomic<int> next{0};
+  absl::Mutex mu;
+  int failures = 0;
+  absl::Status first;
+  auto work = [&] {
+    for (int i = next++; i < n; i = next++) {
+      absl::Status s = fn(i);
+      if (s.ok()) continue;
+      absl::MutexLock lock(&mu);
+      if (failures++ == 0) first = std::move(s);
+    }
+  };
+  if (parallelism <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < parallelism; ++t) threads.emplace_back(work);
+    for (std::thread& t : threads) t.join();
+  }
+  if (failures == 0) return absl::OkStatus();
+  return absl::Status(first.code(), absl::StrCat(failures, " of ", n, " ", what,
+                                                 " failed; first: ", first.message()));
+}
+
+}  // namespace
+
+std::vector<std::string> NumberedNames(absl::string_view prefix, int n) {
+  std::vector<std::string> out;
+  out.reserve(std::max(n, 0));
+  for (int i = 0; i < n; ++i) out.push_back(absl::StrCat(prefix, "-", i));
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(ClusterOptions options) {
+  std::unique_ptr<Cluster> cluster(new Cluster());
+  TRIMARAN_ASSIGN_OR_RETURN(cluster->control_plane_, ControlPlane::Start(options.control_plane));
+  TRIMARAN_ASSIGN_OR_RETURN(cluster->kubeconfig_, cluster->control_plane_->WriteKubeconfig());
+  TRIMARAN_ASSIGN_OR_RETURN(kube::RestConfig config, kube::LoadKubeconfig(cluster->kubeconfig_));
+  if (options.qps.has_value()) config.qps = *options.qps;
+  if (options.burst.has_value()) config.burst = *options.burst;
+  TRIMARAN_ASSIGN_OR_RETURN(cluster->client_,
+                            kube::RestClient::Create(config, RealClock::Get(), options.client));
+  return cluster;
+}
+
+Cluster::~Cluster() = default;
+
+absl::Status Cluster::AddNode(const std::string& name, const NodeShape& shape) {
+  const kube::testing::ResourceMap resources = {
+      {"cpu", shape.cpu}, {"memory", shape.memory}, {"pods", shape.pods}};
+  const kube::Node node = kube::testing::MakeNode()
+                              .Name(name)
+                              .Labels(shape.labels)
+                              .Capacity(resources)
+                              .Allocatable(resources)
+                              .Obj();
+  TRIMARAN_RETURN_IF_ERROR(client_->CreateNode(node).status());
+  const std::string path = absl::StrCat("/api/v1/nodes/", name);
+  TRIMARAN_ASSIGN_OR_RETURN(http::HttpResponse patched,
+                            control_plane_->Request("PATCH", path, R"({"spec":{"taints":null}})",
+                                                    "application/merge-patch+json"));
+  if (patched.status_code == 200) return absl::OkStatus();
+  const std::string target = absl::StrCat("untaint node ", name);
+  absl::Status s = http::StatusFromResponse(patched, {.method = "PATCH", .target = target});
+  return s.ok() ? absl::InternalError(absl::StrCat(target, ": HTTP ", patched.status_code)) : s;
+}
+
+absl::Status Cluster::AddNodes(const std::vector<std::string>& names, const NodeShape& shape,
+                               int parallelism) {
+  return ForEachIndex(static_cast<int>(names.size()), parallelism, "nodes",
+                      [&](int i) { return AddNode(names[i], shape); });
+}
+
+absl::Status Cluster::CreatePods(int n, const std::function<PodShape(int i)>& shape,
+                                 const CreatePodsOptions& options) {
+  return ForEachIndex(n, options.parallelism, "pods", [&](int i) -> absl::Status {
+    const PodShape s = shape(i);
+    const kube::Pod pod = kube::testing::MakePod()
+                              .Name(s.name)
+                              .Namespace(s.namespace_name)
+                              .SchedulerName(s.scheduler_name)
+                              .Labels(s.labels)
+                              .Req({{"cpu", s.cpu}, {"memory", s.memory}})
+                              .Obj();
+    TRIMARAN_RETURN_IF_ERROR(client_->CreatePod(pod).status());
+    if (options.on_created) options.on_created(pod);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace trimaran::e2e
