@@ -504,7 +504,9 @@ TEST(FrameworkBatchScoreTest, RunsOfConsecutiveNodesAndFusedWeightsInPluginOrder
     for (const auto& [first, size] : batch->runs()) {
       EXPECT_EQ(first, list[covered]->name());
       EXPECT_LE(size, 128u);
-      if (range > 0) EXPECT_LE(size, static_cast<size_t>(range));
+      if (range > 0) {
+        EXPECT_LE(size, static_cast<size_t>(range));
+      }
       covered += size;
     }
     EXPECT_EQ(covered, 300u);

@@ -1,6 +1,7 @@
 #include "scheduler/plugins/load_variation_risk_balancing/load_variation_risk_balancing.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -18,12 +19,48 @@ using trimaran::StatsResource;
 
 }  // namespace
 
+// One node's constants for one metrics view (trimaran/node_table.h).
+struct alignas(64) LoadVariationRiskBalancing::NodeRecord {
+  const kube::Node* key = nullptr;
+  // FallbackReporter::ReportCached's word for this node.
+  mutable std::atomic<uint64_t> reported{trimaran::FallbackReporter::kNotReported};
+  CpuMem allocatable;  // Allocatable(node)
+  // The node's usage in the view; null when the view does not list it (or no view).
+  const trimaran::NodeUsage* usage = nullptr;
+  // kOk, kNodeMissing (usage null) or kNoUsableMetric (neither a CPU nor a Memory value).
+  MetricsState state = MetricsState::kNodeMissing;
+
+  NodeRecord() = default;
+  NodeRecord& operator=(const NodeRecord& o) {
+    key = o.key;
+    reported.store(o.reported.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    allocatable = o.allocatable;
+    usage = o.usage;
+    state = o.state;
+    return *this;
+  }
+};
+
 struct LoadVariationRiskBalancing::CycleData final : public StateData {
   trimaran::CycleMetrics metrics;
   bool attached = false;  // PreScore attached metrics.view to the tracker
   CpuMem request;
+  std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
+
+void LoadVariationRiskBalancing::MakeRecord(const void* /*self*/, const trimaran::MetricsView* view,
+                                            const NodeInfo& node_info, NodeRecord& out) {
+  out.allocatable = trimaran::Allocatable(*node_info.node());
+  out.usage = view == nullptr ? nullptr : view->Find(node_info.name());
+  if (out.usage == nullptr) {
+    out.state = MetricsState::kNodeMissing;
+  } else if (!out.usage->cpu.valid && !out.usage->memory.valid) {
+    out.state = MetricsState::kNoUsableMetric;
+  } else {
+    out.state = MetricsState::kOk;
+  }
+}
 
 absl::StatusOr<std::unique_ptr<Plugin>> LoadVariationRiskBalancing::New(const PluginArgs& args,
                                                                         Handle& handle) {
@@ -47,14 +84,15 @@ double LoadVariationRiskBalancing::RiskScore(const ResourceStats& stats, double 
   const double s = std::clamp(stats.used_stdev, 0.0, c);
   const double mu = std::clamp((a + r) / c, 0.0, 1.0);
   double sigma = std::clamp(s / c, 0.0, 1.0);
-  if (sensitivity >= 0) sigma = std::pow(sigma, 1 / sensitivity);
+  // pow(σ, 1) is σ exactly: skip the libm call for the default sensitivity (1).
+  if (sensitivity >= 0 && sensitivity != 1) sigma = std::pow(sigma, 1 / sensitivity);
   sigma = std::clamp(margin * sigma, 0.0, 1.0);
   const double risk = (mu + sigma) / 2;
   return (1 - risk) * 100;
 }
 
 Status LoadVariationRiskBalancing::PreScore(CycleState& state, const kube::Pod& pod,
-                                            std::span<const NodeInfo* const> /*nodes*/) {
+                                            std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
   data->metrics = metrics_->ForCycle();
   data->request = trimaran::PodRequests(pod);
@@ -65,51 +103,93 @@ Status LoadVariationRiskBalancing::PreScore(CycleState& state, const kube::Pod& 
                             absl::Seconds(trimaran::kMetricsReportingAllowanceSeconds));
     data->attached = true;
   }
+  // Once per (view × node set) change, not per cycle (see TargetLoadPacking::PreScore).
+  if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
+    table_ = Table::Build(data->metrics.view, nodes, table_.get(), &MakeRecord, this);
+  }
+  data->table = table_;
   state.Write(kStateKey, std::move(data));
   return Status();
 }
 
 ScoreResult LoadVariationRiskBalancing::Score(const CycleState& state, const kube::Pod& pod,
                                               const NodeInfo& node_info) const {
+  const CycleData* data = nullptr;
+  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+  size_t cursor = 0;
+  return ScoreOne(data, pod, node_info, cursor);
+}
+
+Status LoadVariationRiskBalancing::ScoreNodes(const CycleState& state, const kube::Pod& pod,
+                                              std::span<const NodeInfo* const> nodes,
+                                              std::span<NodeScore> scores) const {
+  const CycleData* data = nullptr;
+  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+  size_t cursor = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ScoreResult r = ScoreOne(data, pod, *nodes[i], cursor);
+    scores[i].score = r.score;
+    scores[i].exact = r.exact;
+  }
+  return Status();
+}
+
+ScoreResult LoadVariationRiskBalancing::ScoreOne(const CycleData* data, const kube::Pod& pod,
+                                                 const NodeInfo& node_info, size_t& cursor) const {
   const kube::Node* node = node_info.node();
   if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
+  if (data != nullptr && data->table != nullptr) {
+    if (const NodeRecord* record = data->table->Find(node, cursor); record != nullptr) {
+      return ScoreRecord(*data, *record, node_info, /*cached_report=*/true);
+    }
+    data->table->NoteMiss();
+  }
+  // A node new to the table, or no PreScore in the profile (compute the cycle data here).
   std::optional<CycleData> local;
-  const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) {
-    data = *read;
-  } else {
+  if (data == nullptr) {
     local.emplace();
     local->metrics = metrics_->ForCycleNonBlocking();
     local->request = trimaran::PodRequests(pod);
     data = &*local;
   }
-  const std::string& name = node_info.name();
-  MetricsState mstate;
-  const trimaran::NodeUsage* usage = metrics_->Lookup(data->metrics, name, &mstate);
-  if (usage != nullptr && !usage->cpu.valid && !usage->memory.valid) {
-    mstate = MetricsState::kNoUsableMetric;
+  NodeRecord fresh;
+  fresh.key = node;
+  MakeRecord(this, data->metrics.view.get(), node_info, fresh);
+  return ScoreRecord(*data, fresh, node_info, /*cached_report=*/false);
+}
+
+ScoreResult LoadVariationRiskBalancing::ScoreRecord(const CycleData& data, const NodeRecord& record,
+                                                    const NodeInfo& node_info,
+                                                    bool cached_report) const {
+  const kube::Node& node = *record.key;
+  const MetricsState mstate =
+      data.metrics.state != MetricsState::kOk ? data.metrics.state : record.state;
+  if (cached_report) {
+    metrics_->ReportCached(node.metadata.name, mstate, record.reported);
+  } else {
+    metrics_->Report(node.metadata.name, mstate);
   }
-  metrics_->Report(name, mstate);
 
   const double margin = args_.safe_variance_margin;
   const double sensitivity = args_.safe_variance_sensitivity;
   double s_cpu = 0, s_mem = 0;
   bool ok_cpu = false, ok_mem = false;
   if (mstate == MetricsState::kOk) {
-    const trimaran::PodLoad recent =
-        trimaran::PendingLoad(tracker_, *data->metrics.view, *usage, name, data->attached);
-    if (usage->cpu.valid) {
-      s_cpu = RiskScore(
-          trimaran::CreateResourceStats(
-              usage->cpu, *node, data->request.milli_cpu + recent.milli_cpu, StatsResource::kCpu),
-          margin, sensitivity);
+    const trimaran::NodeUsage& usage = *record.usage;
+    const trimaran::PodLoad recent = trimaran::PendingLoad(tracker_, *data.metrics.view, usage,
+                                                           node.metadata.name, data.attached);
+    if (usage.cpu.valid) {
+      s_cpu = RiskScore(trimaran::CreateResourceStats(usage.cpu, record.allocatable,
+                                                      data.request.milli_cpu + recent.milli_cpu,
+                                                      StatsResource::kCpu),
+                        margin, sensitivity);
       ok_cpu = true;
     }
-    if (usage->memory.valid) {
-      s_mem = RiskScore(
-          trimaran::CreateResourceStats(usage->memory, *node, data->request.memory + recent.memory,
-                                        StatsResource::kMemory),
-          margin, sensitivity);
+    if (usage.memory.valid) {
+      s_mem = RiskScore(trimaran::CreateResourceStats(usage.memory, record.allocatable,
+                                                      data.request.memory + recent.memory,
+                                                      StatsResource::kMemory),
+                        margin, sensitivity);
       ok_mem = true;
     }
   } else if (metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
@@ -117,12 +197,12 @@ ScoreResult LoadVariationRiskBalancing::Score(const CycleState& state, const kub
   } else {
     // Requests: the node's requested resources stand in for the measured mean, σ = 0.
     constexpr double kMiB = 1.0 / 1048576.0;
-    const CpuMem alloc = trimaran::Allocatable(*node);
+    const CpuMem& alloc = record.allocatable;
     ResourceStats cpu{static_cast<double>(alloc.milli_cpu),
-                      static_cast<double>(data->request.milli_cpu),
+                      static_cast<double>(data.request.milli_cpu),
                       static_cast<double>(node_info.requested().milli_cpu), 0};
     ResourceStats mem{static_cast<double>(alloc.memory) * kMiB,
-                      static_cast<double>(data->request.memory) * kMiB,
+                      static_cast<double>(data.request.memory) * kMiB,
                       static_cast<double>(node_info.requested().memory) * kMiB, 0};
     s_cpu = RiskScore(cpu, margin, sensitivity);
     s_mem = RiskScore(mem, margin, sensitivity);

@@ -19,7 +19,10 @@
 // never reads it); with no such pods the formula is upstream's. Staleness fallback
 // (Requests: A = the node's requested resources from the scheduler cache, S = 0, same
 // formula; MinScore: 0), counted and logged as in trimaran/fallback.h. The snapshot is
-// read once per cycle (PreScore).
+// read once per cycle (PreScore). As TargetLoadPacking, Score finds the node's usage,
+// allocatable and fallback-report word in a trimaran::NodeTable record built in PreScore
+// (no name hashing, Quantity conversion or lock per node); a node without a record is
+// scored the same way from a record made on the spot.
 //
 // Thread-safety: Score is const and safe for concurrent use; see target_load_packing.h.
 
@@ -32,6 +35,7 @@
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/plugins/load_variation_risk_balancing/args.h"
+#include "scheduler/plugins/trimaran/node_table.h"
 #include "scheduler/plugins/trimaran/plugin_metrics.h"
 #include "scheduler/plugins/trimaran/recent_pods.h"
 #include "scheduler/plugins/trimaran/resource_stats.h"
@@ -55,6 +59,10 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
                   std::span<const NodeInfo* const> nodes) override;
   ScoreResult Score(const CycleState& state, const kube::Pod& pod,
                     const NodeInfo& node_info) const override;
+  // Score over a run of nodes with the cycle state read once; bit-identical to Score.
+  Status ScoreNodes(const CycleState& state, const kube::Pod& pod,
+                    std::span<const NodeInfo* const> nodes,
+                    std::span<NodeScore> scores) const override;
   Status Reserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
 
@@ -66,10 +74,24 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
 
  private:
   struct CycleData;
+  struct NodeRecord;
+  using Table = trimaran::NodeTable<NodeRecord>;
+
+  // Fills `out` (all but out.key) for `node_info` against `view` (may be null).
+  static void MakeRecord(const void* self, const trimaran::MetricsView* view,
+                         const NodeInfo& node_info, NodeRecord& out);
+  // One node from its record (found in the cycle's table, or made on the spot).
+  ScoreResult ScoreRecord(const CycleData& data, const NodeRecord& record,
+                          const NodeInfo& node_info, bool cached_report) const;
+  // Score with `data` already read (null: no PreScore ran) and the run's table cursor.
+  ScoreResult ScoreOne(const CycleData* data, const kube::Pod& pod, const NodeInfo& node_info,
+                       size_t& cursor) const;
 
   LoadVariationRiskBalancingArgs args_;
   std::unique_ptr<trimaran::PluginMetrics> metrics_;
   trimaran::RecentPodTracker tracker_;
+  // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
+  std::shared_ptr<const Table> table_;
 };
 
 }  // namespace trimaran::sched::plugins

@@ -1,7 +1,12 @@
 #include "scheduler/plugins/load_variation_risk_balancing/load_variation_risk_balancing.h"
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -191,6 +196,69 @@ TEST(LoadVariationRiskBalancingArgsTest, DefaultsAndValidation) {
   EXPECT_THAT(DecodeLoadVariationRiskBalancingArgs(
                   PluginArgs{YAML::Load("kind: TargetLoadPackingArgs"), "a"}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a.kind")));
+}
+
+TEST(LoadVariationRiskBalancingTest, NodeTableAndBatchMatchNodeByNode) {
+  // Four 4-core / 8Gi nodes: a at cpu 25 % ± 10 and memory 50 % (68.75 -> 69, as in
+  // "both"), b at cpu 25 % only (μ = 0.5 -> 75), c not in the metrics (Requests: μ =
+  // 1000/4000 = 0.25 -> 87.5 for cpu, memory 1024/8192 = 0.125 -> 93.75; min 87.5 -> 88),
+  // d with a replaced Node object (no record in the table: scored the slow way, the same
+  // as a). ScoreNodes in runs of 1..4, Score through the table, and Score without
+  // PreScore (no table at all) all agree, bit for bit.
+  std::vector<kube::Node> nodes;
+  for (const char* n : {"a", "b", "c", "d"}) {
+    nodes.push_back(MakeNode().Name(n).Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj());
+  }
+  auto env = trimaran::testing::MakePluginEnv<LoadVariationRiskBalancing>(nodes, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics()
+                      .Node("a")
+                      .Cpu(lw::kOpAvg, 25)
+                      .Cpu(lw::kOpStd, 10)
+                      .Memory(lw::kOpAvg, 50)
+                      .Node("b")
+                      .Cpu(lw::kOpAvg, 25)
+                      .Node("d")
+                      .Cpu(lw::kOpAvg, 25)
+                      .Cpu(lw::kOpStd, 10)
+                      .Memory(lw::kOpAvg, 50)
+                      .Obj());
+  {
+    CycleState warm;  // builds the table over the original objects
+    ASSERT_TRUE(env->plugin->PreScore(warm, kPod, env->handle->snapshot_lister().NodeInfos().List())
+                    .IsSuccess());
+  }
+  env->handle->snapshot().MutableNodeInfo("d")->SetNode(std::make_shared<const kube::Node>(
+      MakeNode().Name("d").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj()));
+  auto list = env->handle->snapshot_lister().NodeInfos().List();
+  CycleState state;
+  ASSERT_TRUE(env->plugin->PreScore(state, kPod, list).IsSuccess());
+  std::vector<ScoreResult> want;
+  for (const NodeInfo* n : list) want.push_back(env->plugin->Score(state, kPod, *n));
+  const std::map<std::string, int64_t> expected = {{"a", 69}, {"b", 75}, {"c", 88}, {"d", 69}};
+  for (size_t i = 0; i < list.size(); ++i) {
+    EXPECT_EQ(want[i].score, expected.at(list[i]->name())) << list[i]->name();
+    CycleState bare;  // no PreScore: no table
+    const ScoreResult slow = env->plugin->Score(bare, kPod, *list[i]);
+    EXPECT_EQ(slow.score, want[i].score) << list[i]->name();
+    EXPECT_EQ(std::bit_cast<uint64_t>(*slow.exact), std::bit_cast<uint64_t>(*want[i].exact));
+  }
+  for (size_t run = 1; run <= list.size(); ++run) {
+    SCOPED_TRACE(::testing::Message() << "runs of " << run);
+    std::vector<NodeScore> got(list.size());
+    for (size_t begin = 0; begin < list.size(); begin += run) {
+      const size_t count = std::min(run, list.size() - begin);
+      ASSERT_TRUE(env->plugin
+                      ->ScoreNodes(state, kPod, std::span(list).subspan(begin, count),
+                                   std::span(got).subspan(begin, count))
+                      .IsSuccess());
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      EXPECT_EQ(got[i].score, want[i].score) << list[i]->name();
+      EXPECT_EQ(std::bit_cast<uint64_t>(*got[i].exact), std::bit_cast<uint64_t>(*want[i].exact));
+    }
+  }
+  EXPECT_GE(env->plugin->metrics().reporter().count(MetricsState::kNodeMissing), 1);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 //                           ScoreNodes (one call per run of nodes): the runtime's own cost
 //                           of a second batch Score plugin, the floor under
 //                           TargetLoadPacking's overhead
+//   BM_ScheduleOne/5000/4   MostAllocated + LoadVariationRiskBalancing (CPU AVG and STD)
+//   BM_ScheduleOne/5000/5   MostAllocated + LowRiskOverCommitment (CPU AVG and STD)
 //
 //   cmake --build build --target target_load_packing_benchmark -j2
 //   TRIMARAN_BENCH_PARALLELISM=1 build/scheduler/plugins/target_load_packing/
@@ -63,9 +65,18 @@ class BatchConstantScore final : public ScorePlugin {
   }
 };
 
-// extra: 0 none, 1 TargetLoadPacking, 2 ConstantScore, 3 BatchConstantScore.
+// extra: 0 none, 1 TargetLoadPacking, 2 ConstantScore, 3 BatchConstantScore,
+// 4 LoadVariationRiskBalancing, 5 LowRiskOverCommitment.
+constexpr const char* kExtraPlugin[] = {"",
+                                        "TargetLoadPacking",
+                                        "ConstantScore",
+                                        "BatchConstantScore",
+                                        "LoadVariationRiskBalancing",
+                                        "LowRiskOverCommitment"};
+bool LoadAware(int extra) { return extra == 1 || extra >= 4; }
+
 std::string ProfileYaml(int extra) {
-  const bool tlp = extra == 1;
+  const std::string plugin = kExtraPlugin[extra];
   return absl::StrCat(
       "apiVersion: kubescheduler.config.k8s.io/v1\n"
       "kind: KubeSchedulerConfiguration\n"
@@ -79,18 +90,17 @@ std::string ProfileYaml(int extra) {
       "            resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]\n"
       "    plugins:\n"
       "      multiPoint:\n"
-      "        enabled:\n",
-      tlp ? "          - name: TargetLoadPacking\n" : "          - name: NodeResourcesFit\n",
+      "        enabled:\n"
+      "          - name: NodeResourcesFit\n",
+      // The load-aware plugins also run at PreScore and Reserve.
+      LoadAware(extra) ? absl::StrCat("          - name: ", plugin, "\n") : "",
       "      score:\n"
       "        disabled:\n"
       "          - name: \"*\"\n"
       "        enabled:\n"
       "          - name: NodeResourcesFit\n"
       "            weight: 1\n",
-      tlp          ? "          - name: TargetLoadPacking\n            weight: 1\n"
-      : extra == 2 ? "          - name: ConstantScore\n            weight: 1\n"
-      : extra == 3 ? "          - name: BatchConstantScore\n            weight: 1\n"
-                   : "");
+      extra == 0 ? "" : absl::StrCat("          - name: ", plugin, "\n            weight: 1\n"));
 }
 
 void BM_ScheduleOne(benchmark::State& state) {
@@ -100,6 +110,8 @@ void BM_ScheduleOne(benchmark::State& state) {
   auto metrics = lw::testing::MakeWatcherMetrics().Timestamp(absl::ToUnixSeconds(absl::Now()));
   for (int i = 0; i < num_nodes; ++i) {
     metrics.Node(absl::StrFormat("node-%05d", i)).Cpu(lw::kOpAvg, i % 60);
+    // LoadVariationRiskBalancing and LowRiskOverCommitment also read the spread.
+    if (state.range(1) >= 4) metrics.Cpu(lw::kOpStd, i % 7);
   }
   load_watcher.Set(metrics.Obj());
   auto env = scheduler_testing::MakeBenchScheduler(scheduler_testing::BenchSchedulerOptions{
@@ -124,6 +136,8 @@ BENCHMARK(BM_ScheduleOne)
     ->Args({5000, 1})
     ->Args({5000, 2})
     ->Args({5000, 3})
+    ->Args({5000, 4})
+    ->Args({5000, 5})
     ->Iterations(3000)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();

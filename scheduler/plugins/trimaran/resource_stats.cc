@@ -57,13 +57,18 @@ CpuMem Allocatable(const kube::Node& node) {
 
 ResourceStats CreateResourceStats(const ResourceData& data, const kube::Node& node, int64_t request,
                                   StatsResource resource) {
+  return CreateResourceStats(data, Allocatable(node), request, resource);
+}
+
+ResourceStats CreateResourceStats(const ResourceData& data, const CpuMem& allocatable,
+                                  int64_t request, StatsResource resource) {
   constexpr double kMiB = 1.0 / 1048576.0;  // 2^-20, exact
   ResourceStats s;
   if (resource == StatsResource::kCpu) {
-    s.capacity = static_cast<double>(MilliCpu(node.status.allocatable));
+    s.capacity = static_cast<double>(allocatable.milli_cpu);
     s.req = static_cast<double>(request);
   } else {
-    s.capacity = static_cast<double>(Bytes(node.status.allocatable)) * kMiB;
+    s.capacity = static_cast<double>(allocatable.memory) * kMiB;
     s.req = static_cast<double>(request) * kMiB;
   }
   s.used_avg = data.avg * s.capacity / 100;

@@ -51,6 +51,10 @@ struct ResourceStats {
 // bytes). The caller checks data.valid first.
 ResourceStats CreateResourceStats(const ResourceData& data, const kube::Node& node, int64_t request,
                                   StatsResource resource);
+// The same with the node's allocatable already converted (Allocatable(node)): what a
+// per-node record keeps so that Score does no Quantity conversion.
+ResourceStats CreateResourceStats(const ResourceData& data, const CpuMem& allocatable,
+                                  int64_t request, StatsResource resource);
 
 struct MuSigma {
   double mu = 0;
