@@ -19,28 +19,6 @@ using trimaran::StatsResource;
 
 }  // namespace
 
-// One node's constants for one metrics view (trimaran/node_table.h).
-struct alignas(64) LoadVariationRiskBalancing::NodeRecord {
-  const kube::Node* key = nullptr;
-  // FallbackReporter::ReportCached's word for this node.
-  mutable std::atomic<uint64_t> reported{trimaran::FallbackReporter::kNotReported};
-  CpuMem allocatable;  // Allocatable(node)
-  // The node's usage in the view; null when the view does not list it (or no view).
-  const trimaran::NodeUsage* usage = nullptr;
-  // kOk, kNodeMissing (usage null) or kNoUsableMetric (neither a CPU nor a Memory value).
-  MetricsState state = MetricsState::kNodeMissing;
-
-  NodeRecord() = default;
-  NodeRecord& operator=(const NodeRecord& o) {
-    key = o.key;
-    reported.store(o.reported.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    allocatable = o.allocatable;
-    usage = o.usage;
-    state = o.state;
-    return *this;
-  }
-};
-
 struct LoadVariationRiskBalancing::CycleData final : public StateData {
   trimaran::CycleMetrics metrics;
   bool attached = false;  // PreScore attached metrics.view to the tracker
@@ -48,19 +26,6 @@ struct LoadVariationRiskBalancing::CycleData final : public StateData {
   std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
-
-void LoadVariationRiskBalancing::MakeRecord(const void* /*self*/, const trimaran::MetricsView* view,
-                                            const NodeInfo& node_info, NodeRecord& out) {
-  out.allocatable = trimaran::Allocatable(*node_info.node());
-  out.usage = view == nullptr ? nullptr : view->Find(node_info.name());
-  if (out.usage == nullptr) {
-    out.state = MetricsState::kNodeMissing;
-  } else if (!out.usage->cpu.valid && !out.usage->memory.valid) {
-    out.state = MetricsState::kNoUsableMetric;
-  } else {
-    out.state = MetricsState::kOk;
-  }
-}
 
 absl::StatusOr<std::unique_ptr<Plugin>> LoadVariationRiskBalancing::New(const PluginArgs& args,
                                                                         Handle& handle) {
@@ -105,7 +70,8 @@ Status LoadVariationRiskBalancing::PreScore(CycleState& state, const kube::Pod& 
   }
   // Once per (view × node set) change, not per cycle (see TargetLoadPacking::PreScore).
   if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
-    table_ = Table::Build(data->metrics.view, nodes, table_.get(), &MakeRecord, this);
+    table_ =
+        Table::Build(data->metrics.view, nodes, table_.get(), &trimaran::MakeUsageRecord, nullptr);
   }
   data->table = table_;
   state.Write(kStateKey, std::move(data));
@@ -154,7 +120,7 @@ ScoreResult LoadVariationRiskBalancing::ScoreOne(const CycleData* data, const ku
   }
   NodeRecord fresh;
   fresh.key = node;
-  MakeRecord(this, data->metrics.view.get(), node_info, fresh);
+  trimaran::MakeUsageRecord(nullptr, data->metrics.view.get(), node_info, fresh);
   return ScoreRecord(*data, fresh, node_info, /*cached_report=*/false);
 }
 
@@ -162,8 +128,7 @@ ScoreResult LoadVariationRiskBalancing::ScoreRecord(const CycleData& data, const
                                                     const NodeInfo& node_info,
                                                     bool cached_report) const {
   const kube::Node& node = *record.key;
-  const MetricsState mstate =
-      data.metrics.state != MetricsState::kOk ? data.metrics.state : record.state;
+  const MetricsState mstate = trimaran::NodeState(data.metrics.state, record);
   if (cached_report) {
     metrics_->ReportCached(node.metadata.name, mstate, record.reported);
   } else {

@@ -39,6 +39,7 @@
 #include "scheduler/plugins/trimaran/plugin_metrics.h"
 #include "scheduler/plugins/trimaran/recent_pods.h"
 #include "scheduler/plugins/trimaran/resource_stats.h"
+#include "scheduler/plugins/trimaran/usage_record.h"
 
 namespace trimaran::sched::plugins {
 
@@ -74,12 +75,9 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
 
  private:
   struct CycleData;
-  struct NodeRecord;
+  using NodeRecord = trimaran::UsageRecord;
   using Table = trimaran::NodeTable<NodeRecord>;
 
-  // Fills `out` (all but out.key) for `node_info` against `view` (may be null).
-  static void MakeRecord(const void* self, const trimaran::MetricsView* view,
-                         const NodeInfo& node_info, NodeRecord& out);
   // One node from its record (found in the cycle's table, or made on the spot).
   ScoreResult ScoreRecord(const CycleData& data, const NodeRecord& record,
                           const NodeInfo& node_info, bool cached_report) const;

@@ -21,6 +21,7 @@ struct LowRiskOverCommitment::CycleData final : public StateData {
   trimaran::CycleMetrics metrics;
   CpuMem request;
   CpuMem limit;
+  std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
 
@@ -37,12 +38,18 @@ LowRiskOverCommitment::LowRiskOverCommitment(LowRiskOverCommitmentArgs args,
     : args_(std::move(args)), metrics_(std::move(metrics)) {}
 
 Status LowRiskOverCommitment::PreScore(CycleState& state, const kube::Pod& pod,
-                                       std::span<const NodeInfo* const> /*nodes*/) {
+                                       std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
   data->metrics = metrics_->ForCycle();
   data->request = trimaran::PodRequests(pod);
   data->limit = trimaran::PodLimits(pod);
   trimaran::SetMaxLimits(data->request, data->limit);
+  // Once per (view × node set) change, not per cycle (see TargetLoadPacking::PreScore).
+  if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
+    table_ =
+        Table::Build(data->metrics.view, nodes, table_.get(), &trimaran::MakeUsageRecord, nullptr);
+  }
+  data->table = table_;
   state.Write(kStateKey, std::move(data));
   return Status();
 }
@@ -68,7 +75,7 @@ double LowRiskOverCommitment::Risk(const NodeInfo& node_info, const trimaran::No
   double risk_load = 0;
   if (data != nullptr && node_info.node() != nullptr) {
     const trimaran::ResourceStats stats =
-        trimaran::CreateResourceStats(*data, *node_info.node(), 0, resource);
+        trimaran::CreateResourceStats(*data, totals.capacity, 0, resource);
     const trimaran::MuSigma ms = trimaran::GetMuSigma(stats);
     const double mu = ms.mu;
     double sigma = ms.sigma * std::sqrt(static_cast<double>(args_.smoothing_window_size));
@@ -98,12 +105,32 @@ double LowRiskOverCommitment::Risk(const NodeInfo& node_info, const trimaran::No
 
 ScoreResult LowRiskOverCommitment::Score(const CycleState& state, const kube::Pod& pod,
                                          const NodeInfo& node_info) const {
-  if (node_info.node() == nullptr) return ScoreResult::Of(kMinNodeScore);
-  std::optional<CycleData> local;
   const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) {
-    data = *read;
-  } else {
+  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+  size_t cursor = 0;
+  return ScoreOne(data, pod, node_info, cursor);
+}
+
+Status LowRiskOverCommitment::ScoreNodes(const CycleState& state, const kube::Pod& pod,
+                                         std::span<const NodeInfo* const> nodes,
+                                         std::span<NodeScore> scores) const {
+  const CycleData* data = nullptr;
+  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+  size_t cursor = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ScoreResult r = ScoreOne(data, pod, *nodes[i], cursor);
+    scores[i].score = r.score;
+    scores[i].exact = r.exact;
+  }
+  return Status();
+}
+
+ScoreResult LowRiskOverCommitment::ScoreOne(const CycleData* data, const kube::Pod& pod,
+                                            const NodeInfo& node_info, size_t& cursor) const {
+  const kube::Node* node = node_info.node();
+  if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
+  std::optional<CycleData> local;
+  if (data == nullptr) {
     local.emplace();
     local->metrics = metrics_->ForCycleNonBlocking();
     local->request = trimaran::PodRequests(pod);
@@ -111,31 +138,45 @@ ScoreResult LowRiskOverCommitment::Score(const CycleState& state, const kube::Po
     trimaran::SetMaxLimits(local->request, local->limit);
     data = &*local;
   }
-  // 1. Best effort: skipped (upstream).
+  // 1. Best effort: skipped (upstream), before any metrics lookup or fallback count.
   if (data->request == CpuMem{} && data->limit == CpuMem{}) return ScoreResult::Of(kMinNodeScore);
-
-  const std::string& name = node_info.name();
-  MetricsState mstate;
-  const trimaran::NodeUsage* usage = metrics_->Lookup(data->metrics, name, &mstate);
-  if (usage != nullptr && !usage->cpu.valid && !usage->memory.valid) {
-    mstate = MetricsState::kNoUsableMetric;
+  if (data->table != nullptr) {
+    if (const trimaran::UsageRecord* record = data->table->Find(node, cursor); record != nullptr) {
+      return ScoreRecord(*data, *record, node_info, /*cached_report=*/true);
+    }
+    data->table->NoteMiss();
   }
-  metrics_->Report(name, mstate);
+  // A node new to the table, or no PreScore in the profile.
+  trimaran::UsageRecord fresh;
+  fresh.key = node;
+  trimaran::MakeUsageRecord(nullptr, data->metrics.view.get(), node_info, fresh);
+  return ScoreRecord(*data, fresh, node_info, /*cached_report=*/false);
+}
+
+ScoreResult LowRiskOverCommitment::ScoreRecord(const CycleData& data,
+                                               const trimaran::UsageRecord& record,
+                                               const NodeInfo& node_info,
+                                               bool cached_report) const {
+  const MetricsState mstate = trimaran::NodeState(data.metrics.state, record);
+  if (cached_report) {
+    metrics_->ReportCached(record.key->metadata.name, mstate, record.reported);
+  } else {
+    metrics_->Report(record.key->metadata.name, mstate);
+  }
   // MinScore is upstream's behaviour: 0 when the node has no metrics (§4 step 2). A node
   // listed with metrics of other kinds only is not "no metrics" upstream: it is scored
   // by its limit risk (its load risk is 0 without a CPU or Memory metric), as here.
-  const bool listed_without_usable = mstate == MetricsState::kNoUsableMetric && usage != nullptr;
-  if (mstate != MetricsState::kOk && !listed_without_usable &&
+  if (mstate != MetricsState::kOk && mstate != MetricsState::kNoUsableMetric &&
       metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
     return ScoreResult::Of(kMinNodeScore);
   }
-  const bool use_metrics = mstate == MetricsState::kOk;
+  const trimaran::NodeUsage* usage = mstate == MetricsState::kOk ? record.usage : nullptr;
   const trimaran::NodeTotals totals =
-      trimaran::NodeRequestsAndLimits(node_info, data->request, data->limit);
+      trimaran::NodeRequestsAndLimits(node_info, record.allocatable, data.request, data.limit);
   const double risk_cpu = Risk(node_info, totals, StatsResource::kCpu,
-                               use_metrics && usage->cpu.valid ? &usage->cpu : nullptr);
+                               usage != nullptr && usage->cpu.valid ? &usage->cpu : nullptr);
   const double risk_mem = Risk(node_info, totals, StatsResource::kMemory,
-                               use_metrics && usage->memory.valid ? &usage->memory : nullptr);
+                               usage != nullptr && usage->memory.valid ? &usage->memory : nullptr);
   const double rank = 1 - std::max(risk_cpu, risk_mem);
   const double exact = 100 * rank;
   return ScoreResult::Of(static_cast<int64_t>(std::round(exact)), exact);

@@ -28,6 +28,9 @@
 // needed: the request and limit totals come from the scheduler cache, which holds
 // assumed pods; the measured load excludes the pod by definition (§4).
 //
+// Hot path: as LoadVariationRiskBalancing, Score finds the node's usage, allocatable and
+// fallback-report word in a trimaran::NodeTable of UsageRecords built in PreScore.
+//
 // Thread-safety: Score is const and safe for concurrent use.
 
 #include <memory>
@@ -39,8 +42,10 @@
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/plugins/low_risk_over_commitment/args.h"
+#include "scheduler/plugins/trimaran/node_table.h"
 #include "scheduler/plugins/trimaran/plugin_metrics.h"
 #include "scheduler/plugins/trimaran/resource_stats.h"
+#include "scheduler/plugins/trimaran/usage_record.h"
 
 namespace trimaran::sched::plugins {
 
@@ -60,8 +65,13 @@ class LowRiskOverCommitment final : public PreScorePlugin, public ScorePlugin {
                   std::span<const NodeInfo* const> nodes) override;
   ScoreResult Score(const CycleState& state, const kube::Pod& pod,
                     const NodeInfo& node_info) const override;
+  // Score over a run of nodes with the cycle state read once; bit-identical to Score.
+  Status ScoreNodes(const CycleState& state, const kube::Pod& pod,
+                    std::span<const NodeInfo* const> nodes,
+                    std::span<NodeScore> scores) const override;
 
-  // risk_r of step 3. `data` is null when the resource has no usable metric.
+  // risk_r of step 3. `data` is null when the resource has no usable metric;
+  // totals.capacity is the node's allocatable (NodeRequestsAndLimits).
   double Risk(const NodeInfo& node_info, const trimaran::NodeTotals& totals,
               trimaran::StatsResource resource, const trimaran::ResourceData* data) const;
 
@@ -69,9 +79,18 @@ class LowRiskOverCommitment final : public PreScorePlugin, public ScorePlugin {
 
  private:
   struct CycleData;
+  using Table = trimaran::NodeTable<trimaran::UsageRecord>;
+
+  // Score with `data` already read (null: no PreScore ran) and the run's table cursor.
+  ScoreResult ScoreOne(const CycleData* data, const kube::Pod& pod, const NodeInfo& node_info,
+                       size_t& cursor) const;
+  ScoreResult ScoreRecord(const CycleData& data, const trimaran::UsageRecord& record,
+                          const NodeInfo& node_info, bool cached_report) const;
 
   LowRiskOverCommitmentArgs args_;
   std::unique_ptr<trimaran::PluginMetrics> metrics_;
+  // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
+  std::shared_ptr<const Table> table_;
 };
 
 }  // namespace trimaran::sched::plugins

@@ -86,8 +86,15 @@ MuSigma GetMuSigma(const ResourceStats& stats) {
 
 NodeTotals NodeRequestsAndLimits(const NodeInfo& node_info, const CpuMem& pod_requests,
                                  const CpuMem& pod_limits) {
+  return NodeRequestsAndLimits(
+      node_info, node_info.node() != nullptr ? Allocatable(*node_info.node()) : CpuMem{},
+      pod_requests, pod_limits);
+}
+
+NodeTotals NodeRequestsAndLimits(const NodeInfo& node_info, const CpuMem& allocatable,
+                                 const CpuMem& pod_requests, const CpuMem& pod_limits) {
   NodeTotals t;
-  if (node_info.node() != nullptr) t.capacity = Allocatable(*node_info.node());
+  t.capacity = allocatable;
   for (const PodInfo& p : node_info.pods()) {
     const CpuMem req = PodRequests(*p.pod);
     CpuMem lim = PodLimits(*p.pod);

@@ -71,6 +71,10 @@ struct NodeTotals {
 };
 NodeTotals NodeRequestsAndLimits(const NodeInfo& node_info, const CpuMem& pod_requests,
                                  const CpuMem& pod_limits);
+// The same with the node's allocatable already converted (Allocatable(node), or zero
+// without a node).
+NodeTotals NodeRequestsAndLimits(const NodeInfo& node_info, const CpuMem& allocatable,
+                                 const CpuMem& pod_requests, const CpuMem& pod_limits);
 
 // node.status.allocatable cpu (millicores) and memory (bytes); 0 when absent.
 CpuMem Allocatable(const kube::Node& node);

@@ -1,0 +1,54 @@
+#pragma once
+// UsageRecord: one node's constants for one metrics view, as a trimaran::NodeTable record
+// (node_table.h) of the plugins that read a node's whole usage (LoadVariationRiskBalancing,
+// LowRiskOverCommitment): the node's usage in the view, its allocatable already
+// converted from Quantities, its view-level metrics state and its fallback-report word
+// (FallbackReporter::ReportCached). With it Score does no name hashing, no Quantity
+// conversion and takes no lock per node.
+//
+// Thread-safety: immutable once built but for `reported` (atomic). One cache line.
+
+#include <atomic>
+#include <cstdint>
+
+#include "kube/api/node.h"
+#include "scheduler/framework/node_info.h"
+#include "scheduler/plugins/trimaran/fallback.h"
+#include "scheduler/plugins/trimaran/metrics_view.h"
+#include "scheduler/plugins/trimaran/resource_stats.h"
+
+namespace trimaran::sched::plugins::trimaran {
+
+struct alignas(64) UsageRecord {
+  const kube::Node* key = nullptr;  // the table key (NodeTable keeps it alive)
+  // FallbackReporter::ReportCached's word for this node.
+  mutable std::atomic<uint64_t> reported{FallbackReporter::kNotReported};
+  CpuMem allocatable;  // Allocatable(node)
+  // The node's usage in the view; null when the view does not list it (or no view).
+  const NodeUsage* usage = nullptr;
+  // kOk, kNodeMissing (usage null) or kNoUsableMetric (neither a CPU nor a Memory value).
+  MetricsState state = MetricsState::kNodeMissing;
+
+  UsageRecord() = default;
+  UsageRecord& operator=(const UsageRecord& o) {
+    key = o.key;
+    reported.store(o.reported.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    allocatable = o.allocatable;
+    usage = o.usage;
+    state = o.state;
+    return *this;
+  }
+};
+
+// NodeTable's MakeRecord for UsageRecord (`ctx` unused; node_info.node() non-null): all
+// but `key`.
+void MakeUsageRecord(const void* ctx, const MetricsView* view, const NodeInfo& node_info,
+                     UsageRecord& out);
+
+// The state a plugin scores a node in: the cycle's when that is not kOk (no metrics,
+// stale), else the record's.
+inline MetricsState NodeState(MetricsState cycle_state, const UsageRecord& record) {
+  return cycle_state != MetricsState::kOk ? cycle_state : record.state;
+}
+
+}  // namespace trimaran::sched::plugins::trimaran
