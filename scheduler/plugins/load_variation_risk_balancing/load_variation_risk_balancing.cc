@@ -91,26 +91,15 @@ Status LoadVariationRiskBalancing::ScoreNodes(const CycleState& state, const kub
                                               std::span<NodeScore> scores) const {
   const CycleData* data = nullptr;
   if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
-  size_t cursor = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const ScoreResult r = ScoreOne(data, pod, *nodes[i], cursor);
-    scores[i].score = r.score;
-    scores[i].exact = r.exact;
-  }
-  return Status();
+  return trimaran::ScoreEach(nodes, scores, [&](const NodeInfo& node_info, size_t& cursor) {
+    return ScoreOne(data, pod, node_info, cursor);
+  });
 }
 
 ScoreResult LoadVariationRiskBalancing::ScoreOne(const CycleData* data, const kube::Pod& pod,
                                                  const NodeInfo& node_info, size_t& cursor) const {
-  const kube::Node* node = node_info.node();
-  if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
-  if (data != nullptr && data->table != nullptr) {
-    if (const NodeRecord* record = data->table->Find(node, cursor); record != nullptr) {
-      return ScoreRecord(*data, *record, node_info, /*cached_report=*/true);
-    }
-    data->table->NoteMiss();
-  }
-  // A node new to the table, or no PreScore in the profile (compute the cycle data here).
+  if (node_info.node() == nullptr) return ScoreResult::Of(kMinNodeScore);
+  // No PreScore in the profile: compute the cycle data here.
   std::optional<CycleData> local;
   if (data == nullptr) {
     local.emplace();
@@ -119,9 +108,10 @@ ScoreResult LoadVariationRiskBalancing::ScoreOne(const CycleData* data, const ku
     data = &*local;
   }
   NodeRecord fresh;
-  fresh.key = node;
-  trimaran::MakeUsageRecord(nullptr, data->metrics.view.get(), node_info, fresh);
-  return ScoreRecord(*data, fresh, node_info, /*cached_report=*/false);
+  bool from_table = false;
+  const NodeRecord& record = trimaran::RecordFor(data->table.get(), data->metrics.view.get(),
+                                                 node_info, cursor, fresh, &from_table);
+  return ScoreRecord(*data, record, node_info, /*cached_report=*/from_table);
 }
 
 ScoreResult LoadVariationRiskBalancing::ScoreRecord(const CycleData& data, const NodeRecord& record,

@@ -240,24 +240,10 @@ TEST(LoadVariationRiskBalancingTest, NodeTableAndBatchMatchNodeByNode) {
     EXPECT_EQ(want[i].score, expected.at(list[i]->name())) << list[i]->name();
     CycleState bare;  // no PreScore: no table
     const ScoreResult slow = env->plugin->Score(bare, kPod, *list[i]);
-    EXPECT_EQ(slow.score, want[i].score) << list[i]->name();
-    EXPECT_EQ(std::bit_cast<uint64_t>(*slow.exact), std::bit_cast<uint64_t>(*want[i].exact));
+    trimaran::testing::ExpectSameScore(slow.score, slow.exact, want[i].score, want[i].exact,
+                                       list[i]->name());
   }
-  for (size_t run = 1; run <= list.size(); ++run) {
-    SCOPED_TRACE(::testing::Message() << "runs of " << run);
-    std::vector<NodeScore> got(list.size());
-    for (size_t begin = 0; begin < list.size(); begin += run) {
-      const size_t count = std::min(run, list.size() - begin);
-      ASSERT_TRUE(env->plugin
-                      ->ScoreNodes(state, kPod, std::span(list).subspan(begin, count),
-                                   std::span(got).subspan(begin, count))
-                      .IsSuccess());
-    }
-    for (size_t i = 0; i < list.size(); ++i) {
-      EXPECT_EQ(got[i].score, want[i].score) << list[i]->name();
-      EXPECT_EQ(std::bit_cast<uint64_t>(*got[i].exact), std::bit_cast<uint64_t>(*want[i].exact));
-    }
-  }
+  trimaran::testing::ExpectBatchMatches(*env->plugin, state, kPod, list, want);
   EXPECT_GE(env->plugin->metrics().reporter().count(MetricsState::kNodeMissing), 1);
 }
 

@@ -116,19 +116,14 @@ Status LowRiskOverCommitment::ScoreNodes(const CycleState& state, const kube::Po
                                          std::span<NodeScore> scores) const {
   const CycleData* data = nullptr;
   if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
-  size_t cursor = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const ScoreResult r = ScoreOne(data, pod, *nodes[i], cursor);
-    scores[i].score = r.score;
-    scores[i].exact = r.exact;
-  }
-  return Status();
+  return trimaran::ScoreEach(nodes, scores, [&](const NodeInfo& node_info, size_t& cursor) {
+    return ScoreOne(data, pod, node_info, cursor);
+  });
 }
 
 ScoreResult LowRiskOverCommitment::ScoreOne(const CycleData* data, const kube::Pod& pod,
                                             const NodeInfo& node_info, size_t& cursor) const {
-  const kube::Node* node = node_info.node();
-  if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
+  if (node_info.node() == nullptr) return ScoreResult::Of(kMinNodeScore);
   std::optional<CycleData> local;
   if (data == nullptr) {
     local.emplace();
@@ -140,17 +135,11 @@ ScoreResult LowRiskOverCommitment::ScoreOne(const CycleData* data, const kube::P
   }
   // 1. Best effort: skipped (upstream), before any metrics lookup or fallback count.
   if (data->request == CpuMem{} && data->limit == CpuMem{}) return ScoreResult::Of(kMinNodeScore);
-  if (data->table != nullptr) {
-    if (const trimaran::UsageRecord* record = data->table->Find(node, cursor); record != nullptr) {
-      return ScoreRecord(*data, *record, node_info, /*cached_report=*/true);
-    }
-    data->table->NoteMiss();
-  }
-  // A node new to the table, or no PreScore in the profile.
   trimaran::UsageRecord fresh;
-  fresh.key = node;
-  trimaran::MakeUsageRecord(nullptr, data->metrics.view.get(), node_info, fresh);
-  return ScoreRecord(*data, fresh, node_info, /*cached_report=*/false);
+  bool from_table = false;
+  const trimaran::UsageRecord& record = trimaran::RecordFor(
+      data->table.get(), data->metrics.view.get(), node_info, cursor, fresh, &from_table);
+  return ScoreRecord(*data, record, node_info, /*cached_report=*/from_table);
 }
 
 ScoreResult LowRiskOverCommitment::ScoreRecord(const CycleData& data,

@@ -255,29 +255,15 @@ TEST(LowRiskOverCommitmentTest, NodeTableAndBatchMatchNodeByNode) {
     by_name[list[i]->name()] = want[i].score;
     CycleState bare;  // no PreScore: no table
     const ScoreResult slow = env->plugin->Score(bare, pod, *list[i]);
-    EXPECT_EQ(slow.score, want[i].score) << list[i]->name();
-    EXPECT_EQ(std::bit_cast<uint64_t>(*slow.exact), std::bit_cast<uint64_t>(*want[i].exact));
+    trimaran::testing::ExpectSameScore(slow.score, slow.exact, want[i].score, want[i].exact,
+                                       list[i]->name());
   }
   EXPECT_EQ(by_name["b"], 83);
   EXPECT_EQ(by_name["c"], 83);
   EXPECT_EQ(by_name["d"], 83);
   EXPECT_LT(by_name["a"], 83);  // the load risk counts
   EXPECT_EQ(by_name["e"], by_name["a"]);
-  for (size_t run = 1; run <= list.size(); ++run) {
-    SCOPED_TRACE(::testing::Message() << "runs of " << run);
-    std::vector<NodeScore> got(list.size());
-    for (size_t begin = 0; begin < list.size(); begin += run) {
-      const size_t count = std::min(run, list.size() - begin);
-      ASSERT_TRUE(env->plugin
-                      ->ScoreNodes(state, pod, std::span(list).subspan(begin, count),
-                                   std::span(got).subspan(begin, count))
-                      .IsSuccess());
-    }
-    for (size_t i = 0; i < list.size(); ++i) {
-      EXPECT_EQ(got[i].score, want[i].score) << list[i]->name();
-      EXPECT_EQ(std::bit_cast<uint64_t>(*got[i].exact), std::bit_cast<uint64_t>(*want[i].exact));
-    }
-  }
+  trimaran::testing::ExpectBatchMatches(*env->plugin, state, pod, list, want);
 }
 
 TEST(LowRiskOverCommitmentArgsTest, DefaultsAndValidation) {

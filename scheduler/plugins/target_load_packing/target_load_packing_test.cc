@@ -50,28 +50,14 @@ std::unique_ptr<Env> MakeEnv(const std::vector<kube::Node>& nodes,
   return trimaran::testing::MakePluginEnv<TargetLoadPacking>(nodes, pods, yaml);
 }
 
-// ScoreNodes over `nodes` in runs of `run` consecutive nodes (as the runtime calls it).
-std::vector<NodeScore> ScoreInRuns(const TargetLoadPacking& plugin, const CycleState& state,
-                                   const kube::Pod& pod, std::span<const NodeInfo* const> nodes,
-                                   size_t run) {
-  std::vector<NodeScore> scores(nodes.size());
-  for (size_t begin = 0; begin < nodes.size(); begin += run) {
-    const size_t count = std::min(run, nodes.size() - begin);
-    EXPECT_TRUE(plugin
-                    .ScoreNodes(state, pod, nodes.subspan(begin, count),
-                                std::span<NodeScore>(scores).subspan(begin, count))
-                    .IsSuccess());
-  }
-  return scores;
-}
-
 // Runs PreScore once, then scores every node with ScoreNodes in runs of two (the batch
 // path the runtime takes; ScoreNodesMatchesScoreBitForBit checks it against Score):
 // node -> score.
 std::map<std::string, int64_t> ScoreAll(Env& env, const kube::Pod& pod, CycleState& state) {
   auto nodes = env.handle->snapshot_lister().NodeInfos().List();
   EXPECT_TRUE(env.plugin->PreScore(state, pod, nodes).IsSuccess());
-  const std::vector<NodeScore> batch = ScoreInRuns(*env.plugin, state, pod, nodes, 2);
+  const std::vector<NodeScore> batch =
+      trimaran::testing::ScoreInRuns(*env.plugin, state, pod, nodes, 2);
   std::map<std::string, int64_t> scores;
   for (size_t i = 0; i < nodes.size(); ++i) scores[nodes[i]->name()] = batch[i].score;
   return scores;
@@ -576,15 +562,11 @@ TEST(TargetLoadPackingTest, ScoreNodesMatchesScoreBitForBit) {
     for (const NodeInfo* n : list) want.push_back(env->plugin->Score(state, pod, *n));
     for (size_t run : {1, 2, 3, 9}) {
       SCOPED_TRACE(::testing::Message() << "runs of " << run);
-      const std::vector<NodeScore> got = ScoreInRuns(*env->plugin, state, pod, list, run);
+      const std::vector<NodeScore> got =
+          trimaran::testing::ScoreInRuns(*env->plugin, state, pod, list, run);
       for (size_t i = 0; i < list.size(); ++i) {
-        SCOPED_TRACE(list[i]->name());
-        EXPECT_EQ(got[i].score, want[i].score);
-        ASSERT_EQ(got[i].exact.has_value(), want[i].exact.has_value());
-        if (want[i].exact.has_value()) {
-          EXPECT_EQ(std::bit_cast<uint64_t>(*got[i].exact), std::bit_cast<uint64_t>(*want[i].exact))
-              << *got[i].exact << " vs " << *want[i].exact;
-        }
+        trimaran::testing::ExpectSameScore(got[i].score, got[i].exact, want[i].score, want[i].exact,
+                                           list[i]->name());
       }
     }
     // The cases do reach the branches they name: a spread of scores, not one value.

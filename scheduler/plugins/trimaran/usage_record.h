@@ -9,12 +9,17 @@
 // Thread-safety: immutable once built but for `reported` (atomic). One cache line.
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "kube/api/node.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/status.h"
+#include "scheduler/framework/types.h"
 #include "scheduler/plugins/trimaran/fallback.h"
 #include "scheduler/plugins/trimaran/metrics_view.h"
+#include "scheduler/plugins/trimaran/node_table.h"
 #include "scheduler/plugins/trimaran/resource_stats.h"
 
 namespace trimaran::sched::plugins::trimaran {
@@ -44,6 +49,40 @@ struct alignas(64) UsageRecord {
 // but `key`.
 void MakeUsageRecord(const void* ctx, const MetricsView* view, const NodeInfo& node_info,
                      UsageRecord& out);
+
+// The record Score uses for `node_info` (node() non-null): its record in `table` (may be
+// null; searched from `cursor`), else (a node new to the table, noted as a miss, or no
+// table) `fresh`, made on the spot against `view`. *from_table tells which (the
+// fallback report then goes through the record's word).
+inline const UsageRecord& RecordFor(const NodeTable<UsageRecord>* table, const MetricsView* view,
+                                    const NodeInfo& node_info, size_t& cursor, UsageRecord& fresh,
+                                    bool* from_table) {
+  if (table != nullptr) {
+    if (const UsageRecord* record = table->Find(node_info.node(), cursor); record != nullptr) {
+      *from_table = true;
+      return *record;
+    }
+    table->NoteMiss();
+  }
+  *from_table = false;
+  fresh.key = node_info.node();
+  MakeUsageRecord(nullptr, view, node_info, fresh);
+  return fresh;
+}
+
+// ScoreNodes for a plugin that scores node by node with a run-local table cursor:
+// scores[i] = one(*nodes[i], cursor) for every i.
+template <typename ScoreOne>
+Status ScoreEach(std::span<const NodeInfo* const> nodes, std::span<NodeScore> scores,
+                 ScoreOne one) {
+  size_t cursor = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ScoreResult r = one(*nodes[i], cursor);
+    scores[i].score = r.score;
+    scores[i].exact = r.exact;
+  }
+  return Status();
+}
 
 // The state a plugin scores a node in: the cycle's when that is not kOk (no metrics,
 // stale), else the record's.
