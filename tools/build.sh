@@ -8,12 +8,20 @@
 #   TRIMARAN_TARGETS   space-separated targets to build (default: all), e.g.
 #                      "trimaran-scheduler load-watcher trimaranctl" (what the Dockerfile builds)
 #   TRIMARAN_JOBS      parallel build jobs (default: nproc)
+#   TRIMARAN_CCACHE    0 to build without ccache (used when installed, the default)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 werror=OFF
 [[ "${CI:-}" == "true" ]] && werror=ON
-cmake -S "$root" -B "$build" -G Ninja -DTRIMARAN_WERROR="${TRIMARAN_WERROR:-$werror}" "$@" >/dev/null
+launcher=()
+if command -v ccache >/dev/null && [[ "${TRIMARAN_CCACHE:-1}" != 0 ]]; then
+  # Checkouts of the same tree (worktrees, CI's fresh clone) share compiled objects.
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$root" -B "$build" -G Ninja -DTRIMARAN_WERROR="${TRIMARAN_WERROR:-$werror}" \
+  "${launcher[@]}" "$@" >/dev/null
 targets=()
 [[ -n "${TRIMARAN_TARGETS:-}" ]] && read -r -a targets <<<"$TRIMARAN_TARGETS"
 if ((${#targets[@]})); then

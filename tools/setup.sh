@@ -12,7 +12,7 @@ set -euo pipefail
 BUILD_PKGS=(cmake ninja-build g++ pkg-config clang-format
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libssl-dev rapidjson-dev libabsl-dev libspdlog-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libcpp-httplib-dev openssl)
+  libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libcpp-httplib-dev openssl ccache)
 E2E_PKGS=(etcd-server prometheus jq curl procps)
 IMAGE_PKGS=(buildah debootstrap)
 
