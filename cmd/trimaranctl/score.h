@@ -6,16 +6,14 @@
 //   TRIMARAN_ASSIGN_OR_RETURN(ScoreReport report, RunScore(input, ScoreOptions{}));
 //   std::cout << FormatTable(report);   // or FormatJson(report)
 //
-// RunScore runs the REAL scheduling framework (scheduler/runtime Framework, the in-tree
-// plugins of scheduler/plugins/registry.h) for one profile of the file's
-// KubeSchedulerConfiguration, parsed, defaulted, validated and expanded by
-// scheduler/config exactly as the daemon does, over a Snapshot built by the real cache
-// (scheduler/backend/cache) from the file's nodes and assigned pods. Unlike the daemon it
-// evaluates EVERY node (no percentageOfNodesToScore sampling, no early stop), scores
-// every feasible node even when only one fits, and breaks ties deterministically:
-// highest weighted total, then (when the profile's exact tie-break is on, the default)
-// the highest weighted exact total, then the smallest node name; the daemon picks at
-// random among nodes still tied, which the report says.
+// RunScore is a thin driver over the explain library (scheduler/explain/explainer.h):
+// it parses, defaults, validates and expands the file's KubeSchedulerConfiguration with
+// scheduler/config exactly as the daemon does, loads the file's nodes and assigned pods
+// into an Explainer (the real cache and snapshot) and explains one cycle of the daemon's
+// own algorithm (sched::SchedulePod with evaluate_all_nodes and a deterministic
+// tie-break: every node gets a verdict, every feasible node is scored even when only one
+// fits, and nodes still tied go to the smallest name; the daemon picks at random among
+// them, which the report says).
 //
 // Load-aware plugins (TargetLoadPacking, ...) read the file's load-watcher metrics: the
 // Handle's load_watcher() and every load_watcher_sources() client (in-process or remote,
@@ -42,12 +40,17 @@
 #include "kube/api/pod.h"
 #include "loadwatcher/metrics.h"
 #include "scheduler/config/validate.h"
+#include "scheduler/explain/report.h"
+#include "scheduler/explain/report_format.h"
 #include "scheduler/framework/registry.h"
 
 namespace trimaran::cmd::trimaranctl {
 
-// The version of the `-o json` schema (its "schemaVersion" field).
-inline constexpr int kReportSchemaVersion = 1;
+// The report types are the explain library's (scheduler/explain/report.h).
+using PluginScore = sched::explain::PluginScore;
+using NodeReport = sched::explain::NodeReport;
+using ScoreReport = sched::explain::Report;
+inline constexpr int kReportSchemaVersion = sched::explain::kReportSchemaVersion;
 
 // The parsed input file.
 struct ScoreInput {
@@ -85,69 +88,13 @@ struct ScoreOptions {
 // the daemon's built-in default (cmd/scheduler/app.h, kDefaultProfileName).
 inline constexpr char kDefaultProfileName[] = "trimaran";
 
-struct PluginScore {
-  std::string plugin;
-  // The resolved weight (never 0).
-  int64_t weight = 1;
-  // After NormalizeScore, before the weight; 0 when skipped.
-  int64_t score = 0;
-  // The plugin's exact score, when it reported one (ScoreResult::exact).
-  std::optional<double> exact;
-  // The plugin returned Skip at PreScore for this pod (it counts 0).
-  bool skipped = false;
-};
-
-struct NodeReport {
-  std::string name;
-  bool feasible = false;
-  // The filter verdict: "Success", "Unschedulable", "UnschedulableAndUnresolvable",
-  // "Pending" or "Error" (sched::CodeName).
-  std::string code = "Success";
-  // The rejecting plugin ("" when feasible).
-  std::string plugin;
-  // The plugin's reasons (its status message is these joined with ", ").
-  std::vector<std::string> reasons;
-  // Feasible nodes only, in the profile's score-plugin order.
-  std::vector<PluginScore> scores;
-  int64_t total = 0;
-  double exact_total = 0;
-  // 1-based position among feasible nodes in selection order; 0 when infeasible.
-  int rank = 0;
-};
-
-struct ScoreReport {
-  std::string pod_namespace;
-  std::string pod_name;
-  std::string profile;
-  absl::Time now = absl::UnixEpoch();
-  // Where `now` came from: "now", "metrics.timestamp" or "default".
-  std::string now_source;
-  std::optional<lw::WatcherMetrics> metrics;  // the file's, for the header
-  // The profile's score plugins and resolved weights, in order.
-  std::vector<std::pair<std::string, int64_t>> score_plugins;
-  // Feasible nodes by rank, then infeasible nodes by name.
-  std::vector<NodeReport> nodes;
-  // The selected node ("" when none fits).
-  std::string chosen;
-  // How the choice was made: "nominated" (status.nominatedNodeName fits, the daemon takes
-  // it without scoring), "only-feasible-node", "highest-total", "exact-total",
-  // "node-name" (a tie on totals that only the name broke), "" when none fits.
-  std::string decided_by;
-  // Nodes tied with the chosen one on the weighted total (including it) when more than
-  // one.
-  std::vector<std::string> tied;
-  // Human-readable remarks (ignored fields, what the daemon would do differently, which
-  // metrics sources plugins asked for).
-  std::vector<std::string> notes;
-};
-
 // Runs the framework as described in the header comment.
 absl::StatusOr<ScoreReport> RunScore(const ScoreInput& input, const ScoreOptions& options);
 
-// The default output: a header, one row per node, the chosen node and the notes.
-std::string FormatTable(const ScoreReport& report);
-// The `-o json` output (schema in docs/trimaranctl.md), one compact line + "\n".
-std::string FormatJson(const ScoreReport& report);
+// The default output (a header, one row per node, the chosen node and the notes) and
+// the `-o json` output (schema in docs/trimaranctl.md), from the explain library.
+using sched::explain::FormatJson;
+using sched::explain::FormatTable;
 
 // The whole CLI: `args` are argv[1..]. Writes to `out`/`err`; returns the exit code
 // (0 ok, 1 on any error, including usage errors). Reads the file named in the args ("-"

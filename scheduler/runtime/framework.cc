@@ -407,6 +407,31 @@ Status Framework::RunPreScorePlugins(CycleState& state, const kube::Pod& pod,
 Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
                                   std::span<const NodeInfo* const> nodes, ScoreBuffers& out) {
   const Timer timer;
+  size_t fused = PrepareScoreBuffers(state, nodes, out);
+  if (score_.empty()) {
+    ObservePoint(Point::kScore, Code::kSuccess, timer.Seconds());
+    return Status();
+  }
+  bool out_of_range = false;
+  Status s = ScoreNodesInRanges(state, pod, nodes, fused, out, out_of_range);
+  if (s.IsSuccess() && out_of_range) {
+    // Redo the weighting sequentially (after NormalizeScore, as unfused) so that the
+    // error names the first invalid score in plugin and node order.
+    for (NodeTotal& t : out.totals) {
+      t.total = 0;
+      t.exact_total = 0;
+    }
+    fused = 0;
+  }
+  if (s.IsSuccess()) s = NormalizeScores(state, pod, out);
+  if (s.IsSuccess()) s = ApplyWeights(fused, out);
+  ObservePoint(Point::kScore, s.code(), timer.Seconds());
+  return s;
+}
+
+size_t Framework::PrepareScoreBuffers(const CycleState& state,
+                                      std::span<const NodeInfo* const> nodes,
+                                      ScoreBuffers& out) const {
   const size_t num_nodes = nodes.size();
   const size_t num_plugins = score_.size();
   out.totals.resize(num_nodes);
@@ -418,8 +443,7 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
       t.total = 1;
       t.exact_total = 1;
     }
-    ObservePoint(Point::kScore, Code::kSuccess, timer.Seconds());
-    return Status();
+    return 0;
   }
   // Which plugins run this cycle (PreScore may have skipped some).
   const auto& skip = state.skip_score_plugins();
@@ -431,21 +455,27 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
   // Plugins [0, fused) have no NormalizeScore (or are skipped): their range check and
   // weight are applied right in the scoring loop, block by block while the block's
   // scores are in cache, instead of in a separate pass. Plugin order is kept, so every
-  // node's exact total adds up in the same order as in the sequential pass below.
+  // node's exact total adds up in the same order as in ApplyWeights.
   size_t fused = 0;
   while (fused < num_plugins &&
          (!out.active[fused] || score_[fused].plugin->GetScoreExtensions() == nullptr)) {
     ++fused;
   }
+  return fused;
+}
 
-  // Score: parallel over runs of consecutive nodes; per run, each active plugin's
-  // ScoreNodes over blocks of kScoreBlock nodes (one virtual call per plugin per block).
+Status Framework::ScoreNodesInRanges(const CycleState& state, const kube::Pod& pod,
+                                     std::span<const NodeInfo* const> nodes, size_t fused,
+                                     ScoreBuffers& out, bool& out_of_range_seen) const {
+  // Parallel over runs of consecutive nodes; per run, each active plugin's ScoreNodes
+  // over blocks of kScoreBlock nodes (one virtual call per plugin per block).
+  const size_t num_plugins = score_.size();
   std::atomic<bool> failed{false};
   std::atomic<bool> out_of_range{false};
   absl::Mutex error_mu;
   Status error;
   handle_.parallelizer().UntilRanges(
-      static_cast<int>(num_nodes),
+      static_cast<int>(nodes.size()),
       [&](int range_begin, int range_end) {
         constexpr int kScoreBlock = 128;
         for (int begin = range_begin; begin < range_end; begin += kScoreBlock) {
@@ -488,8 +518,8 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
             for (size_t i = 0; i < count; ++i) {
               const NodeScore& ns = scores[i];
               if (ns.score < kMinNodeScore || ns.score > kMaxNodeScore) {
-                // Reported by the sequential pass below, which finds the first bad
-                // (plugin, node) exactly as without fusing.
+                // Reported by ApplyWeights, which finds the first bad (plugin, node)
+                // exactly as without fusing.
                 out_of_range.store(true, std::memory_order_relaxed);
                 break;
               }
@@ -502,20 +532,17 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
       "Score");
   if (failed.load()) {
     absl::MutexLock lock(&error_mu);
-    ObservePoint(Point::kScore, Code::kError, timer.Seconds());
     return error;
   }
-  if (out_of_range.load()) {
-    // Redo the weighting sequentially (after NormalizeScore, as unfused) so that the
-    // error names the first invalid score in plugin and node order.
-    for (NodeTotal& t : out.totals) {
-      t.total = 0;
-      t.exact_total = 0;
-    }
-    fused = 0;
-  }
+  out_of_range_seen = out_of_range.load();
+  return Status();
+}
 
-  // NormalizeScore: once per plugin (sequential; each is O(nodes)).
+Status Framework::NormalizeScores(const CycleState& state, const kube::Pod& pod,
+                                  ScoreBuffers& out) {
+  // Once per plugin (sequential; each is O(nodes)).
+  const size_t num_plugins = score_.size();
+  if (out.keep_raw) out.raw = out.per_plugin;
   const bool record = state.record_plugin_metrics();
   for (size_t p = 0; p < num_plugins; ++p) {
     if (!out.active[p]) continue;
@@ -528,21 +555,22 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
                     plugin_timer.Seconds());
     }
     if (!s.IsSuccess()) {
-      Status e = Status::Error(absl::StrCat("running Normalize on Score plugin \"", score_[p].name,
-                                            "\": ", s.Message()))
-                     .WithPlugin(score_[p].name);
-      ObservePoint(Point::kScore, Code::kError, timer.Seconds());
-      return e;
+      return Status::Error(absl::StrCat("running Normalize on Score plugin \"", score_[p].name,
+                                        "\": ", s.Message()))
+          .WithPlugin(score_[p].name);
     }
   }
+  return Status();
+}
 
+Status Framework::ApplyWeights(size_t from, ScoreBuffers& out) const {
   // Range checks and weights of the plugins not fused into the scoring loop.
-  for (size_t p = fused; p < num_plugins; ++p) {
+  const size_t num_nodes = out.totals.size();
+  for (size_t p = from; p < score_.size(); ++p) {
     if (!out.active[p]) continue;
     const int64_t weight = score_[p].weight;
     const NodeScoreList& list = out.per_plugin[p];
     if (list.size() != num_nodes) {
-      ObservePoint(Point::kScore, Code::kError, timer.Seconds());
       return Status::Error(
                  absl::StrCat("plugin \"", score_[p].name, "\" changed the number of scored nodes"))
           .WithPlugin(score_[p].name);
@@ -550,7 +578,6 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
     for (size_t n = 0; n < num_nodes; ++n) {
       const NodeScore& ns = list[n];
       if (ns.score < kMinNodeScore || ns.score > kMaxNodeScore) {
-        ObservePoint(Point::kScore, Code::kError, timer.Seconds());
         return Status::Error(absl::StrCat("plugin \"", score_[p].name,
                                           "\" returns an invalid score ", ns.score,
                                           ", it should in the range of [", kMinNodeScore, ", ",
@@ -561,7 +588,6 @@ Status Framework::RunScorePlugins(const CycleState& state, const kube::Pod& pod,
       out.totals[n].exact_total += static_cast<double>(weight) * ExactOrScore(ns);
     }
   }
-  ObservePoint(Point::kScore, Code::kSuccess, timer.Seconds());
   return Status();
 }
 

@@ -187,6 +187,10 @@ class Framework {
     std::vector<NodeScoreList> per_plugin;  // [score plugin][node]
     std::vector<NodeTotal> totals;          // [node]
     std::vector<uint8_t> active;            // [score plugin]: not skipped this cycle
+    // Tools: when set, raw[p] keeps plugin p's scores as Score returned them, before
+    // NormalizeScore (the scheduler leaves it off: it costs a copy).
+    bool keep_raw = false;
+    std::vector<NodeScoreList> raw;  // [score plugin][node], when keep_raw
   };
   // Score (parallel over nodes via the Handle's Parallelizer; skipped plugins count 0),
   // then NormalizeScore per plugin, then range checks ("plugin X returns an invalid
@@ -245,6 +249,19 @@ class Framework {
   static constexpr int kNumCodes = static_cast<int>(Code::kPending) + 1;
 
   Framework(const ProfileConfig& config, Handle& handle);
+
+  // RunScorePlugins' steps. PrepareScoreBuffers sizes `out` and returns how many
+  // leading plugins are weighted inside the scoring loop ("fused": no NormalizeScore);
+  // ScoreNodesInRanges runs ScoreNodes in parallel (and those weights), setting
+  // `out_of_range` when a fused plugin's score is out of range; NormalizeScores runs
+  // NormalizeScore per plugin; ApplyWeights range-checks and weights plugins [from, n).
+  size_t PrepareScoreBuffers(const CycleState& state, std::span<const NodeInfo* const> nodes,
+                             ScoreBuffers& out) const;
+  Status ScoreNodesInRanges(const CycleState& state, const kube::Pod& pod,
+                            std::span<const NodeInfo* const> nodes, size_t fused, ScoreBuffers& out,
+                            bool& out_of_range) const;
+  Status NormalizeScores(const CycleState& state, const kube::Pod& pod, ScoreBuffers& out);
+  Status ApplyWeights(size_t from, ScoreBuffers& out) const;
 
   // Metrics.
   class Timer;

@@ -11,6 +11,13 @@
 // PostFilter (preemption), Reserve, Permit and the binding cycle are the caller's
 // (the scheduler loop's) business, as upstream.
 //
+// The steps are upstream's functions: FindNodesThatFitPod (PreFilter, the nominated
+// node, FindNodesThatPassFilters), PrioritizeNodes (PreScore, Score) and SelectHost.
+//
+// Tools (trimaranctl score, and later the dashboard and the simulator) run the SAME
+// algorithm with ScheduleOptions: evaluate every node, break the last ties by name, and
+// keep every node's verdict and every plugin's raw and normalized score (CycleDetails).
+//
 // Node sampling and packing: see NumFeasibleNodesToFind and ProfileConfig::packing. A
 // packing profile with adaptive sampling scores every feasible node, because a rotating
 // sample would usually not contain the fullest node.
@@ -76,6 +83,44 @@ struct SchedulingAlgorithmState {
   Framework::ScoreBuffers scores;
 };
 
+// What one cycle saw, for tools (filled only when ScheduleOptions::details is set).
+struct CycleDetails {
+  // A node's filter verdict: Success, PreFilter's rejection (every node shares it), the
+  // rejection of a node that a PreFilterResult left out ("node(s) didn't satisfy
+  // plugin(s) [...]", attributed to the first narrowing plugin), or its Filter status.
+  struct NodeVerdict {
+    const NodeInfo* node = nullptr;
+    Status status;
+  };
+  // PreFilter's status (Success, or the rejection every node shares).
+  Status pre_filter;
+  // With evaluate_all_nodes: every node of the snapshot, in snapshot order.
+  std::vector<NodeVerdict> nodes;
+  // The nodes that were scored, in the order of `scores` (empty when none were scored).
+  std::vector<const NodeInfo*> scored;
+  // Per plugin: normalized (`per_plugin`) and, for every plugin, raw scores (`raw`, what
+  // Score returned before NormalizeScore); totals; which plugins ran (not skipped).
+  Framework::ScoreBuffers scores;
+  // Where a kError came from: the extension point, and the node for Filter errors.
+  std::string failed_point;
+  std::string failed_node;
+  // The nominated node was feasible and taken (the daemon takes it without scoring).
+  bool took_nominated = false;
+};
+
+struct ScheduleOptions {
+  // Filter every candidate node, in snapshot order (no percentageOfNodesToScore
+  // sampling, no early stop, no rotation, the next start index untouched), score even
+  // when only one node fits, and filter the nominated node with the others (it is still
+  // taken when it fits, as the daemon takes it without scoring).
+  bool evaluate_all_nodes = false;
+  // Among nodes still tied after the exact tie-break, take the smallest name instead of
+  // a random one.
+  bool deterministic_tie_break = false;
+  // When set, filled as CycleDetails describes (costs copies; tools only).
+  CycleDetails* details = nullptr;
+};
+
 struct ScheduleResult {
   // Success: suggested_host is set. A rejection (kUnschedulable, or
   // kUnschedulableAndUnresolvable when PreFilter said so or there are no nodes): no node
@@ -98,14 +143,21 @@ struct ScheduleResult {
 // 100. (100 → 100; 1,000 → 420; 5,000 → 500; 15,000 → 750.)
 int NumFeasibleNodesToFind(std::optional<int32_t> percentage, int num_nodes);
 
+// Whether exact total `a` is greater than `b` beyond the tie tolerance: two exact totals
+// closer than 1e-9 (relative) are a tie, so the same utilisation reached through a
+// different order of floating-point operations does not decide.
+bool ExactGreater(double a, double b);
+
 // The index into `totals` of the selected host (see the header comment); -1 when empty.
+// With `deterministic`, nodes still tied after the exact tie-break go to the smallest
+// node name (totals[i].node must be set) instead of a random one.
 int SelectHost(std::span<const Framework::NodeTotal> totals, bool exact_tie_break,
-               RandomSource& random);
+               RandomSource& random, bool deterministic = false);
 
 // Runs one scheduling cycle's algorithm for `pod` on `snapshot` (see the header
 // comment). Sets state.record_plugin_metrics() for 10% of cycles.
 ScheduleResult SchedulePod(Framework& framework, CycleState& state, const kube::Pod& pod,
                            const NodeInfoLister& snapshot, SchedulingAlgorithmState& algo,
-                           RandomSource& random);
+                           RandomSource& random, const ScheduleOptions& options = {});
 
 }  // namespace trimaran::sched

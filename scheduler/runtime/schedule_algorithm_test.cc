@@ -334,6 +334,162 @@ TEST_F(SchedulePodTest, NominatedNodeIsTriedFirst) {
   EXPECT_EQ(dynamic_cast<testing::FakeFilterPlugin*>(fw->GetPlugin("F"))->num_filter_called(), 1);
 }
 
+// ---- ScheduleOptions: the tools' view of the same algorithm ----
+
+class ScheduleOptionsTest : public SchedulePodTest {
+ protected:
+  ScheduleResult RunWith(Framework& fw, const kube::Pod& pod, CycleDetails& details,
+                         bool deterministic = true) {
+    CycleState state;
+    const ScheduleOptions options{
+        .evaluate_all_nodes = true, .deterministic_tie_break = deterministic, .details = &details};
+    return SchedulePod(fw, state, pod, handle_->snapshot_lister().NodeInfos(), algo_, random_,
+                       options);
+  }
+};
+
+TEST_F(ScheduleOptionsTest, EveryNodeGetsAVerdictAndNothingRotates) {
+  SetNodes(300);
+  absl::flat_hash_map<std::string, Code> codes;
+  for (int i = 0; i < 10; ++i) codes[NodeName(i * 7)] = Code::kUnschedulable;
+  TRIMARAN_ASSERT_OK(registry_.Register("F", testing::FakeFilterPlugin::Factory(codes, "F")));
+  TRIMARAN_ASSERT_OK(registry_.Register("S", testing::FixedScorePlugin::Factory({}, "S")));
+  auto fw = Make(ProfileConfig{.filter = {"F"}, .score = {{"S", 1}}});
+  algo_.next_start_node_index = 17;
+  CycleDetails details;
+  const ScheduleResult r = RunWith(*fw, pod_, details);
+  ASSERT_TRUE(r.status.IsSuccess()) << r.status;
+  // The daemon would stop at 144 feasible nodes; the tools evaluate all 300.
+  EXPECT_EQ(r.evaluated_nodes, 300);
+  EXPECT_EQ(r.feasible_nodes, 290);
+  EXPECT_EQ(algo_.next_start_node_index, 17u);
+  ASSERT_EQ(details.nodes.size(), 300u);
+  int rejected = 0;
+  for (size_t i = 0; i < details.nodes.size(); ++i) {
+    EXPECT_EQ(details.nodes[i].node->name(), NodeName(static_cast<int>(i)));
+    if (!details.nodes[i].status.IsSuccess()) {
+      ++rejected;
+      EXPECT_EQ(details.nodes[i].status.plugin(), "F");
+    }
+  }
+  EXPECT_EQ(rejected, 10);
+  EXPECT_EQ(details.scored.size(), 290u);
+  EXPECT_EQ(details.scores.totals.size(), 290u);
+  // Every score is 0: the smallest feasible name wins (node-0000 is rejected).
+  EXPECT_EQ(r.suggested_host, NodeName(1));
+}
+
+TEST_F(ScheduleOptionsTest, DeterministicTieBreakTakesTheSmallestName) {
+  handle_->snapshot().Set(
+      {kube::testing::MakeNode().Name("c").Obj(), kube::testing::MakeNode().Name("a").Obj(),
+       kube::testing::MakeNode().Name("b").Obj()},
+      {});
+  TRIMARAN_ASSERT_OK(registry_.Register("S", testing::FixedScorePlugin::Factory({}, "S")));
+  auto fw = Make(ProfileConfig{.score = {{"S", 1}}});
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    random_ = RandomSource(seed);
+    CycleDetails details;
+    EXPECT_EQ(RunWith(*fw, pod_, details).suggested_host, "a");
+  }
+  // Without it, the daemon's random pick reaches every tied node.
+  std::set<std::string> seen;
+  for (int i = 0; i < 100; ++i) {
+    CycleDetails details;
+    seen.insert(RunWith(*fw, pod_, details, /*deterministic=*/false).suggested_host);
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"a", "b", "c"}));
+}
+
+TEST_F(ScheduleOptionsTest, OneFeasibleNodeIsStillScored) {
+  SetNodes(3);
+  TRIMARAN_ASSERT_OK(registry_.Register("Match", testing::MatchFilterPlugin::Factory("Match")));
+  TRIMARAN_ASSERT_OK(registry_.Register(
+      "S", testing::FixedScorePlugin::Factory({{NodeName(1), 40}}, "S", {{NodeName(1), 40.5}})));
+  auto fw = Make(ProfileConfig{.filter = {"Match"}, .score = {{"S", 3}}});
+  CycleDetails details;
+  const ScheduleResult r = RunWith(*fw, kube::testing::MakePod().Name(NodeName(1)).Obj(), details);
+  ASSERT_TRUE(r.status.IsSuccess()) << r.status;
+  EXPECT_EQ(r.suggested_host, NodeName(1));
+  ASSERT_EQ(details.scored.size(), 1u);
+  EXPECT_EQ(details.scores.totals[0].total, 120);
+  EXPECT_DOUBLE_EQ(details.scores.totals[0].exact_total, 121.5);
+}
+
+TEST_F(ScheduleOptionsTest, KeepsRawAndNormalizedScores) {
+  SetNodes(3);
+  // Raw score = 10 x the node's index; NormalizeScore halves it.
+  struct Halving final : ScorePlugin, ScoreExtensions {
+    absl::string_view Name() const override { return "Halving"; }
+    ScoreResult Score(const CycleState&, const kube::Pod&, const NodeInfo& node) const override {
+      return ScoreResult::Of(10 * (node.name().back() - '0'));
+    }
+    const ScoreExtensions* GetScoreExtensions() const override { return this; }
+    Status NormalizeScore(const CycleState&, const kube::Pod&,
+                          NodeScoreList& scores) const override {
+      for (NodeScore& s : scores) s.score /= 2;
+      return Status();
+    }
+  };
+  TRIMARAN_ASSERT_OK(
+      registry_.Register("Halving", FactoryOf([] { return std::make_unique<Halving>(); })));
+  auto fw = Make(ProfileConfig{.score = {{"Halving", 1}}});
+  CycleDetails details;
+  const ScheduleResult r = RunWith(*fw, pod_, details);
+  ASSERT_TRUE(r.status.IsSuccess()) << r.status;
+  EXPECT_EQ(r.suggested_host, NodeName(2));
+  ASSERT_EQ(details.scores.raw.size(), 1u);
+  for (int n = 0; n < 3; ++n) {
+    EXPECT_EQ(details.scores.raw[0][n].score, 10 * n);
+    EXPECT_EQ(details.scores.per_plugin[0][n].score, 5 * n);
+    EXPECT_EQ(details.scores.totals[n].total, 5 * n);
+  }
+  // The scheduler's own cycles keep no raw copy.
+  EXPECT_TRUE(Run(*fw, pod_).status.IsSuccess());
+  EXPECT_FALSE(algo_.scores.keep_raw);
+}
+
+TEST_F(ScheduleOptionsTest, AFilterErrorNamesItsNode) {
+  SetNodes(3);
+  TRIMARAN_ASSERT_OK(registry_.Register(
+      "E", testing::FakeFilterPlugin::Factory({{NodeName(2), Code::kError}}, "E")));
+  auto fw = Make(ProfileConfig{.filter = {"E"}});
+  CycleDetails details;
+  const ScheduleResult r = RunWith(*fw, pod_, details);
+  EXPECT_EQ(r.status.code(), Code::kError);
+  EXPECT_EQ(details.failed_point, "Filter");
+  EXPECT_EQ(details.failed_node, NodeName(2));
+}
+
+TEST_F(ScheduleOptionsTest, AFittingNominatedNodeIsTakenAfterScoringEveryNode) {
+  SetNodes(5);
+  TRIMARAN_ASSERT_OK(registry_.Register("F", testing::FakeFilterPlugin::Factory({}, "F")));
+  TRIMARAN_ASSERT_OK(
+      registry_.Register("S", testing::FixedScorePlugin::Factory({{NodeName(0), 100}}, "S")));
+  auto fw = Make(ProfileConfig{.filter = {"F"}, .score = {{"S", 1}}});
+  kube::Pod pod = pod_;
+  pod.status.nominated_node_name = NodeName(3);
+  CycleDetails details;
+  const ScheduleResult r = RunWith(*fw, pod, details);
+  EXPECT_EQ(r.suggested_host, NodeName(3));
+  EXPECT_TRUE(details.took_nominated);
+  EXPECT_EQ(details.scored.size(), 5u);
+  EXPECT_EQ(dynamic_cast<testing::FakeFilterPlugin*>(fw->GetPlugin("F"))->num_filter_called(), 5);
+}
+
+TEST(SelectHostTest, DeterministicPicksTheSmallestNameAmongTies) {
+  auto handle = testing::NewHandleForTest({kube::testing::MakeNode().Name("n-b").Obj(),
+                                           kube::testing::MakeNode().Name("n-a").Obj(),
+                                           kube::testing::MakeNode().Name("n-c").Obj()});
+  const std::span<const NodeInfo* const> nodes = handle->snapshot().List();
+  std::vector<Framework::NodeTotal> totals = {
+      {nodes[0], 7, 7.0}, {nodes[1], 7, 7.0}, {nodes[2], 7, 7.0 + 1e-12}};
+  RandomSource random(3);
+  EXPECT_EQ(SelectHost(totals, true, random, /*deterministic=*/true), 1);
+  // A real exact difference still wins over the name.
+  totals[2].exact_total = 7.5;
+  EXPECT_EQ(SelectHost(totals, true, random, /*deterministic=*/true), 2);
+}
+
 TEST(SchedulePodThreadedTest, ParallelFilterFindsExactlyTheWantedCount) {
   runtime_testing::ThreadedHandle handle(4);
   handle.fake().snapshot().Set(MakeBigNodes(1000), {});

@@ -34,6 +34,7 @@
 #include "kube/testing/fake_client.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/runtime/inline_parallelizer.h"
 
 namespace trimaran::sched::testing {
 
@@ -90,27 +91,8 @@ class FakeEventRecorder final : public EventRecorder {
   std::vector<RecordedEvent> events_ ABSL_GUARDED_BY(mu_);
 };
 
-class InlineParallelizer final : public Parallelizer {
- public:
-  explicit InlineParallelizer(int parallelism = 16) : parallelism_(parallelism) {}
-  int parallelism() const override { return parallelism_; }
-  void Until(int pieces, absl::FunctionRef<void(int piece)> work, absl::string_view) override {
-    for (int i = 0; i < pieces; ++i) work(i);
-  }
-  // Ranges of at most range_size() pieces, in order (0: one range, as the thread pool
-  // at parallelism 1).
-  void UntilRanges(int pieces, absl::FunctionRef<void(int begin, int end)> work,
-                   absl::string_view) override {
-    const int step = range_size_ > 0 ? range_size_ : std::max(pieces, 1);
-    for (int begin = 0; begin < pieces; begin += step) work(begin, std::min(begin + step, pieces));
-  }
-  int range_size() const { return range_size_; }
-  void set_range_size(int n) { range_size_ = n; }
-
- private:
-  int parallelism_;
-  int range_size_ = 0;
-};
+// The runtime's sequential Parallelizer (scheduler/runtime/inline_parallelizer.h).
+using ::trimaran::sched::InlineParallelizer;
 
 class FakeHandle final : public Handle {
  public:

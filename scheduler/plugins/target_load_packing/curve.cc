@@ -30,8 +30,6 @@ inline double Curve(double u, double t) {
   return Select(hot && u > 100, 0.0, s);
 }
 
-inline double Utilisation(double x, double c) { return c != 0 ? 100 * x / c : 0; }
-
 }  // namespace
 
 double TargetCurve(double u, double t) { return Curve(u, t); }

@@ -24,6 +24,9 @@
 
 namespace trimaran::sched::plugins::tlp {
 
+// U for predicted load `x` on capacity `c` (0 when c is 0). Inline: per node.
+inline double Utilisation(double x, double c) { return c != 0 ? 100 * x / c : 0; }
+
 // s for utilisation `u` and target `t` (both percent).
 double TargetCurve(double u, double t);
 

@@ -169,6 +169,21 @@ Status TargetLoadPacking::PreScore(CycleState& state, const kube::Pod& pod,
   return Status();
 }
 
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline double TargetLoadPacking::LoadNumerator(
+    const NodeRecord& record, MetricsState mstate, int64_t pending, const NodeInfo& node_info,
+    int resource, int64_t predicted) {
+  // X of §2.4: the node's measured use + the pod's prediction + pods placed since the
+  // metrics were taken; without usable metrics (fallback Requests), the node's requests +
+  // the prediction. The sums keep upstream's evaluation order.
+  if (mstate == MetricsState::kOk) {
+    double x = record.used[resource] + static_cast<double>(predicted);
+    return x + static_cast<double>(pending);
+  }
+  const int64_t requested =
+      resource == 0 ? node_info.requested().milli_cpu : node_info.requested().memory;
+  return static_cast<double>(requested + predicted);
+}
+
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline double TargetLoadPacking::ScoreNode(
     const CycleData& data, const NodeRecord& record, MetricsState mstate, const PodLoad& missing,
     const NodeInfo& node_info) const {
@@ -177,22 +192,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline double TargetLoadPacking::ScoreNode(
   const PodLoad& p_load = data.prediction;
   for (const Term& t : terms_) {
     const bool cpu = t.resource == 0;
-    const double capacity = record.capacity[t.resource];
-    const int64_t p = cpu ? p_load.milli_cpu : p_load.memory;
-    double u = 0;
-    if (capacity != 0) {
-      if (mstate == MetricsState::kOk) {
-        const int64_t m = cpu ? missing.milli_cpu : missing.memory;
-        double sum = record.used[t.resource] + static_cast<double>(p);
-        sum = sum + static_cast<double>(m);
-        u = 100 * sum / capacity;
-      } else {
-        const int64_t requested =
-            cpu ? node_info.requested().milli_cpu : node_info.requested().memory;
-        u = 100 * static_cast<double>(requested + p) / capacity;
-      }
-    }
-    const double s = tlp::TargetCurve(u, t.target);
+    const double x = LoadNumerator(record, mstate, cpu ? missing.milli_cpu : missing.memory,
+                                   node_info, t.resource, cpu ? p_load.milli_cpu : p_load.memory);
+    const double s = tlp::TargetCurve(tlp::Utilisation(x, record.capacity[t.resource]), t.target);
     if (terms_.size() == 1) return s;
     weighted += static_cast<double>(t.weight) * s;
     weights += t.weight;
@@ -220,19 +222,13 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline std::optional<double> TargetLoadPacking::Sco
 
 ScoreResult TargetLoadPacking::Score(const CycleState& state, const kube::Pod& pod,
                                      const NodeInfo& node_info) const {
-  const kube::Node* node = node_info.node();
-  if (node == nullptr) return ScoreResult::Of(kMinNodeScore);
-  const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
-
-  // Hot path: the node's record in the cycle's table.
-  if (data != nullptr && data->table != nullptr) {
-    if (const NodeRecord* record = data->table->Find(node); record != nullptr) {
-      return ToResult(ScoreRecord(*data, *record, node_info));
-    }
-    data->table->NoteMiss();
+  // One arithmetic path: Score is ScoreNodes over one node.
+  const NodeInfo* nodes[] = {&node_info};
+  NodeScore score{node_info.name(), 0, std::nullopt};
+  if (Status s = ScoreNodes(state, pod, nodes, {&score, 1}); !s.IsSuccess()) {
+    return ScoreResult::Of(kMinNodeScore);
   }
-  return ScoreSlow(data, pod, node_info);
+  return ScoreResult{score.score, score.exact, Status()};
 }
 
 Status TargetLoadPacking::ScoreNodes(const CycleState& state, const kube::Pod& pod,
@@ -270,7 +266,6 @@ Status TargetLoadPacking::ScoreNodes(const CycleState& state, const kube::Pod& p
   const Term& term = terms_.front();
   const bool cpu = term.resource == 0;
   const int64_t p = cpu ? data->prediction.milli_cpu : data->prediction.memory;
-  const double p_double = static_cast<double>(p);
   const bool min_score = metrics_->fallback() == trimaran::FallbackPolicy::kMinScore;
   const MetricsState cycle_state = data->metrics.state;
   const trimaran::MetricsView* view = data->metrics.view.get();
@@ -302,25 +297,18 @@ Status TargetLoadPacking::ScoreNodes(const CycleState& state, const kube::Pod& p
       }
       const MetricsState mstate = cycle_state != MetricsState::kOk ? cycle_state : record->state;
       metrics_->ReportCached(node->metadata.name, mstate, record->reported);
-      double x;
+      int64_t m = 0;
       if (ABSL_PREDICT_TRUE(mstate == MetricsState::kOk)) {
-        int64_t m = 0;
         if (ABSL_PREDICT_FALSE(view->MaybePending(record->usage_index))) {
           const trimaran::PendingSums& sums = view->pending(record->usage_index);
           m = (cpu ? sums.milli_cpu : sums.memory).load(std::memory_order_relaxed);
         }
-        x = record->used[term.resource] + p_double;
-        x = x + static_cast<double>(m);
       } else if (min_score) {
         scores[i].score = kMinNodeScore;
         scores[i].exact.reset();
         continue;
-      } else {
-        const int64_t requested =
-            cpu ? node_info.requested().milli_cpu : node_info.requested().memory;
-        x = static_cast<double>(requested + p);
       }
-      numerator[k] = x;
+      numerator[k] = LoadNumerator(*record, mstate, m, node_info, term.resource, p);
       capacity[k] = record->capacity[term.resource];
       index[k] = static_cast<uint32_t>(i);
       ++k;

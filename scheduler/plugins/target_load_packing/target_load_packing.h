@@ -86,8 +86,8 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
   ScoreResult Score(const CycleState& state, const kube::Pod& pod,
                     const NodeInfo& node_info) const override;
   // Score over a run of nodes: the cycle state is read once and the table searched with
-  // a cursor local to the run (the nodes come in PreScore's order); bit-identical to
-  // Score per node.
+  // a cursor local to the run (the nodes come in PreScore's order). Score is this over
+  // one node, so there is one arithmetic path.
   Status ScoreNodes(const CycleState& state, const kube::Pod& pod,
                     std::span<const NodeInfo* const> nodes,
                     std::span<NodeScore> scores) const override;
@@ -115,7 +115,13 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
   // Fills `out` (all but out.node) for `node_info` against `view` (may be null).
   static void MakeRecord(const void* self, const trimaran::MetricsView* view,
                          const NodeInfo& node_info, NodeRecord& out);
-  // The exact (unrounded) score of one node.
+  // X of §2.4 for one resource (0 cpu, 1 memory): used + predicted + pending with
+  // metrics, requested + predicted without. The one place the load is summed.
+  static double LoadNumerator(const NodeRecord& record, trimaran::MetricsState mstate,
+                              int64_t pending, const NodeInfo& node_info, int resource,
+                              int64_t predicted);
+  // The exact (unrounded) score of one node (several resources, or a node outside the
+  // table); the same LoadNumerator / Utilisation / TargetCurve as the batch loop.
   double ScoreNode(const CycleData& data, const NodeRecord& record, trimaran::MetricsState mstate,
                    const trimaran::PodLoad& missing, const NodeInfo& node_info) const;
   // The hot path for a node with a record in the cycle's table: reports the node's

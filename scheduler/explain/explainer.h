@@ -1,0 +1,100 @@
+#pragma once
+// Explainer: runs the scheduler's real algorithm (sched::SchedulePod, the profile's real
+// plugins) offline and explains one cycle as a Report. It is the library behind
+// `trimaranctl score`, and is built for the tools that come after it (the dashboard's
+// explanations, the what-if simulator): build it once, keep changing the cluster through
+// cache(), and run as many cycles as needed; each profile's Framework is built on first
+// use and kept.
+//
+//   ASSIGN_OR_RETURN(auto explainer, Explainer::Create(profiles, {&registry, &clock}));
+//   RETURN_IF_ERROR(explainer->cache().AddNode(node));
+//   ASSIGN_OR_RETURN(Report report, explainer->Explain(pod, "trimaran"));
+//
+// A cycle runs with ScheduleOptions{evaluate_all_nodes, deterministic_tie_break}: every
+// node gets a verdict (no percentageOfNodesToScore sampling, no early stop), every
+// feasible node is scored even when only one fits, and nodes still tied after the exact
+// tie-break go to the smallest name (the daemon picks one of them at random; the
+// report's notes say so, and say when the daemon would have sampled nodes).
+//
+// Errors: a plugin error (kError at PreFilter, Filter, PreScore or Score) is Internal
+// naming the extension point (and the node, for Filter). A pod that fits nowhere is not
+// an error: the report shows every node's rejection.
+//
+// Thread-safety: externally synchronized (one cycle at a time; plugins run on the
+// calling thread).
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "common/stats/registry.h"
+#include "common/stats/scope.h"
+#include "kube/api/pod.h"
+#include "loadwatcher/metrics.h"
+#include "scheduler/backend/cache/cache_impl.h"
+#include "scheduler/backend/cache/snapshot.h"
+#include "scheduler/explain/fixed_metrics.h"
+#include "scheduler/explain/offline_handle.h"
+#include "scheduler/explain/report.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/runtime/framework.h"
+
+namespace trimaran::sched::explain {
+
+class Explainer {
+ public:
+  struct Options {
+    // The plugins frameworks are built from. Required; must outlive the Explainer.
+    const Registry* registry = nullptr;
+    // Time as the cache and the plugins see it. Required; must outlive the Explainer.
+    const Clock* clock = nullptr;
+    // Served to every load-aware plugin, whatever its args name (FixedSourcePool);
+    // nullopt: no load watcher (such plugins fall back as their args say).
+    std::optional<lw::WatcherMetrics> metrics;
+  };
+
+  // InvalidArgument when there are no profiles or a required option is missing.
+  static absl::StatusOr<std::unique_ptr<Explainer>> Create(std::vector<ProfileConfig> profiles,
+                                                           Options options);
+  Explainer(const Explainer&) = delete;
+  Explainer& operator=(const Explainer&) = delete;
+
+  // The cluster: nodes and assigned pods, through the scheduler cache's operations.
+  // Changes show in the next cycle.
+  Cache& cache() { return cache_; }
+  // Replaces the served metrics (only when created with metrics).
+  void SetMetrics(lw::WatcherMetrics metrics);
+
+  const std::vector<ProfileConfig>& profiles() const { return profiles_; }
+  // The profile named `name`, or nullptr.
+  const ProfileConfig* FindProfile(absl::string_view name) const;
+  // The profile's Framework, built on first use: NotFound for an unknown profile, the
+  // factory's error when a plugin fails to build.
+  absl::StatusOr<Framework*> FrameworkFor(absl::string_view profile);
+
+  // One cycle of `profile` for `pod` (see the header comment). The pod is scored as
+  // pending whatever its spec.nodeName says.
+  absl::StatusOr<Report> Explain(const kube::Pod& pod, absl::string_view profile);
+
+ private:
+  Explainer(std::vector<ProfileConfig> profiles, Options options);
+
+  std::vector<ProfileConfig> profiles_;
+  const Registry& registry_;
+  const Clock& clock_;
+  stats::Registry stats_registry_;
+  const stats::Scope scope_;
+  CacheImpl cache_;
+  Snapshot snapshot_;
+  std::unique_ptr<FixedMetricsClient> metrics_client_;
+  std::unique_ptr<FixedSourcePool> sources_;
+  OfflineHandle handle_;
+  std::map<std::string, std::unique_ptr<Framework>, std::less<>> frameworks_;
+};
+
+}  // namespace trimaran::sched::explain

@@ -1,0 +1,45 @@
+#include "scheduler/explain/fixed_metrics.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace trimaran::sched::explain {
+
+absl::StatusOr<lw::WatcherMetrics> FixedMetricsClient::GetLatestMetrics(
+    const lw::MetricsRequest& request) {
+  absl::MutexLock lock(&mu_);
+  return lw::FilterHosts(metrics_, request.hosts);
+}
+
+void FixedMetricsClient::Set(lw::WatcherMetrics metrics) {
+  absl::MutexLock lock(&mu_);
+  metrics_ = std::move(metrics);
+}
+
+absl::StatusOr<lw::Client*> FixedSourcePool::InProcess(const lw::ProviderSpec& spec) {
+  Record(absl::StrCat("metricProvider {type: ", spec.type,
+                      spec.address.empty() ? "" : absl::StrCat(", address: ", spec.address), "}"));
+  return &client_;
+}
+
+absl::StatusOr<lw::Client*> FixedSourcePool::Remote(absl::string_view address) {
+  if (!absl::StartsWith(address, "http://") && !absl::StartsWith(address, "https://") &&
+      !absl::StartsWith(address, "grpc://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("watcherAddress \"", address, "\": expected http://, https:// or grpc://"));
+  }
+  Record(absl::StrCat("watcherAddress ", address));
+  return &client_;
+}
+
+std::vector<std::string> FixedSourcePool::Requested() const {
+  absl::MutexLock lock(&mu_);
+  return {requested_.begin(), requested_.end()};
+}
+
+void FixedSourcePool::Record(std::string what) {
+  absl::MutexLock lock(&mu_);
+  requested_.insert(std::move(what));
+}
+
+}  // namespace trimaran::sched::explain

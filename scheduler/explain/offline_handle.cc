@@ -1,0 +1,13 @@
+#include "scheduler/explain/offline_handle.h"
+
+namespace trimaran::sched::explain {
+OfflineHandle::OfflineHandle(const SharedLister& snapshot, const stats::Scope& scope,
+                             const Clock& clock, lw::Client* load_watcher, lw::SourcePool* sources)
+    : snapshot_(snapshot),
+      scope_(scope),
+      clock_(clock),
+      load_watcher_(load_watcher),
+      sources_(sources),
+      client_(clock) {}
+
+}  // namespace trimaran::sched::explain
