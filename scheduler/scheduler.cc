@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <thread>
-
-#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -368,7 +366,9 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
   const std::string& host = assumed->spec.node_name;
   Status s = fwk.WaitOnPermit(*assumed);
   if (s.IsSuccess()) s = fwk.RunPreBindPlugins(*state, *assumed, host);
+  bool bind_attempted = false;
   if (s.IsSuccess()) {
+    bind_attempted = true;
     s = fwk.RunBindPlugins(*state, *assumed, host);
     if (s.code() == Code::kSkip) s = Status::Error("no Bind plugin bound the pod");
   }
@@ -379,6 +379,12 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
     queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent, [&key](const kube::Pod& p) {
       return kube::NamespacedName(p) != key;
     });
+    if (bind_attempted && IsBoundInApi(*assumed)) {
+      // Bound after all (by an attempt whose answer was lost, or by someone else): the
+      // informer brings it into the cache. Never a failure condition on a bound pod.
+      queue_->Done(*pod_info.pod);
+      return;
+    }
     HandleFailure(fwk, std::move(pod_info), s, nullptr, cycle, attempt_start);
     return;
   }
@@ -399,6 +405,17 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
       absl::StrCat("Successfully assigned ", kube::NamespacedName(*pod_info.pod), " to ", host));
   fwk.RunPostBindPlugins(*state, *assumed, host);
   queue_->Done(*pod_info.pod);
+}
+
+bool Scheduler::IsBoundInApi(const kube::Pod& pod) {
+  absl::StatusOr<kube::Pod> current =
+      client_.GetPod(pod.metadata.namespace_name, pod.metadata.name);
+  if (!current.ok() || current->spec.node_name.empty()) return false;
+  if (!pod.metadata.uid.empty() && current->metadata.uid != pod.metadata.uid) return false;
+  Log(Component::kMain)
+      .warn("bind failed but pod={} is bound to node={}: no failure recorded",
+            kube::NamespacedName(pod), current->spec.node_name);
+  return true;
 }
 
 void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,
@@ -505,6 +522,15 @@ void Scheduler::OnPodDelete(std::shared_ptr<const kube::Pod> pod) {
     }
     queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent);
     return;
+  }
+  // A pod we assumed, bound and deleted while the watch was away (a 410 gap): the
+  // re-list's tombstone carries the last version seen, still unassigned. Its assumed
+  // entry goes too.
+  if (cache_->IsAssumedPod(*pod)) {
+    if (absl::Status s = cache_->RemovePod(*pod); !s.ok()) {
+      Log(Component::kCache).debug("remove assumed pod: {}", s.ToString());
+    }
+    queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent);
   }
   Framework* fwk = FrameworkFor(pod->spec.scheduler_name);
   if (fwk == nullptr) return;

@@ -166,6 +166,8 @@ class Scheduler {
   Scheduler(kube::Client& client, const Clock& clock, const stats::Scope& scope,
             SchedulerOptions options);
 
+  // Whether the API says `pod` (same UID) is bound to a node (one GET).
+  bool IsBoundInApi(const kube::Pod& pod);
   // Scheduling-cycle failure: requeue, event, status patch. `attempt_start` for the
   // duration metric.
   void HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,

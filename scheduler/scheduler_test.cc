@@ -11,6 +11,7 @@
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kube/api/binding.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/wrappers.h"
 #include "scheduler/event_recorder.h"
@@ -171,6 +172,62 @@ TEST_F(SchedulerTest, BindFailureForgetsRequeuesAndLaterSucceeds) {
   Drain();
   ASSERT_EQ(client_.Bindings().size(), 1u);
   EXPECT_EQ(sched_->cache().PodCount(), 1);
+}
+
+TEST_F(SchedulerTest, ABindThatAlreadyCommittedIsASuccess) {
+  // The first POST committed, its answer was lost, the retry got 409: the pod is bound to
+  // the node we chose. It stays bound, with no failure written onto it.
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  std::shared_ptr<const kube::Pod> pod =
+      AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+  TRIMARAN_ASSERT_OK(client_.Bind(kube::MakeBinding(pod->metadata, "node-a")));
+
+  Drain();
+
+  EXPECT_TRUE(client_.StatusPatches().empty());
+  EXPECT_TRUE(EventsWithReason("FailedScheduling").empty());
+  EXPECT_EQ(EventsWithReason("Scheduled").size(), 1u);
+  EXPECT_EQ(sched_->cache().PodCount(), 1);
+  EXPECT_EQ(sched_->queue().Counts().backoff + sched_->queue().Counts().unschedulable, 0u);
+}
+
+TEST_F(SchedulerTest, ABindFailureOnAPodBoundElsewhereWritesNoFailure) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  std::shared_ptr<const kube::Pod> pod =
+      AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+  // Someone else bound it to a node this scheduler does not know yet.
+  TRIMARAN_ASSERT_OK(client_.Bind(kube::MakeBinding(pod->metadata, "node-z")));
+
+  Drain();
+
+  EXPECT_TRUE(client_.StatusPatches().empty());
+  EXPECT_TRUE(EventsWithReason("FailedScheduling").empty());
+  EXPECT_TRUE(EventsWithReason("Scheduled").empty());
+  EXPECT_EQ(sched_->cache().PodCount(), 0);  // forgotten; the informer brings it back
+  EXPECT_EQ(sched_->queue().Counts().backoff + sched_->queue().Counts().unschedulable, 0u);
+}
+
+TEST_F(SchedulerTest, ATombstoneOfAnAssumedPodRemovesIt) {
+  // Bound and deleted while the watch was away (a 410 gap): the re-list's tombstone is
+  // the last version seen, unassigned. The assumed pod must not leak.
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  std::shared_ptr<const kube::Pod> pod =
+      AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+  Drain();
+  ASSERT_TRUE(sched_->cache().IsAssumedPod(*pod));
+  ASSERT_EQ(sched_->cache().PodCount(), 1);
+
+  sched_->OnPodDelete(pod);
+
+  EXPECT_FALSE(sched_->cache().IsAssumedPod(*pod));
+  EXPECT_EQ(sched_->cache().PodCount(), 0);
+  const CacheDump dump = sched_->cache().Dump();
+  ASSERT_EQ(dump.nodes.size(), 1u);
+  EXPECT_EQ(dump.nodes[0].requested().milli_cpu, 0);
+  EXPECT_TRUE(dump.assumed_pods.empty());
 }
 
 TEST_F(SchedulerTest, PodEventHandlers) {

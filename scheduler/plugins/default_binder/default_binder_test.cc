@@ -8,6 +8,7 @@
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kube/api/binding.h"
 #include "kube/testing/wrappers.h"
 #include "scheduler/testing/fake_handle.h"
 
@@ -64,6 +65,34 @@ TEST(DefaultBinderTest, Bind) {
     EXPECT_EQ(bindings[0].target.name, "n1");
     TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod bound, handle->fake_client().GetPod("ns", "p"));
     EXPECT_EQ(bound.spec.node_name, "n1");
+  }
+}
+
+TEST(DefaultBinderTest, AConflictOnAPodAlreadyBoundToTheChosenNodeIsSuccess) {
+  // A Bind whose first attempt committed but whose response was lost: the retry gets
+  // 409. Bound to the node we chose is our binding; bound elsewhere is a failure.
+  struct Case {
+    std::string name;
+    std::string bound_to;
+    Code want;
+  };
+  const Case cases[] = {
+      {"bound to the chosen node", "n1", Code::kSuccess},
+      {"bound to another node", "n2", Code::kError},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto handle = testing::NewHandleForTest();
+    const kube::Pod pod = MakePod().Name("p").Namespace("ns").UID("uid-1").Obj();
+    TRIMARAN_ASSERT_OK(handle->fake_client().CreatePod(pod).status());
+    TRIMARAN_ASSERT_OK(
+        handle->fake_client().Bind(kube::MakeBinding(pod.metadata, std::string(c.bound_to))));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Plugin> plugin,
+                                  DefaultBinder::New(PluginArgs{}, *handle));
+    CycleState state;
+    const Status status = dynamic_cast<BindPlugin*>(plugin.get())->Bind(state, pod, "n1");
+    EXPECT_EQ(status.code(), c.want) << status;
+    if (c.want != Code::kSuccess) EXPECT_THAT(status.Message(), HasSubstr("already assigned"));
   }
 }
 
