@@ -309,7 +309,10 @@ absl::StatusOr<WatcherMetrics> DecodeWatcherMetricsJson(absl::string_view json) 
   }
   rapidjson::Document doc;
   // Full precision: values must round-trip bit-exactly.
-  doc.Parse<rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
+  // NaN and Infinity tokens are accepted (a broken backend sends them): the plugins treat
+  // such a node as a per-node fallback instead of losing the whole snapshot.
+  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag>(json.data(),
+                                                                                 json.size());
   if (doc.HasParseError()) {
     return DecodeError(absl::StrCat("offset ", doc.GetErrorOffset()),
                        rapidjson::GetParseError_En(doc.GetParseError()));
@@ -340,8 +343,19 @@ absl::StatusOr<WatcherMetrics> DecodeWatcherMetricsJson(absl::string_view json) 
         !s.ok()) {
       return s;
     }
-    // Duplicate keys: the last wins, as in Go.
-    out.data.node_metrics_map.insert_or_assign(std::move(host), std::move(node));
+    // A host listed twice is ambiguous: neither entry is trusted (the plugins score it by
+    // their fallback), and it is remembered in duplicate_hosts.
+    if (out.data.node_metrics_map.contains(host) ||
+        std::find(out.data.duplicate_hosts.begin(), out.data.duplicate_hosts.end(), host) !=
+            out.data.duplicate_hosts.end()) {
+      out.data.node_metrics_map.erase(host);
+      if (std::find(out.data.duplicate_hosts.begin(), out.data.duplicate_hosts.end(), host) ==
+          out.data.duplicate_hosts.end()) {
+        out.data.duplicate_hosts.push_back(std::move(host));
+      }
+      continue;
+    }
+    out.data.node_metrics_map.emplace(std::move(host), std::move(node));
   }
   return out;
 }

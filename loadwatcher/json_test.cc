@@ -1,6 +1,8 @@
 #include "loadwatcher/json.h"
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -186,6 +188,33 @@ TEST(JsonTest, NullValueIsDroppedAndNonFiniteEncodesAsNull) {
   EXPECT_THAT(json, ::testing::HasSubstr(R"("value":null)"));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics back, DecodeWatcherMetricsJson(json));
   EXPECT_TRUE(back.data.node_metrics_map.at("n").metrics.empty());
+}
+
+TEST(JsonTest, NanAndInfinityTokensDecodeForThePluginsToReject) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      WatcherMetrics m,
+      DecodeWatcherMetricsJson(
+          R"({"data":{"NodeMetricsMap":{"a":{"metrics":[{"type":"CPU","value":NaN}]},)"
+          R"("b":{"metrics":[{"type":"CPU","value":-Infinity}]},)"
+          R"("c":{"metrics":[{"type":"CPU","value":1e308}]}}}})"));
+  ASSERT_EQ(m.data.node_metrics_map.size(), 3u);
+  EXPECT_TRUE(std::isnan(m.data.node_metrics_map.at("a").metrics[0].value));
+  EXPECT_EQ(m.data.node_metrics_map.at("b").metrics[0].value,
+            -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(m.data.node_metrics_map.at("c").metrics[0].value, 1e308);
+}
+
+TEST(JsonTest, AHostListedTwiceIsDroppedAndRemembered) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      WatcherMetrics m,
+      DecodeWatcherMetricsJson(R"({"data":{"NodeMetricsMap":{)"
+                               R"("a":{"metrics":[{"type":"CPU","value":1}]},)"
+                               R"("b":{"metrics":[{"type":"CPU","value":2}]},)"
+                               R"("a":{"metrics":[{"type":"CPU","value":3}]},)"
+                               R"("a":{"metrics":[{"type":"CPU","value":4}]}}}})"));
+  EXPECT_EQ(m.data.node_metrics_map.size(), 1u);
+  EXPECT_TRUE(m.data.node_metrics_map.contains("b"));
+  EXPECT_EQ(m.data.duplicate_hosts, std::vector<std::string>{"a"});
 }
 
 // `nodes` nodes "node-000".. with CPU and memory AVG metrics.

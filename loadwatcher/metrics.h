@@ -84,6 +84,9 @@ struct Window {
 
 struct Data {
   NodeMetricsMap node_metrics_map{};  // JSON "NodeMetricsMap"
+  // Hosts a decoded response listed more than once: dropped from node_metrics_map (not
+  // part of the wire format; the plugins count them as bad values).
+  std::vector<std::string> duplicate_hosts{};
 
   friend bool operator==(const Data&, const Data&) = default;
 };

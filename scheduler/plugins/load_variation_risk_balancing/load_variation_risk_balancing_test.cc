@@ -179,6 +179,20 @@ TEST(LoadVariationRiskBalancingTest, Fallback) {
   }
 }
 
+TEST(LoadVariationRiskBalancingTest, BadValuesFallBackPerNode) {
+  const std::vector<kube::Pod> pods = {
+      MakePod().Name("old").UID("o").NodeName("n").Req({{"cpu", "1"}, {"memory", "3Gi"}}).Obj()};
+  for (double bad : {-1.0, std::nan(""), 1e308}) {
+    SCOPED_TRACE(bad);
+    auto env = MakeEnv(pods, "{}");
+    ASSERT_NE(env, nullptr);
+    env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, bad).Obj());
+    // Requests, as without metrics: min(75, 75).
+    EXPECT_EQ(ScoreN(*env, kPod), 75);
+    EXPECT_EQ(env->plugin->metrics().reporter().count(MetricsState::kBadValue), 1);
+  }
+}
+
 TEST(LoadVariationRiskBalancingArgsTest, DefaultsAndValidation) {
   auto args = DecodeLoadVariationRiskBalancingArgs(PluginArgs{});
   ASSERT_THAT(args, IsOk());

@@ -132,6 +132,10 @@ void TargetLoadPacking::MakeRecord(const void* self, const trimaran::MetricsView
     return;
   }
   out.usage_index = static_cast<uint32_t>(view->IndexOf(*out.usage));
+  if (out.usage->bad) {
+    out.state = MetricsState::kBadValue;
+    return;
+  }
   out.state = MetricsState::kOk;
   for (const TargetLoadPackingResource& r : plugin.args_.resources) {
     const bool cpu = r.name == kube::kResourceCPU;

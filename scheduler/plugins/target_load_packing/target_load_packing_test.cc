@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -319,6 +320,41 @@ TEST(TargetLoadPackingTest, StalenessFallbackRequestsAndMinScore) {
     EXPECT_EQ(ScoreAll(*env, pod)["a"], 93);
     EXPECT_EQ(reporter.count(MetricsState::kStale), 4);
   }
+}
+
+TEST(TargetLoadPackingTest, BadValuesAreAPerNodeFallbackNeverACycleFailure) {
+  // A negative, NaN, infinite or > 100 % value: that node falls back (counted); the
+  // others are scored from their metrics, and every score stays in [0, 100].
+  auto env =
+      MakeEnv({Node4("good"), Node4("neg"), Node4("nan"), Node4("inf"), Node4("big")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics()
+                      .Node("good")
+                      .Cpu(lw::kOpAvg, 10)
+                      .Node("neg")
+                      .Cpu(lw::kOpAvg, -50)
+                      .Node("nan")
+                      .Cpu(lw::kOpAvg, std::nan(""))
+                      .Node("inf")
+                      .Cpu(lw::kOpAvg, std::numeric_limits<double>::infinity())
+                      .Node("big")
+                      .Cpu(lw::kOpAvg, 1e308)
+                      .Obj());
+  const kube::Pod pod = PodWithLimit("p", "1");
+  auto scores = ScoreAll(*env, pod);
+  // good: U = 100*(400 + 1000)/4000 = 35 -> 92.5 -> 93.
+  EXPECT_EQ(scores["good"], 93);
+  // The rest: Requests -> U = 100*(0 + 1000)/4000 = 25 -> 77.5 -> 78.
+  for (const char* node : {"neg", "nan", "inf", "big"}) EXPECT_EQ(scores[node], 78) << node;
+  EXPECT_EQ(env->plugin->metrics().reporter().count(MetricsState::kBadValue), 4);
+
+  // A snapshot stamped an hour ahead cannot be aged: every node falls back.
+  env->client.Set(
+      MakeWatcherMetrics().Timestamp(kNow + 3600).Node("good").Cpu(lw::kOpAvg, 10).Obj());
+  env->handle->fake_clock().Advance(absl::Seconds(5));
+  scores = ScoreAll(*env, pod);
+  EXPECT_EQ(scores["good"], 78);
+  EXPECT_EQ(env->plugin->metrics().reporter().count(MetricsState::kBadValue), 9);
 }
 
 TEST(TargetLoadPackingTest, FallbackCounterIsExported) {

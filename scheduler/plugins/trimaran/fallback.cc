@@ -16,6 +16,8 @@ absl::string_view MetricsStateName(MetricsState state) {
       return "no_usable_metric";
     case MetricsState::kStale:
       return "stale";
+    case MetricsState::kBadValue:
+      return "bad_value";
   }
   return "unknown";
 }

@@ -7,11 +7,14 @@
 //   kNodeMissing     the snapshot does not list the node
 //   kNoUsableMetric  the node has metrics, but none the formula accepts
 //   kStale           the snapshot is older than metricsMaxAge
+//   kBadValue        the node's metrics hold a value no formula can use (negative, NaN,
+//                    infinite, over 100 %), or the snapshot's timestamp is more than
+//                    kMaxFutureSkew ahead of the scheduler's clock (every node)
 //
 // and for anything but kOk applies its fallback (trimaran_spec.h: Requests or MinScore)
 // and calls Report. Report counts every fallback in
 //   <plugin scope>metrics_fallback_total{plugin, reason}
-// (reason = no_metrics | node_missing | no_usable_metric | stale; the runtime's plugin
+// (reason = no_metrics | node_missing | no_usable_metric | stale | bad_value; the runtime's plugin
 // scope gives the prefix, in the daemon scheduler_target_load_packing_) and logs once per
 // node per state change (warn on entering a fallback state, info when the node is back
 // to kOk), never per cycle. Scheduling always continues.
@@ -35,13 +38,25 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/stats/counter.h"
 #include "common/stats/scope.h"
 
 namespace trimaran::sched::plugins::trimaran {
 
-enum class MetricsState : uint8_t { kOk, kNoMetrics, kNodeMissing, kNoUsableMetric, kStale };
-inline constexpr int kNumMetricsStates = 5;
+enum class MetricsState : uint8_t {
+  kOk,
+  kNoMetrics,
+  kNodeMissing,
+  kNoUsableMetric,
+  kStale,
+  kBadValue
+};
+inline constexpr int kNumMetricsStates = 6;
+
+// How far a snapshot's timestamp may be ahead of the scheduler's clock (clock skew
+// between the watcher and the scheduler) before the snapshot counts as kBadValue.
+inline constexpr absl::Duration kMaxFutureSkew = absl::Minutes(1);
 
 // "ok", "no_metrics", "node_missing", "no_usable_metric", "stale".
 absl::string_view MetricsStateName(MetricsState state);

@@ -1,5 +1,7 @@
 #include "scheduler/plugins/trimaran/metrics_view.h"
 
+#include <cmath>
+
 namespace trimaran::sched::plugins::trimaran {
 
 ResourceData GetResourceData(const std::vector<lw::Metric>& metrics, absl::string_view type) {
@@ -31,7 +33,7 @@ std::optional<double> TargetLoadPackingValue(const std::vector<lw::Metric>& metr
 
 MetricsView::MetricsView(const lw::WatcherMetrics& metrics)
     : window_end_(metrics.window.end), timestamp_(absl::FromUnixSeconds(metrics.timestamp)) {
-  const size_t n = metrics.data.node_metrics_map.size();
+  const size_t n = metrics.data.node_metrics_map.size() + metrics.data.duplicate_hosts.size();
   index_.reserve(n);
   usages_ = std::make_unique<NodeUsage[]>(n);
   pending_ = std::make_unique<PendingSums[]>(n);
@@ -41,11 +43,22 @@ MetricsView::MetricsView(const lw::WatcherMetrics& metrics)
   for (const auto& [name, node] : metrics.data.node_metrics_map) {
     if (node.metrics.empty()) continue;
     NodeUsage& usage = usages_[next];
+    for (const lw::Metric& m : node.metrics) {
+      // CPU and Memory values are percentages; other types are not read.
+      if (m.type != lw::kTypeCpu && m.type != lw::kTypeMemory) continue;
+      if (!std::isfinite(m.value) || m.value < 0 || m.value > 100) usage.bad = true;
+    }
     usage.tlp_cpu = TargetLoadPackingValue(node.metrics, lw::kTypeCpu);
     usage.tlp_memory = TargetLoadPackingValue(node.metrics, lw::kTypeMemory);
     usage.cpu = GetResourceData(node.metrics, lw::kTypeCpu);
     usage.memory = GetResourceData(node.metrics, lw::kTypeMemory);
     index_.emplace(name, next++);
+  }
+  // A host the response listed twice: neither entry is trusted.
+  for (const std::string& host : metrics.data.duplicate_hosts) {
+    if (index_.contains(host)) continue;
+    usages_[next].bad = true;
+    index_.emplace(host, next++);
   }
 }
 

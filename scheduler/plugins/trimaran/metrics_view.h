@@ -45,6 +45,10 @@ std::optional<double> TargetLoadPackingValue(const std::vector<lw::Metric>& metr
                                              absl::string_view type);
 
 struct NodeUsage {
+  // Some CPU or Memory value of the node is negative, NaN, infinite or over 100 (they
+  // are percentages), or the response listed the node twice (lw::Data::duplicate_hosts):
+  // the node is scored by the fallback (MetricsState::kBadValue), never with it.
+  bool bad = false;
   std::optional<double> tlp_cpu;
   std::optional<double> tlp_memory;
   ResourceData cpu;

@@ -22,6 +22,9 @@ CycleMetrics PluginMetrics::Classify(std::shared_ptr<const MetricsView> view) co
   CycleMetrics cycle;
   if (view == nullptr) {
     cycle.state = MetricsState::kNoMetrics;
+  } else if (view->timestamp() - clock_.Now() > kMaxFutureSkew) {
+    // A snapshot from the future cannot be aged: none of its values is trusted.
+    cycle.state = MetricsState::kBadValue;
   } else if (clock_.Now() - view->timestamp() > spec_.metrics_max_age) {
     cycle.state = MetricsState::kStale;
   } else {

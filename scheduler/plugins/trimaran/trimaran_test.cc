@@ -1,4 +1,5 @@
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,30 @@ TEST(MetricsViewTest, NodesWithAnEmptyListAreAbsent) {
   EXPECT_NE(view.Find("a"), nullptr);
   EXPECT_EQ(view.Find("b"), nullptr);
   EXPECT_EQ(view.window_end(), 1'700'000'000);
+}
+
+TEST(MetricsViewTest, BadValuesAndDuplicateHostsMarkTheNode) {
+  lw::WatcherMetrics m = MakeWatcherMetrics()
+                             .Node("ok")
+                             .Cpu(lw::kOpAvg, 100)
+                             .Memory(lw::kOpStd, 0)
+                             .Node("neg")
+                             .Memory(lw::kOpAvg, -0.5)
+                             .Node("over")
+                             .Cpu(lw::kOpAvg, 100.5)
+                             .Node("nan")
+                             .Cpu(lw::kOpStd, std::nan(""))
+                             .Obj();
+  // A type the formulas do not read is not checked (it need not be a percentage).
+  m.data.node_metrics_map["other"].metrics.push_back(lw::Metric{"", "Bandwidth", "AVG", "", 5e9});
+  m.data.duplicate_hosts = {"dup"};
+  const MetricsView view(m);
+  EXPECT_FALSE(view.Find("ok")->bad);
+  EXPECT_FALSE(view.Find("other")->bad);
+  for (const char* node : {"neg", "over", "nan", "dup"}) {
+    ASSERT_NE(view.Find(node), nullptr) << node;
+    EXPECT_TRUE(view.Find(node)->bad) << node;
+  }
 }
 
 TEST(ResourceStatsTest, PodRequestsAndLimits) {

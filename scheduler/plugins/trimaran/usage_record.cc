@@ -9,6 +9,8 @@ void MakeUsageRecord(const void* /*ctx*/, const MetricsView* view, const NodeInf
   out.usage = view == nullptr ? nullptr : view->Find(node_info.name());
   if (out.usage == nullptr) {
     out.state = MetricsState::kNodeMissing;
+  } else if (out.usage->bad) {
+    out.state = MetricsState::kBadValue;
   } else if (!out.usage->cpu.valid && !out.usage->memory.valid) {
     out.state = MetricsState::kNoUsableMetric;
   } else {
