@@ -560,7 +560,8 @@ void FaultProxy::Serve(Session& session) {
 absl::Status FaultProxy::ConnectUpstream(Session& session) {
   const absl::Time deadline = absl::Now() + options_.connect_timeout;
   TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<SocketStream> up,
-                            SocketStream::Connect(upstream_host_, upstream_port_, deadline));
+                            SocketStream::Connect(upstream_host_, upstream_port_, deadline,
+                                                  [this, &session] { return Ended(session); }));
   up->set_gate([this, &session](absl::Time d) { return AwaitRunning(session, d); });
   SocketStream* stream = up.get();
   {

@@ -40,7 +40,8 @@
 //   kRespond          answers with a canned response without contacting the upstream.
 //   kReplaceResponse  forwards the request, reads the upstream response head (the
 //                     upstream has acted), drops the upstream connection and answers
-//                     with the canned response instead.
+//                     with the canned response instead (an upstream that does not
+//                     answer gets the proxy's own 502/504, as below).
 //   kClose            closes the client connection without answering.
 // The first non-count rule that matches and has applications left (`times`) is applied.
 // Outside the rules:
@@ -50,6 +51,11 @@
 //                     the next k accepted ones right after accept.
 //   Pause()/Resume()  stops reading and writing on every socket and accepting: a frozen
 //                     peer. Connections keep their (kernel) buffers.
+//
+// An upstream that refuses, fails TLS verification, closes or errs before its response
+// head makes the proxy answer 502 (504 after io_timeout) with a Kubernetes Status body
+// whose message starts "fault proxy: "; once a response head is out, a failure closes
+// the client connection (a truncated body, as from a real network fault).
 //
 // Bounded in time: a held request (hang, gate) waits at most options.max_hold, after
 // which a hang proceeds as configured and a gated watch is closed; a paused operation

@@ -79,8 +79,8 @@ absl::StatusOr<SslCtxPtr> MakeClientTlsContext(const std::string& ca_file) {
   return ctx;
 }
 
-absl::StatusOr<std::unique_ptr<SocketStream>> SocketStream::Connect(const std::string& ip, int port,
-                                                                    absl::Time deadline) {
+absl::StatusOr<std::unique_ptr<SocketStream>> SocketStream::Connect(
+    const std::string& ip, int port, absl::Time deadline, std::function<bool()> cancelled) {
   const std::string host = ip == "localhost" ? "127.0.0.1" : ip;
   sockaddr_storage addr{};
   socklen_t len = 0;
@@ -106,6 +106,7 @@ absl::StatusOr<std::unique_ptr<SocketStream>> SocketStream::Connect(const std::s
   int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::InternalError("socket: " + Errno(errno));
   auto stream = std::make_unique<SocketStream>(fd);
+  stream->cancelled_ = std::move(cancelled);
   const std::string where = absl::StrCat(ip, ":", port);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
     if (errno != EINPROGRESS) {
@@ -150,6 +151,7 @@ absl::Status SocketStream::Wait(short events, absl::Time deadline,
                                 const SocketStream* hangup_watch) {
   for (;;) {
     if (shut_.load()) return absl::CancelledError("connection shut down");
+    if (cancelled_ && cancelled_()) return absl::CancelledError("cancelled");
     const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) return absl::DeadlineExceededError("I/O timed out");
     pollfd fds[2] = {{fd_, events, 0}, {-1, POLLRDHUP, 0}};

@@ -60,8 +60,11 @@ class SocketStream {
   using Gate = std::function<absl::Status(absl::Time deadline)>;
 
   // Connects to ip:port (IPv4 or IPv6 literal on loopback; "localhost" means 127.0.0.1).
-  static absl::StatusOr<std::unique_ptr<SocketStream>> Connect(const std::string& ip, int port,
-                                                               absl::Time deadline);
+  // `cancelled`, when set, is polled while waiting (here and in every later wait of the
+  // stream): true abandons the wait with Cancelled.
+  static absl::StatusOr<std::unique_ptr<SocketStream>> Connect(
+      const std::string& ip, int port, absl::Time deadline,
+      std::function<bool()> cancelled = nullptr);
   // Adopts a connected socket (made non-blocking here).
   explicit SocketStream(int fd);
   ~SocketStream();
@@ -100,6 +103,7 @@ class SocketStream {
   const int fd_;
   SSL* ssl_ = nullptr;
   Gate gate_;
+  std::function<bool()> cancelled_;
   std::atomic<bool> shut_{false};
 };
 
