@@ -469,6 +469,11 @@ int64_t FaultProxy::AcceptedConnections() const {
   return accepted_;
 }
 
+int64_t FaultProxy::UpstreamConnects() const {
+  absl::MutexLock lock(&mu_);
+  return upstream_connects_;
+}
+
 int64_t FaultProxy::NextSeq() const {
   absl::MutexLock lock(&mu_);
   return next_seq_;
@@ -566,6 +571,7 @@ absl::Status FaultProxy::ConnectUpstream(Session& session) {
   SocketStream* stream = up.get();
   {
     absl::MutexLock lock(&mu_);
+    ++upstream_connects_;
     if (Ended(session)) return absl::CancelledError("connection cut");
     session.upstream = std::move(up);  // from here on, CutConnections can shut it down
   }

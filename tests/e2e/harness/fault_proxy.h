@@ -237,12 +237,17 @@ class FaultProxy {
   // ---- observation ----
   // Requests held now (hang or gate).
   int HeldRequests() const;
+  // Client connections being served now; accepted ones since Start (cut ones included).
   int OpenConnections() const;
   int64_t AcceptedConnections() const;
+  // Upstream connections the proxy opened (TCP connected).
+  int64_t UpstreamConnects() const;
   // The sequence number the next request will get: a mark for CountRequests.
   int64_t NextSeq() const;
-  // Logged requests with seq >= since_seq that match (count them from a mark).
+  // Logged requests with seq >= since_seq that match (count them from a mark); -1 for a
+  // bad path_regex. Only the last max_log_entries requests are kept.
   int64_t CountRequests(const RequestMatch& match, int64_t since_seq = 0) const;
+  // Copies of the logged records with seq >= since_seq, in order.
   std::vector<RequestRecord> Requests(int64_t since_seq = 0) const;
 
  private:
@@ -302,6 +307,7 @@ class FaultProxy {
   int held_ ABSL_GUARDED_BY(mu_) = 0;
   int cut_next_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t accepted_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t upstream_connects_ ABSL_GUARDED_BY(mu_) = 0;
   std::list<std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mu_);
   int64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
   std::deque<RequestRecord> log_ ABSL_GUARDED_BY(mu_);  // seq order, contiguous

@@ -52,7 +52,9 @@ class FaultProxyTest : public ::testing::TestWithParam<bool> {
   void SetUp() override {
     dir_ = MakeTempDir();
     ASSERT_FALSE(dir_.empty());
-    http::HttpServerOptions server_options{.name = "upstream", .worker_threads = 16};
+    // A short keep-alive, so that the proxy meets upstream connections closed while idle.
+    http::HttpServerOptions server_options{
+        .name = "upstream", .worker_threads = 16, .keep_alive_timeout = absl::Seconds(1)};
     if (tls()) {
       TRIMARAN_ASSERT_OK_AND_ASSIGN(pki_, http::testing::MakeTestPki(dir_));
       server_options.tls_cert_file = pki_.server.cert_file;
@@ -213,16 +215,16 @@ TEST_P(FaultProxyTest, ChunkedRequestBodyAndRawClient) {
 TEST_P(FaultProxyTest, HangHoldsThenForwardsWithinTheDeadline) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       RuleId hang,
-      proxy_->AddRule(FaultRule::Hang({.path_regex = "/slow"}, absl::Milliseconds(300)).Times(1)));
+      proxy_->AddRule(FaultRule::Hang({.path_regex = "/slow"}, absl::Milliseconds(800)).Times(1)));
   absl::Time start = absl::Now();
   TRIMARAN_ASSERT_OK_AND_ASSIGN(http::HttpResponse r, Send("GET", "/slow"));
   EXPECT_EQ(r.status_code, 200);
-  EXPECT_GE(absl::Now() - start, absl::Milliseconds(290));
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(790));
   EXPECT_EQ(proxy_->Hits(hang), 1);
   // Times(1): the next one is not held.
   start = absl::Now();
   TRIMARAN_ASSERT_OK(Send("GET", "/slow").status());
-  EXPECT_LT(absl::Now() - start, absl::Milliseconds(250));
+  EXPECT_LT(absl::Now() - start, absl::Milliseconds(700));
 
   // An unbounded hang is capped by max_hold (3 s here)...
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
@@ -241,6 +243,12 @@ TEST_P(FaultProxyTest, HangHoldsThenForwardsWithinTheDeadline) {
   t.join();
   EXPECT_EQ(Seen("GET /forever"), 2);
   EXPECT_EQ(proxy_->HeldRequests(), 0);
+  // Removing the rule releases what it holds, too.
+  std::thread t2([&] { EXPECT_THAT(Send("GET", "/forever"), IsOk()); });
+  ASSERT_TRUE(Eventually([&] { return proxy_->HeldRequests() == 1; }));
+  proxy_->RemoveRule(forever);
+  t2.join();
+  EXPECT_EQ(Seen("GET /forever"), 3);
 }
 
 TEST_P(FaultProxyTest, HangThenCloseNeverReachesUpstream) {
@@ -249,6 +257,25 @@ TEST_P(FaultProxyTest, HangThenCloseNeverReachesUpstream) {
   EXPECT_FALSE(Send("POST", "/x", "{}").ok());
   EXPECT_EQ(Seen("POST /x"), 0);
   EXPECT_EQ(proxy_->Requests().back().outcome, "hung-closed");
+}
+
+TEST_P(FaultProxyTest, CloseRuleClosesWithoutAnswer) {
+  TRIMARAN_ASSERT_OK(proxy_->AddRule(FaultRule::Close({.method = "DELETE"}).Times(1)));
+  EXPECT_FALSE(Send("DELETE", "/api/v1/pods/x").ok());
+  EXPECT_EQ(Seen("DELETE /api/v1/pods/x"), 0);
+  EXPECT_EQ(proxy_->Requests().back().outcome, "closed");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(http::HttpResponse r, Send("DELETE", "/api/v1/pods/x"));
+  EXPECT_EQ(r.status_code, 200);
+}
+
+TEST_P(FaultProxyTest, UpstreamKeepAliveClosedWhileIdleIsReplaced) {
+  TRIMARAN_ASSERT_OK(Send("POST", "/a", "{}").status());
+  absl::SleepFor(absl::Milliseconds(1600));  // the upstream closes its idle connection
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(http::HttpResponse r, Send("POST", "/a", "{}"));
+  EXPECT_EQ(r.status_code, 200);
+  EXPECT_EQ(Seen("POST /a"), 2);
+  EXPECT_EQ(proxy_->AcceptedConnections(), 1);  // the client kept its connection
+  EXPECT_EQ(proxy_->UpstreamConnects(), 2);
 }
 
 TEST_P(FaultProxyTest, Canned429WithRetryAfterWithoutUpstream) {
@@ -415,6 +442,21 @@ TEST_P(FaultProxyTest, PauseFreezesEverythingUntilResume) {
   absl::SleepFor(absl::Milliseconds(300));
   EXPECT_FALSE(done.load());
   EXPECT_EQ(Seen("GET /during-pause"), 0);
+  proxy_->Resume();
+  t.join();
+  EXPECT_EQ(Seen("GET /during-pause"), 1);
+}
+
+TEST_P(FaultProxyTest, PauseIsBoundedByMaxHold) {
+  StartProxy({.max_hold = absl::Milliseconds(300)});
+  TRIMARAN_ASSERT_OK(Send("GET", "/warm").status());
+  ASSERT_EQ(proxy_->OpenConnections(), 1);
+  proxy_->Pause();
+  std::thread t([&] { EXPECT_THAT(Send("GET", "/during-pause"), IsOk()); });
+  // The paused connection gives up after max_hold and closes; nothing reached upstream.
+  EXPECT_TRUE(Eventually([&] { return proxy_->OpenConnections() == 0; }, absl::Seconds(3)));
+  EXPECT_EQ(Seen("GET /during-pause"), 0);
+  // The client's retry waits in the listen backlog until the proxy resumes.
   proxy_->Resume();
   t.join();
   EXPECT_EQ(Seen("GET /during-pause"), 1);
