@@ -25,6 +25,7 @@
 #include "rapidjson/document.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
 
 namespace trimaran::e2e {
@@ -46,27 +47,6 @@ bool Eventually(const std::function<bool()>& cond, absl::Duration timeout = absl
 std::string WriteFile(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
   return path;
-}
-
-// A v1 configuration with one profile `name` and the given leader election.
-std::string ConfigYaml(const std::string& name, bool leader_elect,
-                       const std::string& extra_profile = "") {
-  return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  qps: 5000
-  burst: 5000
-leaderElection:
-  leaderElect: )",
-                      leader_elect ? "true" : "false", R"(
-  resourceName: trimaran-e2e
-  resourceNamespace: kube-system
-  leaseDuration: 4s
-  renewDeadline: 3s
-  retryPeriod: 1s
-profiles:
-  - schedulerName: )",
-                      name, "\n", extra_profile);
 }
 
 class SchedulerE2ETest : public ::testing::Test {
@@ -119,22 +99,16 @@ class SchedulerE2ETest : public ::testing::Test {
   // Starts the binary with `config_yaml` and extra flags; the secure port is ephemeral.
   std::unique_ptr<Subprocess> StartScheduler(const std::string& config_yaml, const std::string& tag,
                                              std::vector<std::string> extra = {}) {
-    const std::string config =
-        WriteFile(absl::StrCat(cp_->dir(), "/sched-", tag, ".yaml"), config_yaml);
-    auto port = PickFreePort();
-    EXPECT_TRUE(port.ok());
-    secure_port_ = *port;
-    std::vector<std::string> argv = {kSchedulerBin,
-                                     "--config=" + config,
-                                     "--kubeconfig=" + kubeconfig_,
-                                     "--bind-address=127.0.0.1",
-                                     absl::StrCat("--secure-port=", *port),
-                                     "--cert-dir=" + cp_->dir() + "/certs-" + tag,
-                                     "--v=2"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    auto proc = Subprocess::Start(argv, absl::StrCat(cp_->dir(), "/scheduler-", tag, ".log"));
-    EXPECT_TRUE(proc.ok()) << proc.status();
-    return proc.ok() ? *std::move(proc) : nullptr;
+    auto sched = StartSchedulerProcess({.binary = kSchedulerBin,
+                                        .dir = cp_->dir(),
+                                        .tag = tag,
+                                        .config_yaml = config_yaml,
+                                        .kubeconfig = kubeconfig_,
+                                        .extra_args = std::move(extra)});
+    EXPECT_TRUE(sched.ok()) << sched.status();
+    if (!sched.ok()) return nullptr;
+    secure_port_ = sched->secure_port;
+    return std::move(sched->process);
   }
 
   // GET https://127.0.0.1:<secure_port_><path> with the generated self-signed cert
@@ -200,7 +174,7 @@ TEST_F(SchedulerE2ETest, BindsAThousandPodsOnFiftyNodesWithinAllocatable) {
   CreatePods("default", "other", 20, "some-other-scheduler", [](int) {
     return std::pair{std::string("100m"), std::string("128Mi")};
   });
-  auto sched = StartScheduler(ConfigYaml("trimaran", false), "a");
+  auto sched = StartScheduler(SchedulerConfigYaml("trimaran", false), "a");
   ASSERT_NE(sched, nullptr);
 
   ASSERT_TRUE(Eventually([&] { return BoundCount("default", "web-") == 1000; }, absl::Seconds(120)))
@@ -270,7 +244,7 @@ TEST_F(SchedulerE2ETest, PodThatFitsNowhereGetsConditionAndEvent) {
   CreatePods("default", "huge", 1, "trimaran", [](int) {
     return std::pair{std::string("64"), std::string("1Gi")};
   });
-  auto sched = StartScheduler(ConfigYaml("trimaran", false), "u");
+  auto sched = StartScheduler(SchedulerConfigYaml("trimaran", false), "u");
   ASSERT_NE(sched, nullptr);
   std::string message;
   ASSERT_TRUE(Eventually([&] {
@@ -306,7 +280,7 @@ TEST_F(SchedulerE2ETest, PodThatFitsNowhereGetsConditionAndEvent) {
 
 TEST_F(SchedulerE2ETest, TwoReplicasLeaderKilledOtherTakesOverEveryPodBoundOnce) {
   CreateNodes(20, "8", "32Gi");
-  const std::string config = ConfigYaml("trimaran", true);
+  const std::string config = SchedulerConfigYaml("trimaran", true);
   auto a = StartScheduler(config, "ra");
   ASSERT_NE(a, nullptr);
   // A is the only candidate: wait until it holds the Lease, then start B.

@@ -184,11 +184,17 @@ absl::Status ControlPlane::WaitReady(absl::Duration timeout) {
 }
 
 absl::StatusOr<std::string> ControlPlane::WriteKubeconfig(const std::string& name) const {
+  return WriteKubeconfigFor(name, server_, ca_file_);
+}
+
+absl::StatusOr<std::string> ControlPlane::WriteKubeconfigFor(const std::string& name,
+                                                             const std::string& server,
+                                                             const std::string& ca_file) const {
   std::string path = absl::StrCat(dir_, "/", name, ".kubeconfig");
   TRIMARAN_RETURN_IF_ERROR(WriteFile(
       path, absl::StrCat("apiVersion: v1\nkind: Config\nclusters:\n- name: e2e\n  cluster:\n"
                          "    server: ",
-                         server_, "\n    certificate-authority: ", ca_file_,
+                         server, "\n    certificate-authority: ", ca_file,
                          "\nusers:\n- name: admin\n  user:\n    token: ", token_,
                          "\ncontexts:\n- name: e2e\n  context:\n    cluster: e2e\n"
                          "    user: admin\ncurrent-context: e2e\n")));

@@ -45,6 +45,10 @@ class ControlPlane {
 
   // Writes a kubeconfig for the admin user (token + CA file) and returns its path.
   absl::StatusOr<std::string> WriteKubeconfig(const std::string& name = "admin") const;
+  // The same admin kubeconfig for another endpoint in front of the apiserver (a
+  // FaultProxy): `server` and the CA file that verifies it.
+  absl::StatusOr<std::string> WriteKubeconfigFor(const std::string& name, const std::string& server,
+                                                 const std::string& ca_file) const;
   // Adds a token-file user (token, name, groups) for RBAC tests; restarts nothing:
   // call before Start of the consumer. Returns the token. Requires an apiserver restart
   // to take effect, which this does.
