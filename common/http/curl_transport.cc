@@ -144,6 +144,8 @@ struct Transfer {
   const HttpRequest* request = nullptr;
   HttpResponse response;
   bool stopped_by_callback = false;                    // on_chunk returned false
+  size_t max_body_bytes = 0;                           // the collected body's cap
+  bool too_large = false;                              // the body passed the cap
   bool cancelled = false;                              // stop_token fired
   bool idle_timed_out = false;                         // no byte for request->idle_timeout
   std::chrono::steady_clock::duration idle_timeout{};  // zero: no idle limit
@@ -199,6 +201,10 @@ size_t OnWrite(char* data, size_t size, size_t nmemb, void* userdata) {
       return 0;
     }
     return n;
+  }
+  if (t->response.body.size() + n > t->max_body_bytes) {
+    t->too_large = true;
+    return 0;  // aborts the transfer with CURLE_WRITE_ERROR
   }
   t->response.body.append(data, n);
   return n;
@@ -358,6 +364,8 @@ absl::StatusOr<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
   // so the handle is reset (and pooled) before any of it goes away.
   Transfer transfer;
   transfer.request = &request;
+  transfer.max_body_bytes =
+      request.max_body_bytes != 0 ? request.max_body_bytes : options_.default_max_body_bytes;
   char errbuf[CURL_ERROR_SIZE];
   errbuf[0] = '\0';
   SlistPtr headers;
@@ -464,6 +472,10 @@ absl::StatusOr<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
     return absl::DeadlineExceededError(absl::StrCat(context, ": timed out: no data for ",
                                                     absl::FormatDuration(request.idle_timeout),
                                                     " (idle timeout)"));
+  }
+  if (transfer.too_large) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(context, ": response body exceeds ", transfer.max_body_bytes, " bytes"));
   }
   if (rc == CURLE_WRITE_ERROR && transfer.stopped_by_callback) rc = CURLE_OK;
   if (rc != CURLE_OK) {

@@ -43,6 +43,8 @@ struct CurlTransportOptions {
   std::string user_agent = "trimaran";
   // Idle easy handles (each with its connection cache) kept for reuse.
   int max_idle_handles = 16;
+  // The body cap of requests that do not set their own (HttpRequest::max_body_bytes).
+  size_t default_max_body_bytes = size_t{256} << 20;
 };
 
 class CurlTransport final : public HttpTransport {

@@ -363,6 +363,33 @@ TEST_F(CurlTransportTest, StreamHasNoDefaultTotalTimeout) {
   EXPECT_GE(calls, 1);
 }
 
+TEST_F(CurlTransportTest, CollectedBodiesAreCapped) {
+  // An endless body (a stream read without on_chunk) stops at the cap.
+  EXPECT_THAT(transport_->Send({.url = Url("/stream?n=0"), .max_body_bytes = 100}),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       ::testing::HasSubstr("response body exceeds 100 bytes")));
+  // Error documents too; a body within the cap is whole.
+  EXPECT_THAT(transport_->Send({.url = Url("/status/500"), .max_body_bytes = 5}),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      HttpResponse r, transport_->Send({.url = Url("/status/500"), .max_body_bytes = 10}));
+  EXPECT_EQ(r.body, "status 500");
+  // The transport's default applies to requests that set none.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(auto small, CurlTransport::Create({.default_max_body_bytes = 64}));
+  EXPECT_THAT(small->Send({.url = Url("/stream?n=20")}),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  // A 2xx stream handed to on_chunk is not collected, so not capped here.
+  int calls = 0;
+  EXPECT_THAT(small->Send({.url = Url("/stream?n=20"),
+                           .on_chunk =
+                               [&](absl::string_view) {
+                                 ++calls;
+                                 return true;
+                               }}),
+              IsOk());
+  EXPECT_GE(calls, 1);
+}
+
 TEST_F(CurlTransportTest, StreamIdleTimeout) {
   std::string got;
   auto start = std::chrono::steady_clock::now();

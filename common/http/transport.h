@@ -18,6 +18,8 @@
 //     objects); the caller frames. Returning false from `on_chunk` stops the transfer and
 //     Send returns OK with the response received so far. A non-2xx response is always
 //     collected into `body` so the caller can read the error document.
+//   - Bounded: a collected body larger than HttpRequest::max_body_bytes (or the
+//     transport's default) fails with ResourceExhausted.
 //
 // Thread-safety: implementations are safe for concurrent Send from many threads.
 // Send blocks the calling thread until the exchange ends; `on_chunk` runs on that thread.
@@ -80,6 +82,13 @@ struct HttpRequest {
 
   // Set for a streaming request (see the contract above).
   ChunkCallback on_chunk{};
+
+  // The most body bytes collected into HttpResponse::body (a 2xx stream's chunks are
+  // handed on, not collected, and are not capped here: their consumer frames and caps
+  // them). Past it, Send fails with ResourceExhausted and nothing more is read, so a
+  // broken or hostile server cannot make the client allocate without bound. 0 means the
+  // transport's default.
+  size_t max_body_bytes = 0;
 
   // Per-request TLS settings; when unset, the transport's defaults apply. When set,
   // they replace the defaults as a whole.
