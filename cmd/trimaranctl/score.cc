@@ -44,7 +44,6 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/plugins/registry.h"
-#include "scheduler/profiles.h"
 #include "scheduler/runtime/framework.h"
 #include "scheduler/runtime/schedule_algorithm.h"
 
@@ -372,8 +371,8 @@ class OfflineHandle final : public sched::Handle {
 // ---------------------------------------------------------------------------------
 // Configuration: parse, default, validate, expand (as the daemon does).
 
-absl::StatusOr<std::vector<sched::ProfileConfig>> LoadProfiles(
-    const std::string& text, const sched::config::PluginCatalog& catalog) {
+absl::StatusOr<std::vector<sched::ProfileConfig>> LoadProfiles(const std::string& text,
+                                                               const sched::Registry& registry) {
   namespace config = sched::config;
   config::SchedulerConfig cfg;
   if (text.empty()) {
@@ -389,11 +388,11 @@ absl::StatusOr<std::vector<sched::ProfileConfig>> LoadProfiles(
     if (!parsed.ok()) return PathError("schedulerConfig", parsed.status().message());
     cfg = *std::move(parsed);
   }
-  if (absl::Status s = config::Validate(cfg, catalog); !s.ok()) {
+  if (absl::Status s = config::Validate(cfg, registry); !s.ok()) {
     return PathError("schedulerConfig", s.message());
   }
   absl::StatusOr<std::vector<sched::ProfileConfig>> profiles =
-      sched::ProfilesFromConfig(cfg, catalog.implements);
+      config::ExpandProfiles(cfg, registry);
   if (!profiles.ok()) return PathError("schedulerConfig", profiles.status().message());
   return profiles;
 }
@@ -425,10 +424,8 @@ absl::StatusOr<ScoreReport> RunScore(const ScoreInput& input, const ScoreOptions
   report.metrics = input.metrics;
 
   // ---- Profile ----
-  const sched::config::PluginCatalog catalog =
-      options.catalog != nullptr ? *options.catalog : sched::plugins::InTreeCatalog();
   TRIMARAN_ASSIGN_OR_RETURN(std::vector<sched::ProfileConfig> profiles,
-                            LoadProfiles(input.scheduler_config, catalog));
+                            LoadProfiles(input.scheduler_config, *registry));
   const sched::ProfileConfig* profile = nullptr;
   auto find_profile = [&](absl::string_view name) -> const sched::ProfileConfig* {
     for (const sched::ProfileConfig& p : profiles) {
