@@ -8,10 +8,11 @@
 // configuration expands multiPoint, validates and sets the packing flag with it
 // (scheduler/config/expand.h, validate.h), and trimaranctl runs with it.
 //
-// Adding an in-tree plugin means adding its folder (with its CMakeLists.txt, picked up
-// by plugins/CMakeLists.txt's glob) and one line in registry.cc (plus its target in
-// plugin_registry's DEPS). Nothing registers itself at static initialization (see
-// docs/architecture.md: static libraries drop unreferenced self-registering objects).
+// Adding an in-tree plugin means adding its folder (with a CMakeLists.txt declaring
+// trimaran::plugin_<folder>, which plugins/CMakeLists.txt adds and links into this
+// registry) and one line in registry.cc. Nothing registers itself at static
+// initialization (see docs/architecture.md: static libraries drop unreferenced
+// self-registering objects).
 //
 //   const sched::Registry registry = plugins::InTreeRegistry();
 //   TRIMARAN_RETURN_IF_ERROR(config::Validate(cfg, registry));
