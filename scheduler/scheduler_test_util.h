@@ -12,11 +12,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
-#include "scheduler/profiles.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/expand.h"
 #include "scheduler/config/load.h"
-#include "scheduler/runtime/framework.h"
+#include "scheduler/framework/profile_config.h"
+#include "scheduler/plugins/registry.h"
 
 namespace trimaran::sched::scheduler_testing {
 
@@ -57,11 +57,12 @@ inline std::string MostAllocatedProfileYaml(absl::string_view scheduler_name) {
       "            weight: 1\n");
 }
 
-// The runtime ProfileConfigs of a configuration file's text.
+// The runtime ProfileConfigs of a configuration file's text, expanded with the in-tree
+// plugins.
 inline absl::StatusOr<std::vector<ProfileConfig>> ProfilesFromYaml(absl::string_view yaml) {
   TRIMARAN_ASSIGN_OR_RETURN(config::SchedulerConfig cfg, config::ParseConfig(yaml, "test"));
   config::SetDefaults(cfg);
-  return ProfilesFromConfig(cfg);
+  return config::ExpandProfiles(cfg, plugins::InTreeRegistry());
 }
 
 }  // namespace trimaran::sched::scheduler_testing

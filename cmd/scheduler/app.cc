@@ -25,12 +25,12 @@
 #include "kube/rest_config.h"
 #include "providers/source_pool.h"
 #include "scheduler/config/defaults.h"
+#include "scheduler/config/expand.h"
 #include "scheduler/config/load.h"
 #include "scheduler/config/validate.h"
 #include "scheduler/config/write.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/plugins/registry.h"
-#include "scheduler/profiles.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/server/admin_server.h"
 #include "scheduler/server/health_checks.h"
@@ -55,7 +55,7 @@ absl::StatusOr<config::SchedulerConfig> LoadEffectiveConfig(const SchedulerOptio
     config::SetDefaults(cfg);
   }
   ApplyFlagOverrides(options, cfg);
-  TRIMARAN_RETURN_IF_ERROR(config::Validate(cfg, sched::plugins::InTreeCatalog()));
+  TRIMARAN_RETURN_IF_ERROR(config::Validate(cfg, sched::plugins::InTreeRegistry()));
   const config::LeaderElection& le = cfg.leader_election;
   if (le.leader_elect && le.resource_name == "kube-scheduler" &&
       le.resource_namespace == "kube-system") {
@@ -170,10 +170,9 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       s->lease_client, MakeClient(rest, 5, 10, "trimaran-scheduler/leader-election", s->clock));
 
   // The Scheduler.
+  const sched::Registry plugins = sched::plugins::InTreeRegistry();
   TRIMARAN_ASSIGN_OR_RETURN(std::vector<sched::ProfileConfig> profiles,
-                            sched::ProfilesFromConfig(c));
-  sched::Registry plugins;
-  TRIMARAN_RETURN_IF_ERROR(sched::plugins::RegisterInTreePlugins(plugins));
+                            config::ExpandProfiles(c, plugins));
   sched::EventRecorderOptions rec;
   const std::string identity = kube::DefaultLeaderIdentity();
   rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);

@@ -4,7 +4,7 @@
 //
 //   LoadEffectiveConfig  --config file (or the built-in default: one profile "trimaran")
 //                        + flag overrides + defaults + validation of every field and of
-//                        every plugin's args (InTreeCatalog). Every error at once.
+//                        every plugin's args (plugins::InTreeRegistry()). Every error at once.
 //   Create               clients (main: clientConnection qps/burst; events and leader
 //                        election each get their own client, as kube-scheduler does, so
 //                        they never eat the binding budget), informers (nodes, non-terminal

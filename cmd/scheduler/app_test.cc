@@ -90,7 +90,7 @@ TEST(LoadEffectiveConfigTest, V1beta1FixtureIsRefusedWithItsV1Equivalent) {
 
 TEST(LoadEffectiveConfigTest, EveryErrorIsListedWithItsFieldPath) {
   // Three independent mistakes: an unknown plugin, a negative weight and invalid
-  // NodeResourcesFit args (caught by the plugin's own decoder through InTreeCatalog).
+  // NodeResourcesFit args (caught by the plugin's own decoder through its descriptor).
   TempFile f(R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 profiles:

@@ -36,7 +36,6 @@
 #include "scheduler/explain/report_format.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/plugins/registry.h"
-#include "scheduler/profiles.h"
 #include "scheduler/runtime/framework.h"
 
 namespace trimaran::cmd::trimaranctl {
@@ -207,8 +206,8 @@ namespace {
 // ---------------------------------------------------------------------------------
 // Configuration: parse, default, validate, expand (as the daemon does).
 
-absl::StatusOr<std::vector<sched::ProfileConfig>> LoadProfiles(
-    const std::string& text, const sched::config::PluginCatalog& catalog) {
+absl::StatusOr<std::vector<sched::ProfileConfig>> LoadProfiles(const std::string& text,
+                                                               const sched::Registry& registry) {
   namespace config = sched::config;
   config::SchedulerConfig cfg;
   if (text.empty()) {
@@ -224,11 +223,11 @@ absl::StatusOr<std::vector<sched::ProfileConfig>> LoadProfiles(
     if (!parsed.ok()) return PathError("schedulerConfig", parsed.status().message());
     cfg = *std::move(parsed);
   }
-  if (absl::Status s = config::Validate(cfg, catalog); !s.ok()) {
+  if (absl::Status s = config::Validate(cfg, registry); !s.ok()) {
     return PathError("schedulerConfig", s.message());
   }
   absl::StatusOr<std::vector<sched::ProfileConfig>> profiles =
-      sched::ProfilesFromConfig(cfg, catalog.implements);
+      config::ExpandProfiles(cfg, registry);
   if (!profiles.ok()) return PathError("schedulerConfig", profiles.status().message());
   return profiles;
 }
@@ -245,10 +244,8 @@ absl::StatusOr<ScoreReport> RunScore(const ScoreInput& input, const ScoreOptions
   std::vector<std::string> notes;
 
   // ---- Profile ----
-  const sched::config::PluginCatalog catalog =
-      options.catalog != nullptr ? *options.catalog : sched::plugins::InTreeCatalog();
   TRIMARAN_ASSIGN_OR_RETURN(std::vector<sched::ProfileConfig> profiles,
-                            LoadProfiles(input.scheduler_config, catalog));
+                            LoadProfiles(input.scheduler_config, *registry));
   auto has_profile = [&](absl::string_view name) {
     return std::any_of(profiles.begin(), profiles.end(),
                        [&](const sched::ProfileConfig& p) { return p.scheduler_name == name; });

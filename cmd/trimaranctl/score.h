@@ -39,7 +39,6 @@
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
 #include "loadwatcher/metrics.h"
-#include "scheduler/config/validate.h"
 #include "scheduler/explain/report.h"
 #include "scheduler/explain/report_format.h"
 #include "scheduler/framework/registry.h"
@@ -75,13 +74,10 @@ struct ScoreOptions {
   // The profile (schedulerName) to run; empty: the pod's spec.schedulerName if a
   // profile has that name, else the first profile.
   std::string profile;
-  // The plugins to build the framework from; nullptr: the in-tree registry
-  // (plugins::RegisterInTreePlugins). Tests pass their own.
+  // The plugins: the configuration is validated and expanded with this registry and the
+  // framework is built from it; nullptr: the in-tree registry
+  // (plugins::RegisterInTreePlugins), as the daemon. Tests pass their own.
   const sched::Registry* registry = nullptr;
-  // The catalog the configuration is validated and expanded with; nullptr: the in-tree
-  // catalog (plugins::InTreeCatalog), as the daemon. Tests with their own plugins pass
-  // one that knows them.
-  const sched::config::PluginCatalog* catalog = nullptr;
 };
 
 // The profile name of the configuration used when the file has no `schedulerConfig`:

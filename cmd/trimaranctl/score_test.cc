@@ -322,22 +322,16 @@ class MetricsProbe final : public sched::ScorePlugin {
 TEST(ScoreTest, PluginsSeeTheFileMetricsAndClock) {
   sched::Registry registry;
   ASSERT_THAT(sched::plugins::RegisterInTreePlugins(registry), IsOk());
-  ASSERT_THAT(
-      registry.Register(MetricsProbe::kName,
-                        [](const sched::PluginArgs&,
-                           sched::Handle& h) -> absl::StatusOr<std::unique_ptr<sched::Plugin>> {
-                          return std::make_unique<MetricsProbe>(h);
-                        }),
-      IsOk());
-  sched::config::PluginCatalog catalog = sched::plugins::InTreeCatalog();
-  catalog.known.insert(MetricsProbe::kName);
-  catalog.implements = [](absl::string_view plugin, sched::config::ExtensionPoint point) {
-    if (plugin == MetricsProbe::kName) return point == sched::config::ExtensionPoint::kScore;
-    return sched::config::BuiltinImplements(plugin, point);
-  };
+  ASSERT_THAT(registry.Register(
+                  MetricsProbe::kName,
+                  sched::PluginDescriptor{.factory = [](const sched::PluginArgs&, sched::Handle& h)
+                                              -> absl::StatusOr<std::unique_ptr<sched::Plugin>> {
+                                            return std::make_unique<MetricsProbe>(h);
+                                          },
+                                          .extension_points = {sched::ExtensionPoint::kScore}}),
+              IsOk());
   ScoreOptions options;
   options.registry = &registry;
-  options.catalog = &catalog;
   const std::string config =
       "apiVersion: kubescheduler.config.k8s.io/v1\n"
       "kind: KubeSchedulerConfiguration\n"

@@ -1,5 +1,6 @@
 // Tests for the KubeSchedulerConfiguration loader (spec §1): fixtures, defaults, merge
 // (§1.6), multiPoint expansion (§1.7), v1beta2 (§1.9), validation, writing.
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "scheduler/config/load.h"
 #include "scheduler/config/validate.h"
 #include "scheduler/config/write.h"
+#include "scheduler/plugins/registry.h"
 
 namespace trimaran::sched::config {
 namespace {
@@ -26,8 +28,31 @@ using ::trimaran::testing::StatusIs;
 constexpr absl::string_view kHeader =
     "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
 
+// The in-tree plugins: what the daemon validates and expands with.
+const Registry& InTree() {
+  static const Registry* registry = new Registry(plugins::InTreeRegistry());
+  return *registry;
+}
+
 absl::StatusOr<SchedulerConfig> Parse(absl::string_view body) {
   return ParseConfig(absl::StrCat(kHeader, body), "test.yaml");
+}
+
+using EP = ExtensionPoint;
+
+// A factory for descriptors that configuration tests register (they never build).
+PluginFactory UnbuildableFactory() {
+  return [](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<sched::Plugin>> {
+    return absl::UnimplementedError("not built in configuration tests");
+  };
+}
+
+// Replaces the args validator of the registered plugin `name`.
+void ReplaceArgsValidator(Registry& registry, absl::string_view name, ArgsValidator validator) {
+  PluginDescriptor descriptor = *registry.Find(name);
+  descriptor.validate_args = std::move(validator);
+  ASSERT_THAT(registry.Unregister(name), IsOk());
+  ASSERT_THAT(registry.Register(name, std::move(descriptor)), IsOk());
 }
 
 std::vector<WeightedPlugin> Score(std::vector<std::pair<std::string, int32_t>> v) {
@@ -42,21 +67,21 @@ TEST(ConfigFixtureTest, EksBinpackLoadsUnchanged) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       SchedulerConfig cfg,
       LoadConfigFile(TRIMARAN_CONFIG_TESTDATA "/eks-binpack-scheduler-config.yaml"));
-  EXPECT_THAT(Validate(cfg, DefaultCatalog()), IsOk());
+  EXPECT_THAT(Validate(cfg, InTree()), IsOk());
   EXPECT_TRUE(cfg.leader_election.leader_elect);
   EXPECT_EQ(cfg.leader_election.resource_name, "my-scheduler");
   EXPECT_EQ(cfg.leader_election.resource_namespace, "kube-system");
   EXPECT_EQ(cfg.client_connection.qps, 100);
   EXPECT_EQ(cfg.client_connection.burst, 200);
   ASSERT_EQ(cfg.profiles.size(), 1u);
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile p, ExpandProfile(cfg, 0, &BuiltinImplements));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
   EXPECT_EQ(p.scheduler_name, "my-scheduler");
   // score.disabled "*": only the explicit score list, weight 1.
   EXPECT_EQ(p.score, Score({{"NodeResourcesFit", 1}}));
   EXPECT_TRUE(p.packing);  // MostAllocated.
-  EXPECT_EQ(p.plugin_args.at("NodeResourcesFit")["scoringStrategy"]["type"].Scalar(),
+  EXPECT_EQ(p.plugin_args.at("NodeResourcesFit").args["scoringStrategy"]["type"].Scalar(),
             "MostAllocated");
-  EXPECT_EQ(p.plugin_args_path.at("NodeResourcesFit"), "profiles[0].pluginConfig[0].args");
+  EXPECT_EQ(p.plugin_args.at("NodeResourcesFit").path, "profiles[0].pluginConfig[0].args");
   // Filters still come from the defaults (multiPoint).
   EXPECT_THAT(p.filter, ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration",
                                     "NodeAffinity", "NodePorts", "NodeResourcesFit"));
@@ -105,10 +130,9 @@ TEST(ConfigFixtureTest, V1beta1IsRefusedWithItsExactV1Equivalent) {
   // The equivalent loads, and means what v1beta1 meant: no resource or balance scoring,
   // TargetLoadPacking plus the v1beta1-weighted defaults we run.
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig v1, ParseConfig(kV1beta1Equivalent, "eq"));
-  PluginCatalog catalog = DefaultCatalog();
-  EXPECT_THAT(Validate(v1, catalog), IsOk());
+  EXPECT_THAT(Validate(v1, InTree()), IsOk());
   EXPECT_FALSE(v1.leader_election.leader_elect);
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile p, ExpandProfile(v1, 0, &BuiltinImplements));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(v1, 0, InTree()));
   EXPECT_EQ(p.scheduler_name, "trimaran");
   // Overrides in score.enabled order (TaintToleration, NodeAffinity), no multiPoint-only
   // scorer left (NodeResourcesFit/BalancedAllocation disabled), then TargetLoadPacking.
@@ -116,7 +140,7 @@ TEST(ConfigFixtureTest, V1beta1IsRefusedWithItsExactV1Equivalent) {
             Score({{"TaintToleration", 1}, {"NodeAffinity", 1}, {"TargetLoadPacking", 1}}));
   EXPECT_THAT(p.reserve, ElementsAre());  // Only enabled at score, as in v1beta1.
   EXPECT_TRUE(p.packing);
-  EXPECT_EQ(p.plugin_args.at("TargetLoadPacking")["watcherAddress"].Scalar(),
+  EXPECT_EQ(p.plugin_args.at("TargetLoadPacking").args["watcherAddress"].Scalar(),
             "http://127.0.0.1:2020");
 }
 
@@ -146,9 +170,9 @@ profiles:
   const std::string msg(cfg.status().message());
   const std::string yaml = msg.substr(msg.find('\n') + 1);
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig v1, ParseConfig(yaml, "eq"));
-  EXPECT_THAT(Validate(v1, DefaultCatalog()), IsOk());
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile p, ExpandProfile(v1, 0, &BuiltinImplements));
-  const YAML::Node& strategy = p.plugin_args.at("NodeResourcesFit")["scoringStrategy"];
+  EXPECT_THAT(Validate(v1, InTree()), IsOk());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(v1, 0, InTree()));
+  const YAML::Node& strategy = p.plugin_args.at("NodeResourcesFit").args["scoringStrategy"];
   EXPECT_EQ(strategy["type"].Scalar(), "MostAllocated");
   EXPECT_EQ(strategy["resources"][0]["weight"].as<int>(), 2);
   // NodeResourcesFit (weight 5, explicit) stays enabled although "LeastAllocated" was
@@ -164,7 +188,7 @@ profiles:
 
 TEST(ConfigDefaultsTest, EmptyConfigGetsUpstreamDefaults) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig cfg, Parse(""));
-  EXPECT_THAT(Validate(cfg, DefaultCatalog()), IsOk());
+  EXPECT_THAT(Validate(cfg, InTree()), IsOk());
   EXPECT_EQ(cfg.parallelism, 16);
   EXPECT_TRUE(cfg.leader_election.leader_elect);
   EXPECT_EQ(cfg.leader_election.lease_duration, absl::Seconds(15));
@@ -192,7 +216,7 @@ TEST(ConfigDefaultsTest, ContentionProfilingFollowsProfiling) {
 TEST(ConfigDefaultsTest, TwoUnnamedProfilesAreNotNamed) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig cfg, Parse("profiles: [{}, {}]\n"));
   EXPECT_EQ(cfg.profiles[0].scheduler_name, "");
-  EXPECT_THAT(Validate(cfg, DefaultCatalog()),
+  EXPECT_THAT(Validate(cfg, InTree()),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("profiles[1].schedulerName: must not be empty")));
 }
@@ -215,7 +239,7 @@ TEST(ConfigDefaultsTest, V1DefaultScoreWeights) {
 
 TEST(ConfigExpandTest, DefaultProfile) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig cfg, Parse(""));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile p, ExpandProfile(cfg, 0, &BuiltinImplements));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
   // The plugins we have, in v1 order with v1 weights (unsupported defaults dropped).
   EXPECT_EQ(p.score, Score({{"TaintToleration", 3},
                             {"NodeAffinity", 2},
@@ -289,8 +313,8 @@ TEST(ConfigExpandTest, Table) {
   for (const ExpandCase& c : cases) {
     SCOPED_TRACE(c.name);
     TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig cfg, Parse(c.yaml));
-    EXPECT_THAT(Validate(cfg, DefaultCatalog()), IsOk());
-    TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile p, ExpandProfile(cfg, 0, &BuiltinImplements));
+    EXPECT_THAT(Validate(cfg, InTree()), IsOk());
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
     EXPECT_EQ(p.score, c.score);
     if (!c.filter.empty()) {
       EXPECT_EQ(p.filter, c.filter);
@@ -303,7 +327,7 @@ TEST(ConfigExpandTest, TargetLoadPackingViaMultiPointGetsAllItsPoints) {
       SchedulerConfig cfg,
       Parse("profiles:\n- schedulerName: t\n  percentageOfNodesToScore: 30\n  plugins:\n"
             "    multiPoint:\n      enabled: [{name: TargetLoadPacking, weight: 2}]\n"));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile p, ExpandProfile(cfg, 0, &BuiltinImplements));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
   EXPECT_THAT(p.reserve, ElementsAre("TargetLoadPacking"));
   EXPECT_EQ(p.score.back(), (WeightedPlugin{"TargetLoadPacking", 2}));
   EXPECT_EQ(p.pre_score.back(), "TargetLoadPacking");
@@ -318,10 +342,10 @@ TEST(ConfigExpandTest, DuplicatesAreErrors) {
             "{name: NodeName}]\n    filter:\n      enabled: [{name: NodePorts}, {name: "
             "NodePorts}]\n"));
   // multiPoint [defaults..., NodeName replaced in place] + the second NodeName appended.
-  EXPECT_THAT(ExpandProfile(cfg, 0, &BuiltinImplements).status(),
+  EXPECT_THAT(ExpandProfile(cfg, 0, InTree()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("plugin \"NodeName\" already registered as multiPoint")));
-  EXPECT_THAT(ExpandProfile(cfg, 0, &BuiltinImplements).status(),
+  EXPECT_THAT(ExpandProfile(cfg, 0, InTree()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("profiles[0].plugins.filter: plugin \"NodePorts\" already "
                                  "registered as Filter")));
@@ -355,8 +379,8 @@ TEST(ConfigV1beta2Test, PerExtensionPointDefaultsAndWeights) {
       ParseConfig("apiVersion: kubescheduler.config.k8s.io/v1beta2\n"
                   "kind: KubeSchedulerConfiguration\nhealthzBindAddress: 0.0.0.0:10251\n",
                   "b2"));
-  EXPECT_THAT(Validate(cfg, DefaultCatalog()), IsOk());
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile p, ExpandProfile(cfg, 0, &BuiltinImplements));
+  EXPECT_THAT(Validate(cfg, InTree()), IsOk());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
   // v1beta2 weights: all 1 for the plugins we have (TaintToleration 1, NodeAffinity 1).
   EXPECT_EQ(p.score, Score({{"NodeResourcesBalancedAllocation", 1},
                             {"NodeResourcesFit", 1},
@@ -382,7 +406,7 @@ TEST(ConfigV1beta3Test, SameDefaultsAsV1) {
                                 ParseConfig("apiVersion: kubescheduler.config.k8s.io/v1beta3\n"
                                             "kind: KubeSchedulerConfiguration\n",
                                             "b3"));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile p, ExpandProfile(cfg, 0, &BuiltinImplements));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
   EXPECT_EQ(p.score[0], (WeightedPlugin{"TaintToleration", 3}));
 }
 
@@ -464,7 +488,7 @@ TEST(ConfigParseTest, Durations) {
   EXPECT_EQ(cfg.leader_election.lease_duration, absl::Seconds(90));
   EXPECT_EQ(cfg.leader_election.renew_deadline, absl::Seconds(60));
   EXPECT_EQ(cfg.leader_election.retry_period, absl::Milliseconds(500));
-  EXPECT_THAT(Validate(cfg, DefaultCatalog()), IsOk());
+  EXPECT_THAT(Validate(cfg, InTree()), IsOk());
 }
 
 // ---- validation -----------------------------------------------------------------------
@@ -543,16 +567,14 @@ TEST(ConfigValidateTest, EachError) {
        "profiles[1].pluginConfig: args of queue sort plugin PrioritySort must be the same for all "
        "profiles (see profiles[0])"},
   };
-  PluginCatalog catalog = DefaultCatalog();
-  catalog.known.insert("QS2");
-  ImplementsFn builtin = catalog.implements;
-  catalog.implements = [builtin](absl::string_view p, ExtensionPoint ep) {
-    return p == "QS2" ? ep == ExtensionPoint::kQueueSort : builtin(p, ep);
-  };
+  Registry registry = InTree();
+  ASSERT_THAT(registry.Register("QS2", PluginDescriptor{.factory = UnbuildableFactory(),
+                                                        .extension_points = {EP::kQueueSort}}),
+              IsOk());
   for (const ValidateCase& c : cases) {
     SCOPED_TRACE(c.name);
     TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig cfg, Parse(c.yaml));
-    absl::Status st = Validate(cfg, catalog);
+    absl::Status st = Validate(cfg, registry);
     ASSERT_THAT(st, StatusIs(absl::StatusCode::kInvalidArgument));
     const std::string msg(st.message());
     std::vector<std::string> lines = absl::StrSplit(msg, '\n');
@@ -566,7 +588,7 @@ TEST(ConfigValidateTest, AllErrorsInOneMessage) {
       Parse("parallelism: -1\npercentageOfNodesToScore: 150\nprofiles:\n- schedulerName: x\n"
             "  plugins:\n    score:\n      enabled: [{name: Foo}, {name: NodeResourcesFit, "
             "weight: -3}]\n- schedulerName: x\n"));
-  absl::Status st = Validate(cfg, DefaultCatalog());
+  absl::Status st = Validate(cfg, InTree());
   EXPECT_EQ(st.message(),
             "parallelism: must be greater than 0, got -1\n"
             "percentageOfNodesToScore: must be in [0, 100], got 150\n"
@@ -581,23 +603,23 @@ TEST(ConfigValidateTest, ArgsValidatorHookErrorsAreMerged) {
       SchedulerConfig cfg,
       Parse("profiles:\n- pluginConfig:\n  - name: TargetLoadPacking\n    args: "
             "{targetUtilization: 150}\n  - name: NodeResourcesFit\n"));
-  PluginCatalog catalog = DefaultCatalog();
+  Registry registry = InTree();
   int calls = 0;
-  catalog.args_validators["TargetLoadPacking"] = [&](const YAML::Node& args,
-                                                     absl::string_view path) {
+  ReplaceArgsValidator(registry, "TargetLoadPacking", [&](const PluginArgs& args) {
     ++calls;
-    if (args["targetUtilization"].as<int>() > 100) {
+    const absl::string_view path = args.path;
+    if (args.args["targetUtilization"].as<int>() > 100) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ".targetUtilization: must be in [0, 100], got 150\n", path, ".other: bad"));
     }
     return absl::OkStatus();
-  };
-  catalog.args_validators["NodeResourcesFit"] = [&](const YAML::Node& args, absl::string_view) {
+  });
+  ReplaceArgsValidator(registry, "NodeResourcesFit", [&](const PluginArgs& args) {
     ++calls;
-    EXPECT_TRUE(!args || args.IsNull());
+    EXPECT_TRUE(!args.args || args.args.IsNull());
     return absl::OkStatus();
-  };
-  absl::Status st = Validate(cfg, catalog);
+  });
+  absl::Status st = Validate(cfg, registry);
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(st.message(),
             "profiles[0].pluginConfig[0].args.targetUtilization: must be in [0, 100], got 150\n"
@@ -615,8 +637,8 @@ TEST(ConfigWriteTest, RoundTrips) {
     TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig again, ParseConfig(yaml, "written"));
     EXPECT_EQ(WriteConfigYaml(again), yaml);
     EXPECT_EQ(again.profiles[0].plugins, cfg.profiles[0].plugins);
-    TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile a, ExpandProfile(cfg, 0, &BuiltinImplements));
-    TRIMARAN_ASSERT_OK_AND_ASSIGN(ExpandedProfile b, ExpandProfile(again, 0, &BuiltinImplements));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig a, ExpandProfile(cfg, 0, InTree()));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig b, ExpandProfile(again, 0, InTree()));
     EXPECT_EQ(a.score, b.score);
     EXPECT_EQ(a.filter, b.filter);
   }
@@ -626,8 +648,7 @@ TEST(ConfigWriteTest, RoundTrips) {
                                             "kind: KubeSchedulerConfiguration\n",
                                             "b2"));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig v1, ParseConfig(WriteConfigYaml(b2), "w"));
-  EXPECT_EQ(ExpandProfile(v1, 0, &BuiltinImplements)->score,
-            ExpandProfile(b2, 0, &BuiltinImplements)->score);
+  EXPECT_EQ(ExpandProfile(v1, 0, InTree())->score, ExpandProfile(b2, 0, InTree())->score);
 }
 
 TEST(ConfigWriteTest, Json) {

@@ -13,30 +13,9 @@ namespace {
 
 using EP = ExtensionPoint;
 
-struct BuiltinPlugin {
-  absl::string_view name;
-  std::initializer_list<EP> points;
-};
-
-const BuiltinPlugin kBuiltins[] = {
-    {"DefaultBinder", {EP::kBind}},
-    {"LoadVariationRiskBalancing", {EP::kPreScore, EP::kScore, EP::kReserve}},
-    {"LowRiskOverCommitment", {EP::kPreScore, EP::kScore}},
-    {"NodeAffinity", {EP::kPreFilter, EP::kFilter, EP::kPreScore, EP::kScore}},
-    {"NodeName", {EP::kFilter}},
-    {"NodePorts", {EP::kPreFilter, EP::kFilter}},
-    {"NodeResourcesBalancedAllocation", {EP::kPreScore, EP::kScore}},
-    {"NodeResourcesFit", {EP::kPreFilter, EP::kFilter, EP::kPreScore, EP::kScore}},
-    {"NodeUnschedulable", {EP::kFilter}},
-    {"PrioritySort", {EP::kQueueSort}},
-    {"TaintToleration", {EP::kFilter, EP::kPreScore, EP::kScore}},
-    {"TargetLoadPacking", {EP::kPreScore, EP::kScore, EP::kReserve}},
-    {"UnsupportedPodConstraints", {EP::kPreFilter}},
-};
-
 constexpr int64_t kMaxNodeScore = 100;
 
-std::vector<std::string>* MutableNames(ExpandedProfile& p, EP point) {
+std::vector<std::string>* MutableNames(ProfileConfig& p, EP point) {
   switch (point) {
     case EP::kPreEnqueue:
       return &p.pre_enqueue;
@@ -73,57 +52,23 @@ const Plugin* FindPlugin(const std::vector<Plugin>& list, absl::string_view name
   return nullptr;
 }
 
-bool IsPackingStrategy(const YAML::Node& args) {
-  if (!args.IsMap()) return false;
-  const YAML::Node strategy = args["scoringStrategy"];
-  if (!strategy.IsMap() || !strategy["type"] || !strategy["type"].IsScalar()) return false;
-  const std::string& type = strategy["type"].Scalar();
-  return type == "MostAllocated" || type == "RequestedToCapacityRatio";
-}
-
 }  // namespace
 
-bool BuiltinImplements(absl::string_view plugin, ExtensionPoint point) {
-  for (const BuiltinPlugin& b : kBuiltins) {
-    if (b.name == plugin) {
-      return std::find(b.points.begin(), b.points.end(), point) != b.points.end();
-    }
-  }
-  return false;
-}
-
-std::vector<std::string> BuiltinPluginNames() {
-  std::vector<std::string> names;
-  for (const BuiltinPlugin& b : kBuiltins) names.emplace_back(b.name);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::vector<std::string> ExpandedProfile::Names(ExtensionPoint point) const {
-  if (point == EP::kScore) {
-    std::vector<std::string> names;
-    for (const WeightedPlugin& w : score) names.push_back(w.name);
-    return names;
-  }
-  return *MutableNames(const_cast<ExpandedProfile&>(*this), point);
-}
-
-ExpandedProfile ExpandProfileCollect(const SchedulerConfig& config, size_t index,
-                                     const ImplementsFn& implements,
-                                     std::vector<std::string>& errors) {
+ProfileConfig ExpandProfileCollect(const SchedulerConfig& config, size_t index,
+                                   const Registry& registry, std::vector<std::string>& errors) {
   const Profile& profile = config.profiles[index];
   const Plugins& plugins = profile.plugins;
   const std::string path = absl::StrCat("profiles[", index, "].plugins");
-  ExpandedProfile out;
+  ProfileConfig out;
   out.scheduler_name = profile.scheduler_name;
   out.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score.has_value()
                                          ? profile.percentage_of_nodes_to_score
                                          : config.percentage_of_nodes_to_score;
   for (size_t i = 0; i < profile.plugin_config.size(); ++i) {
     const PluginConfig& pc = profile.plugin_config[i];
-    out.plugin_args.emplace(pc.name, pc.args);
-    out.plugin_args_path.emplace(pc.name,
-                                 absl::StrCat("profiles[", index, "].pluginConfig[", i, "].args"));
+    out.plugin_args.emplace(
+        pc.name,
+        PluginArgs{pc.args, absl::StrCat("profiles[", index, "].pluginConfig[", i, "].args")});
   }
 
   const std::vector<Plugin>& mp = plugins.multi_point.enabled;
@@ -149,7 +94,7 @@ ExpandedProfile ExpandProfileCollect(const SchedulerConfig& config, size_t index
       std::set<std::string, std::less<>> mp_seen;
       for (const Plugin& p : mp) {
         if (!mp_seen.insert(p.name).second) continue;
-        if (!implements(p.name, ep) || set.IsDisabled(p.name)) continue;
+        if (!registry.Implements(p.name, ep) || set.IsDisabled(p.name)) continue;
         if (FindPlugin(set.enabled, p.name) != nullptr) continue;
         order.push_back(&p);
       }
@@ -188,33 +133,36 @@ ExpandedProfile ExpandProfileCollect(const SchedulerConfig& config, size_t index
         }
       }
       out.score.push_back(WeightedPlugin{name, weight});
-      if (name == "TargetLoadPacking") out.packing = true;
-      if (name == "NodeResourcesFit") {
-        auto it = out.plugin_args.find(name);
-        if (it != out.plugin_args.end() && IsPackingStrategy(it->second)) out.packing = true;
+      const PluginDescriptor* descriptor = registry.Find(name);
+      if (descriptor != nullptr && descriptor->packing) {
+        static const PluginArgs kNoArgs;
+        const auto it = out.plugin_args.find(name);
+        if (descriptor->packing(it == out.plugin_args.end() ? kNoArgs : it->second)) {
+          out.packing = true;
+        }
       }
     }
   }
   return out;
 }
 
-absl::StatusOr<ExpandedProfile> ExpandProfile(const SchedulerConfig& config, size_t index,
-                                              const ImplementsFn& implements) {
+absl::StatusOr<ProfileConfig> ExpandProfile(const SchedulerConfig& config, size_t index,
+                                            const Registry& registry) {
   if (index >= config.profiles.size()) {
     return absl::InvalidArgumentError(absl::StrCat("profiles[", index, "]: no such profile"));
   }
   std::vector<std::string> errors;
-  ExpandedProfile out = ExpandProfileCollect(config, index, implements, errors);
+  ProfileConfig out = ExpandProfileCollect(config, index, registry, errors);
   if (!errors.empty()) return absl::InvalidArgumentError(absl::StrJoin(errors, "\n"));
   return out;
 }
 
-absl::StatusOr<std::vector<ExpandedProfile>> ExpandProfiles(const SchedulerConfig& config,
-                                                            const ImplementsFn& implements) {
+absl::StatusOr<std::vector<ProfileConfig>> ExpandProfiles(const SchedulerConfig& config,
+                                                          const Registry& registry) {
   std::vector<std::string> errors;
-  std::vector<ExpandedProfile> out;
+  std::vector<ProfileConfig> out;
   for (size_t i = 0; i < config.profiles.size(); ++i) {
-    out.push_back(ExpandProfileCollect(config, i, implements, errors));
+    out.push_back(ExpandProfileCollect(config, i, registry, errors));
   }
   if (!errors.empty()) return absl::InvalidArgumentError(absl::StrJoin(errors, "\n"));
   return out;

@@ -1,8 +1,8 @@
 #pragma once
-// multiPoint expansion (spec §1.7): a defaulted Profile -> ordered plugin names per
-// extension point with final score weights, the input of the framework runtime
-// (ExpandedProfile mirrors sched::ProfileConfig in scheduler/runtime/framework.h field
-// by field; the daemon copies it over, so this library does not depend on the runtime).
+// multiPoint expansion (spec §1.7): a defaulted Profile -> the runtime's ProfileConfig
+// (scheduler/framework/profile_config.h): ordered plugin names per extension point with
+// final score weights, pluginConfig args with their paths, percentageOfNodesToScore and
+// the packing flag.
 //
 // Per extension point E:
 //   * E.disabled has "*": E uses only its explicit enabled list;
@@ -14,84 +14,39 @@
 // weight x 100 (MaxNodeScore) must fit in int64. Errors: a plugin twice in multiPoint,
 // a plugin twice at one extension point ("already registered"), overflow.
 //
-// Which points a plugin implements comes from an ImplementsFn: the daemon builds it from
-// plugin instances; BuiltinImplements is the static table of the plugins Trimaran
-// knows: PrioritySort, NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
-// NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, DefaultBinder,
-// UnsupportedPodConstraints, and Trimaran's TargetLoadPacking (PreScore, Score,
-// Reserve), LoadVariationRiskBalancing (PreScore, Score, Reserve) and
-// LowRiskOverCommitment (PreScore, Score). Unsupported
-// upstream plugins implement nothing there (they were dropped by SetDefaults or are
-// rejected by Validate).
+// Everything the expansion knows about a plugin comes from its registration
+// (scheduler/framework/registry.h, PluginDescriptor): which points it implements
+// (multiPoint expands a plugin to exactly its descriptor's extension_points; a name the
+// registry does not know implements nothing), and `packing`, set when a score plugin's
+// descriptor says its args pack (NodeResourcesFit with scoringStrategy MostAllocated or
+// RequestedToCapacityRatio, TargetLoadPacking always; see ProfileConfig::packing).
+// Unsupported upstream plugins are not registered (they were dropped by SetDefaults or
+// are rejected by Validate).
 //
-// `packing` is set when the profile scores with NodeResourcesFit whose pluginConfig
-// scoringStrategy.type is MostAllocated or RequestedToCapacityRatio, or with
-// TargetLoadPacking (see ProfileConfig::packing).
+//   TRIMARAN_ASSIGN_OR_RETURN(std::vector<ProfileConfig> profiles,
+//                             config::ExpandProfiles(cfg, plugins::InTreeRegistry()));
 //
-// Thread-safety: pure functions.
+// Thread-safety: pure functions (the descriptors' predicates run on the caller's thread).
 
-#include <cstdint>
-#include <functional>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "scheduler/config/types.h"
+#include "scheduler/framework/profile_config.h"
+#include "scheduler/framework/registry.h"
 
 namespace trimaran::sched::config {
 
-using ImplementsFn = std::function<bool(absl::string_view plugin, ExtensionPoint point)>;
-
-// The static table described above.
-bool BuiltinImplements(absl::string_view plugin, ExtensionPoint point);
-// The plugin names of that table, sorted.
-std::vector<std::string> BuiltinPluginNames();
-
-struct WeightedPlugin {
-  std::string name;
-  int32_t weight = 1;  // Final: never 0.
-
-  friend bool operator==(const WeightedPlugin&, const WeightedPlugin&) = default;
-};
-
-struct ExpandedProfile {
-  std::string scheduler_name;
-  std::vector<std::string> pre_enqueue;
-  std::vector<std::string> queue_sort;
-  std::vector<std::string> pre_filter;
-  std::vector<std::string> filter;
-  std::vector<std::string> post_filter;
-  std::vector<std::string> pre_score;
-  std::vector<WeightedPlugin> score;
-  std::vector<std::string> reserve;
-  std::vector<std::string> permit;
-  std::vector<std::string> pre_bind;
-  std::vector<std::string> bind;
-  std::vector<std::string> post_bind;
-  // pluginConfig args by name, and their paths ("profiles[0].pluginConfig[1].args").
-  std::map<std::string, YAML::Node, std::less<>> plugin_args;
-  std::map<std::string, std::string, std::less<>> plugin_args_path;
-  // The profile's value, else the global one (0 = adaptive).
-  std::optional<int32_t> percentage_of_nodes_to_score;
-  bool packing = false;
-
-  // The names at `point` (score: names only, in order).
-  std::vector<std::string> Names(ExtensionPoint point) const;
-};
-
 // Expands profiles[index] of a defaulted config. InvalidArgument listing every error,
 // one per line, with field paths.
-absl::StatusOr<ExpandedProfile> ExpandProfile(const SchedulerConfig& config, size_t index,
-                                              const ImplementsFn& implements);
-absl::StatusOr<std::vector<ExpandedProfile>> ExpandProfiles(const SchedulerConfig& config,
-                                                            const ImplementsFn& implements);
+absl::StatusOr<ProfileConfig> ExpandProfile(const SchedulerConfig& config, size_t index,
+                                            const Registry& registry);
+absl::StatusOr<std::vector<ProfileConfig>> ExpandProfiles(const SchedulerConfig& config,
+                                                          const Registry& registry);
 
 // As ExpandProfile, appending the errors to `errors` (used by Validate).
-ExpandedProfile ExpandProfileCollect(const SchedulerConfig& config, size_t index,
-                                     const ImplementsFn& implements,
-                                     std::vector<std::string>& errors);
+ProfileConfig ExpandProfileCollect(const SchedulerConfig& config, size_t index,
+                                   const Registry& registry, std::vector<std::string>& errors);
 
 }  // namespace trimaran::sched::config

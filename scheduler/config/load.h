@@ -2,7 +2,7 @@
 // Loading a KubeSchedulerConfiguration file (spec §1) with yaml-cpp.
 //
 //   TRIMARAN_ASSIGN_OR_RETURN(config::SchedulerConfig cfg, config::LoadConfigFile(path));
-//   TRIMARAN_RETURN_IF_ERROR(config::Validate(cfg, config::DefaultCatalog()));
+//   TRIMARAN_RETURN_IF_ERROR(config::Validate(cfg, plugins::InTreeRegistry()));
 //
 // Accepted apiVersions: kubescheduler.config.k8s.io/v1, v1beta3 and v1beta2 (each with
 // its own default plugin set, §1.9); `kind` must be KubeSchedulerConfiguration.

@@ -18,7 +18,6 @@
 //
 // Thread-safety: plain copyable values; no internal synchronization.
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +25,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "scheduler/framework/extension_point.h"
 #include "yaml-cpp/yaml.h"
 
 namespace trimaran::sched::config {
@@ -41,31 +41,12 @@ inline constexpr absl::string_view kDefaultSchedulerName = "default-scheduler";
 enum class ApiVersion { kV1, kV1beta3, kV1beta2 };
 absl::string_view ApiVersionString(ApiVersion version);
 
-// The framework's extension points (multiPoint is not one: it is a way of listing
-// plugins, expanded by expand.h).
-enum class ExtensionPoint {
-  kPreEnqueue,
-  kQueueSort,
-  kPreFilter,
-  kFilter,
-  kPostFilter,
-  kPreScore,
-  kScore,
-  kReserve,
-  kPermit,
-  kPreBind,
-  kBind,
-  kPostBind,
-};
-inline constexpr int kNumExtensionPoints = 12;
-inline constexpr std::array<ExtensionPoint, kNumExtensionPoints> kAllExtensionPoints = {
-    ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort,  ExtensionPoint::kPreFilter,
-    ExtensionPoint::kFilter,     ExtensionPoint::kPostFilter, ExtensionPoint::kPreScore,
-    ExtensionPoint::kScore,      ExtensionPoint::kReserve,    ExtensionPoint::kPermit,
-    ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
-};
-// "PreFilter", "Score", ... (as in upstream messages).
-absl::string_view ExtensionPointName(ExtensionPoint point);
+// The framework's extension points (scheduler/framework/extension_point.h; multiPoint
+// is not one: it is a way of listing plugins, expanded by expand.h).
+using ::trimaran::sched::ExtensionPoint;
+using ::trimaran::sched::ExtensionPointName;
+using ::trimaran::sched::kAllExtensionPoints;
+using ::trimaran::sched::kNumExtensionPoints;
 // "preFilter", "score", ... (the JSON field of Plugins).
 absl::string_view ExtensionPointField(ExtensionPoint point);
 

@@ -1,5 +1,8 @@
 #include "scheduler/config/validate.h"
 
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +10,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "scheduler/config/defaults.h"
+#include "scheduler/config/expand.h"
+#include "yaml-cpp/yaml.h"
 
 namespace trimaran::sched::config {
 namespace {
@@ -59,28 +64,27 @@ void ValidateLeaderElection(const LeaderElection& le, std::vector<std::string>& 
   }
 }
 
-void ValidatePluginName(absl::string_view name, absl::string_view path,
-                        const PluginCatalog& catalog, std::vector<std::string>& errors) {
+void ValidatePluginName(absl::string_view name, absl::string_view path, const Registry& registry,
+                        std::vector<std::string>& errors) {
   if (name.empty()) {
     errors.push_back(absl::StrCat(path, ": must not be empty"));
   } else if (IsUnsupportedUpstreamPlugin(name)) {
     errors.push_back(
         absl::StrCat(path, ": plugin ", name, " is not supported by trimaran-scheduler yet"));
-  } else if (!catalog.known.contains(name)) {
+  } else if (!registry.Contains(name)) {
     errors.push_back(absl::StrCat(path, ": unknown plugin \"", name, "\""));
   }
 }
 
 void ValidatePluginSet(const PluginSet& set, absl::string_view path,
-                       std::optional<ExtensionPoint> point, const PluginCatalog& catalog,
+                       std::optional<ExtensionPoint> point, const Registry& registry,
                        std::vector<std::string>& errors) {
   for (size_t i = 0; i < set.enabled.size(); ++i) {
     const Plugin& p = set.enabled[i];
     const std::string ip = absl::StrCat(path, ".enabled[", i, "]");
     const size_t before = errors.size();
-    ValidatePluginName(p.name, absl::StrCat(ip, ".name"), catalog, errors);
-    if (errors.size() == before && point.has_value() && catalog.implements &&
-        !catalog.implements(p.name, *point)) {
+    ValidatePluginName(p.name, absl::StrCat(ip, ".name"), registry, errors);
+    if (errors.size() == before && point.has_value() && !registry.Implements(p.name, *point)) {
       errors.push_back(absl::StrCat(ip, ".name: plugin \"", p.name, "\" does not implement ",
                                     ExtensionPointName(*point)));
     }
@@ -93,14 +97,7 @@ void ValidatePluginSet(const PluginSet& set, absl::string_view path,
 
 }  // namespace
 
-PluginCatalog DefaultCatalog() {
-  PluginCatalog catalog;
-  for (std::string& name : BuiltinPluginNames()) catalog.known.insert(std::move(name));
-  catalog.implements = &BuiltinImplements;
-  return catalog;
-}
-
-absl::Status Validate(const SchedulerConfig& config, const PluginCatalog& catalog) {
+absl::Status Validate(const SchedulerConfig& config, const Registry& registry) {
   std::vector<std::string> errors;
   if (config.parallelism <= 0) {
     errors.push_back(absl::StrCat("parallelism: must be greater than 0, got ", config.parallelism));
@@ -126,8 +123,6 @@ absl::Status Validate(const SchedulerConfig& config, const PluginCatalog& catalo
   std::optional<size_t> first_queue_sort_profile;
   std::string first_queue_sort;
   std::string first_queue_sort_args;
-  const ImplementsFn implements =
-      catalog.implements ? catalog.implements : ImplementsFn(&BuiltinImplements);
   for (size_t i = 0; i < config.profiles.size(); ++i) {
     const Profile& profile = config.profiles[i];
     const std::string path = absl::StrCat("profiles[", i, "]");
@@ -146,10 +141,10 @@ absl::Status Validate(const SchedulerConfig& config, const PluginCatalog& catalo
     }
     const size_t before_plugins = errors.size();
     ValidatePluginSet(profile.plugins.multi_point, absl::StrCat(path, ".plugins.multiPoint"),
-                      std::nullopt, catalog, errors);
+                      std::nullopt, registry, errors);
     for (ExtensionPoint ep : kAllExtensionPoints) {
       ValidatePluginSet(profile.plugins.At(ep),
-                        absl::StrCat(path, ".plugins.", ExtensionPointField(ep)), ep, catalog,
+                        absl::StrCat(path, ".plugins.", ExtensionPointField(ep)), ep, registry,
                         errors);
     }
     // pluginConfig.
@@ -158,16 +153,16 @@ absl::Status Validate(const SchedulerConfig& config, const PluginCatalog& catalo
       const PluginConfig& pc = profile.plugin_config[j];
       const std::string pcp = absl::StrCat(path, ".pluginConfig[", j, "]");
       const size_t before = errors.size();
-      ValidatePluginName(pc.name, absl::StrCat(pcp, ".name"), catalog, errors);
+      ValidatePluginName(pc.name, absl::StrCat(pcp, ".name"), registry, errors);
       if (errors.size() != before) continue;
       if (auto [it, inserted] = configured.emplace(pc.name, j); !inserted) {
         errors.push_back(absl::StrCat(pcp, ".name: duplicate plugin config \"", pc.name,
                                       "\" (also pluginConfig[", it->second, "])"));
         continue;
       }
-      auto v = catalog.args_validators.find(pc.name);
-      if (v == catalog.args_validators.end()) continue;
-      absl::Status st = v->second(pc.args, absl::StrCat(pcp, ".args"));
+      const PluginDescriptor* descriptor = registry.Find(pc.name);
+      if (descriptor == nullptr || !descriptor->validate_args) continue;
+      absl::Status st = descriptor->validate_args(PluginArgs{pc.args, absl::StrCat(pcp, ".args")});
       if (!st.ok()) {
         for (absl::string_view line : absl::StrSplit(st.message(), '\n', absl::SkipEmpty())) {
           errors.emplace_back(line);
@@ -176,7 +171,7 @@ absl::Status Validate(const SchedulerConfig& config, const PluginCatalog& catalo
     }
     // Expansion-level checks only when the plugin names are sound (else they repeat).
     if (errors.size() != before_plugins) continue;
-    const ExpandedProfile expanded = ExpandProfileCollect(config, i, implements, errors);
+    const ProfileConfig expanded = ExpandProfileCollect(config, i, registry, errors);
     if (expanded.queue_sort.size() != 1) {
       errors.push_back(absl::StrCat(path,
                                     ".plugins.queueSort: exactly one queue sort plugin is "
@@ -186,7 +181,7 @@ absl::Status Validate(const SchedulerConfig& config, const PluginCatalog& catalo
     } else {
       auto args_it = expanded.plugin_args.find(expanded.queue_sort[0]);
       const std::string args =
-          args_it == expanded.plugin_args.end() ? "" : EmitNode(args_it->second);
+          args_it == expanded.plugin_args.end() ? "" : EmitNode(args_it->second.args);
       if (!first_queue_sort_profile.has_value()) {
         first_queue_sort_profile = i;
         first_queue_sort = expanded.queue_sort[0];

@@ -8,12 +8,12 @@
 
 namespace trimaran::sched {
 
-absl::Status Registry::Register(absl::string_view name, PluginFactory factory) {
+absl::Status Registry::Register(absl::string_view name, PluginDescriptor descriptor) {
   if (name.empty()) return absl::InvalidArgumentError("register plugin: empty name");
-  if (!factory) {
+  if (!descriptor.factory) {
     return absl::InvalidArgumentError(absl::StrCat("register plugin \"", name, "\": no factory"));
   }
-  const auto [it, inserted] = factories_.try_emplace(std::string(name), std::move(factory));
+  const auto [it, inserted] = descriptors_.try_emplace(std::string(name), std::move(descriptor));
   if (!inserted) {
     return absl::AlreadyExistsError(
         absl::StrCat("register plugin \"", name, "\": a plugin with this name already exists"));
@@ -21,31 +21,40 @@ absl::Status Registry::Register(absl::string_view name, PluginFactory factory) {
   return absl::OkStatus();
 }
 
+absl::Status Registry::Register(absl::string_view name, PluginFactory factory) {
+  return Register(name, PluginDescriptor{.factory = std::move(factory)});
+}
+
 absl::Status Registry::Unregister(absl::string_view name) {
-  const auto it = factories_.find(name);
-  if (it == factories_.end()) {
+  const auto it = descriptors_.find(name);
+  if (it == descriptors_.end()) {
     return absl::NotFoundError(absl::StrCat("unregister plugin \"", name, "\": not registered"));
   }
-  factories_.erase(it);
+  descriptors_.erase(it);
   return absl::OkStatus();
 }
 
 absl::Status Registry::Merge(const Registry& other) {
-  for (const auto& [name, factory] : other.factories_) {
-    if (absl::Status s = Register(name, factory); !s.ok()) return s;
+  for (const auto& [name, descriptor] : other.descriptors_) {
+    if (absl::Status s = Register(name, descriptor); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-const PluginFactory* Registry::Find(absl::string_view name) const {
-  const auto it = factories_.find(name);
-  return it == factories_.end() ? nullptr : &it->second;
+const PluginDescriptor* Registry::Find(absl::string_view name) const {
+  const auto it = descriptors_.find(name);
+  return it == descriptors_.end() ? nullptr : &it->second;
+}
+
+bool Registry::Implements(absl::string_view name, ExtensionPoint point) const {
+  const PluginDescriptor* descriptor = Find(name);
+  return descriptor != nullptr && descriptor->Implements(point);
 }
 
 std::vector<std::string> Registry::Names() const {
   std::vector<std::string> names;
-  names.reserve(factories_.size());
-  for (const auto& [name, factory] : factories_) names.push_back(name);
+  names.reserve(descriptors_.size());
+  for (const auto& [name, descriptor] : descriptors_) names.push_back(name);
   return names;
 }
 

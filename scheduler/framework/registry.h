@@ -1,13 +1,17 @@
 #pragma once
-// Registry: plugin name -> factory. The runtime builds each profile's plugins from it.
-// There is exactly one file that registers every in-tree plugin
-// (scheduler/plugins/registry.cc, upstream's NewInTreeRegistry); out-of-tree sets are
-// added with Merge. Nothing registers itself at static-initialization time.
+// Registry: plugin name -> PluginDescriptor (plugin_descriptor.h), the one place a
+// plugin is described. The runtime builds each profile's plugins from its factories;
+// the configuration (scheduler/config) reads the same object for multiPoint expansion,
+// validation (known names, extension points, args validators) and the packing flag;
+// trimaranctl takes it too. There is exactly one file that registers every in-tree
+// plugin (scheduler/plugins/registry.cc, upstream's NewInTreeRegistry), one line per
+// plugin; out-of-tree sets are added with Merge. Nothing registers itself at
+// static-initialization time.
 //
-// PluginArgs is a plugin's raw `pluginConfig[].args`, kept as the yaml-cpp tree the
-// config file was parsed into (KubeSchedulerConfiguration is YAML; JSON is YAML too).
-// Each plugin decodes and validates its own typed args from it (its folder's args.h),
-// returning InvalidArgument that lists *every* field error with its path:
+//   Registry registry;
+//   TRIMARAN_RETURN_IF_ERROR(registry.Register(MyPlugin::kName, MyPlugin::Descriptor()));
+//
+// A plugin's factory decodes its typed args from PluginArgs (plugin_args.h):
 //
 //   absl::StatusOr<std::unique_ptr<Plugin>> TargetLoadPacking::New(const PluginArgs& args,
 //                                                                  Handle& handle) {
@@ -20,31 +24,16 @@
 
 #include <functional>
 #include <map>
-#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "scheduler/framework/handle.h"
-#include "scheduler/framework/interface.h"
-#include "yaml-cpp/yaml.h"
+#include "scheduler/framework/extension_point.h"
+#include "scheduler/framework/plugin_args.h"
+#include "scheduler/framework/plugin_descriptor.h"
 
 namespace trimaran::sched {
-
-struct PluginArgs {
-  // The `args` mapping of the plugin's pluginConfig entry, after the config's own
-  // defaulting; a Null node when the config has none (use the defaults).
-  YAML::Node args;
-  // Where `args` sits in the config file, prefixed to field errors:
-  // "profiles[0].pluginConfig[1].args". Empty when the args were not from a file.
-  std::string path;
-};
-
-using PluginFactory =
-    std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const PluginArgs& args, Handle& handle)>;
 
 class Registry {
  public:
@@ -54,8 +43,13 @@ class Registry {
   Registry(Registry&&) = default;
   Registry& operator=(Registry&&) = default;
 
-  // AlreadyExists when `name` is registered; InvalidArgument for an empty name or
-  // factory.
+  // AlreadyExists when `name` is registered; InvalidArgument for an empty name or a
+  // descriptor without a factory.
+  absl::Status Register(absl::string_view name, PluginDescriptor descriptor);
+  // A plugin known by its factory only (a descriptor with no extension points, args
+  // validator or packing predicate): the runtime builds it when a ProfileConfig names
+  // it, but multiPoint never expands to it and Validate refuses it at every extension
+  // point. For runtime tests; plugins the configuration can name register a descriptor.
   absl::Status Register(absl::string_view name, PluginFactory factory);
   // NotFound when `name` is not registered.
   absl::Status Unregister(absl::string_view name);
@@ -63,16 +57,18 @@ class Registry {
   // name both have; entries before it stay registered, as upstream.
   absl::Status Merge(const Registry& other);
 
-  // The factory for `name`, or nullptr.
-  const PluginFactory* Find(absl::string_view name) const;
+  // The descriptor of `name`, or nullptr.
+  const PluginDescriptor* Find(absl::string_view name) const;
   bool Contains(absl::string_view name) const { return Find(name) != nullptr; }
+  // True when `name` is registered and its descriptor lists `point`.
+  bool Implements(absl::string_view name, ExtensionPoint point) const;
   // Registered names, sorted.
   std::vector<std::string> Names() const;
-  size_t size() const { return factories_.size(); }
+  size_t size() const { return descriptors_.size(); }
 
  private:
   // Ordered: deterministic Names() and Merge order.
-  std::map<std::string, PluginFactory, std::less<>> factories_;
+  std::map<std::string, PluginDescriptor, std::less<>> descriptors_;
 };
 
 }  // namespace trimaran::sched

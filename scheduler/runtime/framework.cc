@@ -179,16 +179,16 @@ absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const ProfileConfig
 
   static const PluginArgs kNoArgs;
   for (const std::string& name : names) {
-    const PluginFactory* factory = registry.Find(name);
-    if (factory == nullptr) {
+    const PluginDescriptor* descriptor = registry.Find(name);
+    if (descriptor == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(profile, ": plugin \"", name, "\" is not registered"));
     }
     auto plugin_handle = std::make_unique<PluginHandle>(
         handle, handle.stats_scope().Child(absl::StrCat(SnakeCase(name), "_")));
     const auto args_it = config.plugin_args.find(name);
-    absl::StatusOr<PluginPtr> plugin =
-        (*factory)(args_it == config.plugin_args.end() ? kNoArgs : args_it->second, *plugin_handle);
+    absl::StatusOr<PluginPtr> plugin = descriptor->factory(
+        args_it == config.plugin_args.end() ? kNoArgs : args_it->second, *plugin_handle);
     if (!plugin.ok()) {
       return absl::Status(plugin.status().code(),
                           absl::StrCat(profile, ": initializing plugin \"", name,

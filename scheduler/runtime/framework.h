@@ -9,8 +9,9 @@
 // Construction: Framework::Create(ProfileConfig, Registry, Handle) instantiates every
 // plugin named anywhere in the profile exactly once (a plugin listed at several
 // extension points is one object), checks that it implements every extension point it
-// is listed at, and resolves weights. ProfileConfig is the plain result of the config
-// loader (multiPoint already expanded, defaults already merged, spec §1.6–§1.7).
+// is listed at, and resolves weights. ProfileConfig (scheduler/framework/profile_config.h)
+// is the plain result of the config expansion (multiPoint already expanded, defaults
+// already merged, spec §1.6–§1.7).
 //
 // Statuses: every non-success status returned by a Run* method names the plugin that
 // produced it (Status::plugin()). kError statuses are wrapped as upstream does
@@ -54,58 +55,13 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/profile_config.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
 #include "scheduler/runtime/waiting_pods.h"
 
 namespace trimaran::sched {
-
-// A score plugin with its weight (0 means the default, 1).
-struct WeightedPlugin {
-  std::string name;
-  int32_t weight = 0;
-};
-
-// One profile, as the config loader (issue 5) produces it: names only, in order, with
-// multiPoint expanded. Plain data; copyable.
-struct ProfileConfig {
-  // Matches pod.spec.schedulerName; the `profile` metric label.
-  std::string scheduler_name = "default-scheduler";
-
-  // The ordered plugin names per extension point.
-  std::vector<std::string> queue_sort;
-  std::vector<std::string> pre_enqueue;
-  std::vector<std::string> pre_filter;
-  std::vector<std::string> filter;
-  std::vector<std::string> post_filter;
-  std::vector<std::string> pre_score;
-  std::vector<WeightedPlugin> score;
-  std::vector<std::string> reserve;
-  std::vector<std::string> permit;
-  std::vector<std::string> pre_bind;
-  std::vector<std::string> bind;
-  std::vector<std::string> post_bind;
-
-  // pluginConfig[].args by plugin name; a plugin without an entry gets a Null node.
-  std::map<std::string, PluginArgs, std::less<>> plugin_args;
-
-  // The profile's percentageOfNodesToScore (already resolved against the global value
-  // by the loader); nullopt or 0 means adaptive (spec §4.3).
-  std::optional<int32_t> percentage_of_nodes_to_score;
-
-  // Among nodes whose weighted integer totals tie, prefer the higher weighted exact
-  // total (ScoreResult::exact) before picking at random. See types.h, ScoreResult.
-  bool exact_tie_break = true;
-
-  // A bin-packing profile (MostAllocated, RequestedToCapacityRatio, TargetLoadPacking):
-  // adaptive node sampling would score only a rotating window of the nodes and the
-  // fullest node would usually be outside it, which spreads pods. So when `packing` is
-  // set and percentage_of_nodes_to_score is unset or 0, every feasible node is scored.
-  // An explicit percentage is honoured (the operator chose speed over packing). The
-  // config loader sets this when a score plugin is configured with a packing strategy.
-  bool packing = false;
-};
 
 class Framework {
  public:

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/config/load.h"
 #include "scheduler/config/validate.h"
+#include "scheduler/plugins/registry.h"
 
 namespace trimaran::deploy_testing {
 namespace {
@@ -349,7 +350,7 @@ TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
     EXPECT_LE(target, 100);
   } else {
     // Without TLP the profile needs nothing beyond the builtin plugins.
-    TRIMARAN_EXPECT_OK(sched::config::Validate(*cfg, sched::config::DefaultCatalog()));
+    TRIMARAN_EXPECT_OK(sched::config::Validate(*cfg, sched::plugins::InTreeRegistry()));
   }
 }
 

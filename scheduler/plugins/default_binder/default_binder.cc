@@ -13,6 +13,8 @@ absl::StatusOr<std::unique_ptr<Plugin>> DefaultBinder::New(const PluginArgs& /*a
   return std::make_unique<DefaultBinder>(handle);
 }
 
+PluginDescriptor DefaultBinder::Descriptor() { return DescriptorFor<DefaultBinder>(); }
+
 Status DefaultBinder::Bind(CycleState& /*state*/, const kube::Pod& pod,
                            absl::string_view node_name) {
   Log(Component::kBinder)

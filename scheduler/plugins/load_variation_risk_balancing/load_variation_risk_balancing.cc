@@ -36,6 +36,12 @@ absl::StatusOr<std::unique_ptr<Plugin>> LoadVariationRiskBalancing::New(const Pl
   return std::make_unique<LoadVariationRiskBalancing>(std::move(typed), std::move(metrics));
 }
 
+PluginDescriptor LoadVariationRiskBalancing::Descriptor() {
+  PluginDescriptor descriptor = DescriptorFor<LoadVariationRiskBalancing>();
+  descriptor.validate_args = ArgsValidatorFrom(&DecodeLoadVariationRiskBalancingArgs);
+  return descriptor;
+}
+
 LoadVariationRiskBalancing::LoadVariationRiskBalancing(
     LoadVariationRiskBalancingArgs args, std::unique_ptr<trimaran::PluginMetrics> metrics)
     : args_(std::move(args)), metrics_(std::move(metrics)), tracker_(metrics_->clock()) {}

@@ -51,6 +51,10 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
   static constexpr absl::string_view kStateKey = "LoadVariationRiskBalancing.Cycle";
 
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New, the extension points of its
+  // interfaces, and an args validator that decodes the args exactly as New does.
+  static PluginDescriptor Descriptor();
+
   LoadVariationRiskBalancing(LoadVariationRiskBalancingArgs args,
                              std::unique_ptr<trimaran::PluginMetrics> metrics);
 

@@ -33,6 +33,12 @@ absl::StatusOr<std::unique_ptr<Plugin>> LowRiskOverCommitment::New(const PluginA
   return std::make_unique<LowRiskOverCommitment>(std::move(typed), std::move(metrics));
 }
 
+PluginDescriptor LowRiskOverCommitment::Descriptor() {
+  PluginDescriptor descriptor = DescriptorFor<LowRiskOverCommitment>();
+  descriptor.validate_args = ArgsValidatorFrom(&DecodeLowRiskOverCommitmentArgs);
+  return descriptor;
+}
+
 LowRiskOverCommitment::LowRiskOverCommitment(LowRiskOverCommitmentArgs args,
                                              std::unique_ptr<trimaran::PluginMetrics> metrics)
     : args_(std::move(args)), metrics_(std::move(metrics)) {}

@@ -56,6 +56,10 @@ class LowRiskOverCommitment final : public PreScorePlugin, public ScorePlugin {
   static constexpr double kMaxVarianceAllowance = 0.99;
 
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New, the extension points of its
+  // interfaces, and an args validator that decodes the args exactly as New does.
+  static PluginDescriptor Descriptor();
+
   LowRiskOverCommitment(LowRiskOverCommitmentArgs args,
                         std::unique_ptr<trimaran::PluginMetrics> metrics);
 

@@ -54,6 +54,12 @@ absl::StatusOr<std::unique_ptr<Plugin>> NodeAffinity::New(const PluginArgs& args
   return std::make_unique<NodeAffinity>(typed);
 }
 
+PluginDescriptor NodeAffinity::Descriptor() {
+  PluginDescriptor descriptor = DescriptorFor<NodeAffinity>();
+  descriptor.validate_args = ArgsValidatorFrom(&DecodeNodeAffinityArgs);
+  return descriptor;
+}
+
 NodeAffinity::NodeAffinity(const NodeAffinityArgs& args)
     : rejected_pod_(Status::UnschedulableAndUnresolvable(kErrReasonPod).WithPlugin(kName)),
       rejected_enforced_(

@@ -58,6 +58,9 @@ class NodeAffinity final : public PreFilterPlugin,
 
   // A PluginFactory: decodes and validates NodeAffinityArgs.
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New, the extension points of its
+  // interfaces, and an args validator that decodes the args exactly as New does.
+  static PluginDescriptor Descriptor();
 
   explicit NodeAffinity(const NodeAffinityArgs& args);
 

@@ -7,6 +7,8 @@ absl::StatusOr<std::unique_ptr<Plugin>> NodeName::New(const PluginArgs& /*args*/
   return std::make_unique<NodeName>();
 }
 
+PluginDescriptor NodeName::Descriptor() { return DescriptorFor<NodeName>(); }
+
 NodeName::NodeName()
     : rejected_(Status::UnschedulableAndUnresolvable(kErrReason).WithPlugin(kName)) {}
 

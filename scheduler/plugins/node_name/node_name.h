@@ -28,6 +28,9 @@ class NodeName final : public FilterPlugin, public EnqueueExtensions {
 
   // A PluginFactory. NodeName takes no args (any given are ignored, as upstream).
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New and the extension points of its
+  // interfaces.
+  static PluginDescriptor Descriptor();
 
   NodeName();
 

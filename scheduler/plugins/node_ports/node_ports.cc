@@ -25,6 +25,8 @@ absl::StatusOr<std::unique_ptr<Plugin>> NodePorts::New(const PluginArgs& /*args*
   return std::make_unique<NodePorts>();
 }
 
+PluginDescriptor NodePorts::Descriptor() { return DescriptorFor<NodePorts>(); }
+
 NodePorts::NodePorts() : conflict_(Status::Unschedulable(kErrReason).WithPlugin(kName)) {}
 
 Status NodePorts::PreFilter(CycleState& state, const kube::Pod& pod,

@@ -43,6 +43,9 @@ class NodePorts final : public PreFilterPlugin, public FilterPlugin, public Enqu
 
   // Factory for Registry::Register. The plugin takes no args (any given are ignored).
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New and the extension points of its
+  // interfaces.
+  static PluginDescriptor Descriptor();
 
   NodePorts();
 

@@ -34,6 +34,12 @@ absl::StatusOr<std::unique_ptr<Plugin>> NodeResourcesBalancedAllocation::New(con
   return std::make_unique<NodeResourcesBalancedAllocation>(std::move(typed));
 }
 
+PluginDescriptor NodeResourcesBalancedAllocation::Descriptor() {
+  PluginDescriptor descriptor = DescriptorFor<NodeResourcesBalancedAllocation>();
+  descriptor.validate_args = ArgsValidatorFrom(&DecodeNodeResourcesBalancedAllocationArgs);
+  return descriptor;
+}
+
 NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(
     NodeResourcesBalancedAllocationArgs args)
     : args_(std::move(args)) {

@@ -45,6 +45,9 @@ class NodeResourcesBalancedAllocation final : public PreScorePlugin, public Scor
 
   // Factory for Registry::Register: decodes, defaults and validates the args.
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New, the extension points of its
+  // interfaces, and an args validator that decodes the args exactly as New does.
+  static PluginDescriptor Descriptor();
 
   // `args` must be valid (ValidateNodeResourcesBalancedAllocationArgs); checked.
   explicit NodeResourcesBalancedAllocation(

@@ -78,6 +78,17 @@ absl::StatusOr<std::unique_ptr<Plugin>> NodeResourcesFit::New(const PluginArgs& 
   return std::make_unique<NodeResourcesFit>(std::move(typed));
 }
 
+PluginDescriptor NodeResourcesFit::Descriptor() {
+  PluginDescriptor descriptor = DescriptorFor<NodeResourcesFit>();
+  descriptor.validate_args = ArgsValidatorFrom(&DecodeNodeResourcesFitArgs);
+  // MostAllocated and RequestedToCapacityRatio pack; LeastAllocated (the default) spreads.
+  descriptor.packing = [](const PluginArgs& args) {
+    absl::StatusOr<NodeResourcesFitArgs> decoded = DecodeNodeResourcesFitArgs(args);
+    return decoded.ok() && decoded->scoring_strategy.type != ScoringStrategyType::kLeastAllocated;
+  };
+  return descriptor;
+}
+
 NodeResourcesFit::NodeResourcesFit(NodeResourcesFitArgs args) : args_(std::move(args)) {
   const absl::Status valid = ValidateNodeResourcesFitArgs(args_, "");
   TRIMARAN_CHECK(valid.ok()) << "NodeResourcesFit: invalid args: " << valid.message();

@@ -80,6 +80,11 @@ class NodeResourcesFit final : public PreFilterPlugin,
   // Factory for Registry::Register: decodes, defaults and validates the args
   // (InvalidArgument listing every field error).
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New, the extension points of its
+  // interfaces, and an args validator that decodes the args exactly as New does; a
+  // profile scoring with it packs when scoringStrategy is MostAllocated or
+  // RequestedToCapacityRatio.
+  static PluginDescriptor Descriptor();
 
   // `args` must be valid (ValidateNodeResourcesFitArgs); checked.
   explicit NodeResourcesFit(NodeResourcesFitArgs args = DefaultNodeResourcesFitArgs());

@@ -11,6 +11,8 @@ absl::StatusOr<std::unique_ptr<Plugin>> NodeUnschedulable::New(const PluginArgs&
   return std::make_unique<NodeUnschedulable>();
 }
 
+PluginDescriptor NodeUnschedulable::Descriptor() { return DescriptorFor<NodeUnschedulable>(); }
+
 NodeUnschedulable::NodeUnschedulable()
     : unschedulable_taint_{std::string(kube::kTaintNodeUnschedulable), "",
                            kube::TaintEffect::kNoSchedule, std::nullopt},

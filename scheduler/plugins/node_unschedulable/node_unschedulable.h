@@ -30,6 +30,9 @@ class NodeUnschedulable final : public FilterPlugin, public EnqueueExtensions {
 
   // A PluginFactory. No args (any given are ignored, as upstream).
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New and the extension points of its
+  // interfaces.
+  static PluginDescriptor Descriptor();
 
   NodeUnschedulable();
 

@@ -11,6 +11,8 @@ absl::StatusOr<std::unique_ptr<Plugin>> PrioritySort::New(const PluginArgs& /*ar
   return std::make_unique<PrioritySort>();
 }
 
+PluginDescriptor PrioritySort::Descriptor() { return DescriptorFor<PrioritySort>(); }
+
 bool PrioritySort::Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
   // A QueuedPodInfo without a pod should not exist; treat it as priority 0.
   const int32_t pa = a.pod != nullptr ? kube::PodPriority(*a.pod) : 0;

@@ -22,6 +22,9 @@ class PrioritySort final : public QueueSortPlugin {
 
   // Factory for Registry::Register. The plugin takes no args (any given are ignored).
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New and the extension points of its
+  // interfaces.
+  static PluginDescriptor Descriptor();
 
   absl::string_view Name() const override { return kName; }
 

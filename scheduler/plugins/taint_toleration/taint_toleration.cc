@@ -26,6 +26,8 @@ absl::StatusOr<std::unique_ptr<Plugin>> TaintToleration::New(const PluginArgs& /
   return std::make_unique<TaintToleration>();
 }
 
+PluginDescriptor TaintToleration::Descriptor() { return DescriptorFor<TaintToleration>(); }
+
 Status TaintToleration::Filter(const CycleState& /*state*/, const kube::Pod& pod,
                                const NodeInfo& node_info) const {
   const kube::Node* node = node_info.node();

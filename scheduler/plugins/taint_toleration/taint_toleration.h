@@ -44,6 +44,9 @@ class TaintToleration final : public FilterPlugin,
 
   // A PluginFactory. No args (any given are ignored, as upstream).
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New and the extension points of its
+  // interfaces.
+  static PluginDescriptor Descriptor();
 
   absl::string_view Name() const override { return kName; }
 

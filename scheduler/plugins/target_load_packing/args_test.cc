@@ -137,19 +137,20 @@ TEST(TargetLoadPackingArgsTest, EveryErrorIsReported) {
   EXPECT_THAT(args.status().message(), HasSubstr("metricsMaxAge"));
 }
 
-TEST(TargetLoadPackingArgsTest, TheCatalogValidatesTrimaranArgs) {
-  const config::PluginCatalog catalog = InTreeCatalog();
+TEST(TargetLoadPackingArgsTest, TheRegistryValidatesTrimaranArgs) {
+  const Registry registry = InTreeRegistry();
   for (const char* name :
        {"TargetLoadPacking", "LoadVariationRiskBalancing", "LowRiskOverCommitment"}) {
     SCOPED_TRACE(name);
-    auto it = catalog.args_validators.find(name);
-    ASSERT_NE(it, catalog.args_validators.end());
-    EXPECT_THAT(it->second(YAML::Load("{}"), "p"), IsOk());
-    EXPECT_THAT(it->second(YAML::Load("fallback: Nope"), "p"),
+    const PluginDescriptor* descriptor = registry.Find(name);
+    ASSERT_NE(descriptor, nullptr);
+    ASSERT_TRUE(descriptor->validate_args);
+    EXPECT_THAT(descriptor->validate_args(PluginArgs{YAML::Load("{}"), "p"}), IsOk());
+    EXPECT_THAT(descriptor->validate_args(PluginArgs{YAML::Load("fallback: Nope"), "p"}),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("p.fallback:")));
   }
-  EXPECT_THAT(catalog.args_validators.at("LowRiskOverCommitment")(
-                  YAML::Load("riskLimitWeights: {cpu: 1.5}"), "p"),
+  EXPECT_THAT(registry.Find("LowRiskOverCommitment")
+                  ->validate_args(PluginArgs{YAML::Load("riskLimitWeights: {cpu: 1.5}"), "p"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("p.riskLimitWeights.cpu: must be in [0, 1], got 1.5")));
 }

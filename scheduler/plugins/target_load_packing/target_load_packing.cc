@@ -79,6 +79,14 @@ absl::StatusOr<std::unique_ptr<Plugin>> TargetLoadPacking::New(const PluginArgs&
   return std::make_unique<TargetLoadPacking>(std::move(typed), std::move(metrics));
 }
 
+PluginDescriptor TargetLoadPacking::Descriptor() {
+  PluginDescriptor descriptor = DescriptorFor<TargetLoadPacking>();
+  descriptor.validate_args = ArgsValidatorFrom(&DecodeTargetLoadPackingArgs);
+  // Best fit up to the target utilisation packs whatever the args.
+  descriptor.packing = [](const PluginArgs& /*args*/) { return true; };
+  return descriptor;
+}
+
 TargetLoadPacking::TargetLoadPacking(TargetLoadPackingArgs args,
                                      std::unique_ptr<trimaran::PluginMetrics> metrics)
     : args_(std::move(args)), metrics_(std::move(metrics)), tracker_(metrics_->clock()) {

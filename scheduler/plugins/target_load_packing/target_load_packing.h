@@ -75,6 +75,11 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
 
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 
+  // Its registration (scheduler/plugins/registry.cc): New, the extension points of its
+  // interfaces, and an args validator that decodes the args exactly as New does; a
+  // profile scoring with it always packs.
+  static PluginDescriptor Descriptor();
+
   // `args` must be valid; `metrics` must not be null.
   TargetLoadPacking(TargetLoadPackingArgs args, std::unique_ptr<trimaran::PluginMetrics> metrics);
 

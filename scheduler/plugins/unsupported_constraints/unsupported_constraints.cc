@@ -17,6 +17,10 @@ absl::StatusOr<std::unique_ptr<Plugin>> UnsupportedPodConstraints::New(const Plu
   return std::make_unique<UnsupportedPodConstraints>();
 }
 
+PluginDescriptor UnsupportedPodConstraints::Descriptor() {
+  return DescriptorFor<UnsupportedPodConstraints>();
+}
+
 Status UnsupportedPodConstraints::PreFilter(CycleState& /*state*/, const kube::Pod& pod,
                                             std::span<const NodeInfo* const> /*nodes*/,
                                             PreFilterResult& /*result*/) {

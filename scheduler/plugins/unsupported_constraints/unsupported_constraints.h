@@ -40,6 +40,9 @@ class UnsupportedPodConstraints final : public PreFilterPlugin, public EnqueueEx
 
   // A PluginFactory. No args.
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  // Its registration (scheduler/plugins/registry.cc): New and the extension points of its
+  // interfaces.
+  static PluginDescriptor Descriptor();
 
   absl::string_view Name() const override { return kName; }
   Status PreFilter(CycleState& state, const kube::Pod& pod, std::span<const NodeInfo* const> nodes,
