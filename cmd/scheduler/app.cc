@@ -390,16 +390,7 @@ int SchedulerApp::Run() {
   if (s.elector) {
     std::jthread election([&s, token] { s.elector->Run(token); });
     // Wait until asked to stop (signal or lost leadership).
-    absl::Mutex mu;
-    bool stopped = false;
-    std::stop_callback wake(token, [&] {
-      absl::MutexLock lock(&mu);
-      stopped = true;
-    });
-    {
-      absl::MutexLock lock(&mu);
-      mu.Await(absl::Condition(&stopped));
-    }
+    s.clock.SleepUntil(absl::InfiniteFuture(), token);
     election.join();  // stops scheduling, drains bindings, releases the lease
   } else if (!token.stop_requested()) {
     s.leading.store(true);
