@@ -74,9 +74,9 @@ TEST_F(SourcePoolTest, InProcessDeduplicatesPerSpecAndRunsTheWatcher) {
   ASSERT_NE(watcher, nullptr);
   // The watcher thread fetches the three windows at once (fake time does not move).
   ASSERT_TRUE(AwaitSnapshots(*watcher, 3));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetrics got, a1->GetLatestMetrics());
-  EXPECT_EQ(got.window.duration, "15m");
-  EXPECT_TRUE(got.data.node_metrics_map.contains("n1"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr got, a1->GetLatestMetrics());
+  EXPECT_EQ(got->window.duration, "15m");
+  EXPECT_TRUE(got->data.node_metrics_map.contains("n1"));
   EXPECT_EQ(pool.FindWatcher({.type = "SignalFx"}), nullptr);
 }
 
@@ -158,8 +158,8 @@ TEST_F(SourcePoolTest, RemoteChoosesTheClientByScheme) {
 
   // The HTTP client goes through the injected transport to {address}/watcher.
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * http_client, pool.Remote("http://lw.example:2020"));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetrics got, http_client->GetLatestMetrics());
-  EXPECT_TRUE(got.data.node_metrics_map.contains("n9"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr got, http_client->GetLatestMetrics());
+  EXPECT_TRUE(got->data.node_metrics_map.contains("n9"));
 }
 
 TEST_F(SourcePoolTest, PrometheusWithKubeClientMapsSeriesToListedNodes) {
@@ -185,11 +185,11 @@ TEST_F(SourcePoolTest, PrometheusWithKubeClientMapsSeriesToListedNodes) {
       lw::Client * client, pool.InProcess({.type = "Prometheus", .address = "http://prom:9090"}));
   ASSERT_TRUE(
       AwaitSnapshots(*pool.FindWatcher({.type = "Prometheus", .address = "http://prom:9090"}), 3));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetrics got, client->GetLatestMetrics());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr got, client->GetLatestMetrics());
   // 10.0.0.1:9100 -> node-a (InternalIP); "stranger" matches no node and is dropped.
-  ASSERT_EQ(got.data.node_metrics_map.size(), 1u);
-  ASSERT_TRUE(got.data.node_metrics_map.contains("node-a"));
-  EXPECT_DOUBLE_EQ(got.data.node_metrics_map["node-a"].metrics[0].value, 50);  // 0.5 x 100
+  ASSERT_EQ(got->data.node_metrics_map.size(), 1u);
+  ASSERT_TRUE(got->data.node_metrics_map.contains("node-a"));
+  EXPECT_DOUBLE_EQ(got->data.node_metrics_map.at("node-a").metrics[0].value, 50);  // 0.5 x 100
   // Startup check (4 queries over 5m) ran before the 3 windows x 4 queries.
   const std::vector<http::HttpRequest> requests = transport->Requests();
   ASSERT_GE(requests.size(), 16u);

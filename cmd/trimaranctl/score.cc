@@ -236,13 +236,15 @@ class FrozenClock final : public Clock {
 // One WatcherMetrics, served to every caller (reduced to the hosts asked for).
 class StaticMetricsClient final : public lw::Client {
  public:
-  explicit StaticMetricsClient(lw::WatcherMetrics metrics) : metrics_(std::move(metrics)) {}
-  absl::StatusOr<lw::WatcherMetrics> GetLatestMetrics(const lw::MetricsRequest& request) override {
+  explicit StaticMetricsClient(lw::WatcherMetrics metrics)
+      : metrics_(std::make_shared<const lw::WatcherMetrics>(std::move(metrics))) {}
+  absl::StatusOr<lw::WatcherMetricsPtr> GetLatestMetrics(
+      const lw::MetricsRequest& request) override {
     return lw::FilterHosts(metrics_, request.hosts);
   }
 
  private:
-  const lw::WatcherMetrics metrics_;
+  const lw::WatcherMetricsPtr metrics_;
 };
 
 // Every source resolves to the static client; what was asked for is recorded for the
