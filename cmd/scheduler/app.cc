@@ -23,7 +23,7 @@
 #include "kube/leader_elector.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
-#include "providers/source_pool.h"
+#include "providers/provider_source_pool.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/load.h"
 #include "scheduler/config/validate.h"
@@ -100,7 +100,7 @@ struct SchedulerApp::State {
   std::unique_ptr<sched::AsyncEventRecorder> recorder;
   // The load-aware plugins' metrics sources (one watcher per distinct metricProvider,
   // one client per watcherAddress); outlives the scheduler.
-  std::unique_ptr<providers::DefaultSourcePool> sources;
+  std::unique_ptr<providers::ProviderSourcePool> sources;
   std::unique_ptr<sched::Scheduler> scheduler;
   std::unique_ptr<kube::Informer<kube::Node>> node_informer;
   std::unique_ptr<kube::Informer<kube::Pod>> pod_informer;
@@ -179,7 +179,7 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
   s->recorder = std::make_unique<sched::AsyncEventRecorder>(
       *s->events_client, s->clock, stats::Scope(s->registry, "trimaran_events_"), rec);
-  s->sources = std::make_unique<providers::DefaultSourcePool>(
+  s->sources = std::make_unique<providers::ProviderSourcePool>(
       s->clock, stats::Scope(s->registry, "trimaran_"), s->client.get());
   sched::SchedulerOptions so;
   so.load_watcher_sources = s->sources.get();
