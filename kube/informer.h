@@ -23,23 +23,30 @@
 // Handlers run on the reflector thread, in event order, and must not block for long.
 // Events of one key are delivered in order; Store reads are always safe.
 //
+// The loop itself is not a template: internal::Reflector (informer.cc) runs it over the
+// small typed interface internal::ReflectorTarget, which Informer<T> implements with its
+// ListerWatcher, Store and handlers.
+//
 // Thread-safety: Start/Stop from one owner thread; everything else is safe for
 // concurrent use.
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/clock.h"
-#include "common/logging.h"
+#include "kube/api/api_status.h"
 #include "kube/api/list.h"
 #include "kube/api/watch_event.h"
 #include "kube/client.h"
@@ -57,8 +64,7 @@ struct ListerWatcher {
 };
 
 // All non-terminal pods in every namespace (kube-scheduler's pod informer).
-inline constexpr char kNonTerminalPodsSelector[] =
-    "status.phase!=Succeeded,status.phase!=Failed";
+inline constexpr char kNonTerminalPodsSelector[] = "status.phase!=Succeeded,status.phase!=Failed";
 ListerWatcher<Pod> PodListerWatcher(Client& client,
                                     std::string field_selector = kNonTerminalPodsSelector,
                                     std::string label_selector = "");
@@ -84,19 +90,93 @@ struct InformerOptions {
 
 struct InformerCounters {
   std::atomic<uint64_t> lists{0};
-  std::atomic<uint64_t> relists_gone{0};      // 410 Gone
-  std::atomic<uint64_t> watch_restarts{0};    // normal end of a watch
-  std::atomic<uint64_t> watch_errors{0};      // failed watches (reconnects)
+  std::atomic<uint64_t> relists_gone{0};    // 410 Gone
+  std::atomic<uint64_t> watch_restarts{0};  // normal end of a watch
+  std::atomic<uint64_t> watch_errors{0};    // failed watches (reconnects)
   std::atomic<uint64_t> list_errors{0};
   std::atomic<uint64_t> events{0};
 };
 
+namespace internal {
+
+// The typed half of an informer, as the reflector loop sees it. Informer<T> implements it;
+// every call comes from the reflector thread.
+class ReflectorTarget {
+ public:
+  // Called by Watch for each event. `apply` puts the event's object into the store and
+  // runs the handlers; the reflector calls it for ADDED, MODIFIED and DELETED only.
+  // Returns false to end the watch.
+  using EventFn = absl::FunctionRef<bool(WatchEventType type, const std::string& resource_version,
+                                         const std::optional<ApiStatus>& error,
+                                         absl::FunctionRef<void()> apply)>;
+
+  virtual ~ReflectorTarget() = default;
+  // Lists one page and keeps its objects until ReplaceWithListed or DropListed.
+  virtual absl::StatusOr<ListMeta> ListPage(const ListOptions& options) = 0;
+  // Forgets the objects listed so far (the list starts again).
+  virtual void DropListed() = 0;
+  // Makes the store equal the objects listed, calling handlers for the difference.
+  virtual void ReplaceWithListed() = 0;
+  virtual size_t StoreSize() const = 0;
+  virtual absl::Status Watch(const WatchOptions& options, EventFn on_event,
+                             std::stop_token stop) = 0;
+};
+
+// What the reflector lists and watches (the untyped part of a ListerWatcher).
+struct ReflectorSource {
+  std::string label_selector;
+  std::string field_selector;
+  std::string description;
+};
+
+// The reflector loop (see the file comment) on its own std::jthread, with the sync state,
+// the resume point and the counters. Borrows the target and the clock.
+class Reflector {
+ public:
+  Reflector(ReflectorTarget& target, ReflectorSource source, const Clock& clock,
+            InformerOptions options);
+  ~Reflector();
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  void Start();
+  void Stop();
+  bool HasSynced() const { return synced_.load(std::memory_order_acquire); }
+  bool WaitForSync(absl::Duration timeout) const;
+  std::string LastSyncResourceVersion() const;
+  const InformerCounters& counters() const { return counters_; }
+
+ private:
+  void Run(std::stop_token stop);
+  absl::Status ListAndReplace(std::stop_token stop);
+  absl::Status WatchOnce(std::stop_token stop, bool* gone);
+  bool OnEvent(WatchEventType type, const std::string& resource_version,
+               const std::optional<ApiStatus>& error, absl::FunctionRef<void()> apply, bool* gone);
+  void SetResourceVersion(const std::string& rv);
+
+  ReflectorTarget& target_;
+  const ReflectorSource source_;
+  const Clock& clock_;
+  const InformerOptions options_;
+  InformerCounters counters_;
+  mutable absl::Mutex sync_mu_;
+  std::atomic<bool> synced_{false};
+  mutable absl::Mutex rv_mu_;
+  std::string resource_version_ ABSL_GUARDED_BY(rv_mu_);
+  std::jthread thread_;
+};
+
+}  // namespace internal
+
 template <typename T>
-class Informer {
+class Informer final : private internal::ReflectorTarget {
  public:
   Informer(ListerWatcher<T> lw, const Clock& clock, InformerOptions options = {})
-      : lw_(std::move(lw)), clock_(clock), options_(options) {}
-  ~Informer() { Stop(); }
+      : lw_(std::move(lw)),
+        reflector_(*this, {lw_.label_selector, lw_.field_selector, lw_.description}, clock,
+                   options) {}
+  // Joins the reflector thread before the store and handlers go.
+  ~Informer() override { Stop(); }
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
@@ -106,218 +186,101 @@ class Informer {
   // Handlers must be added before Start.
   void AddEventHandlers(EventHandlers<T> handlers) { handlers_.push_back(std::move(handlers)); }
 
-  void Start() {
-    thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
-  }
-  void Stop() {
-    if (thread_.joinable()) {
-      thread_.request_stop();
-      thread_.join();
-    }
-  }
+  void Start() { reflector_.Start(); }
+  void Stop() { reflector_.Stop(); }
 
-  bool HasSynced() const { return synced_.load(std::memory_order_acquire); }
+  bool HasSynced() const { return reflector_.HasSynced(); }
   // Blocks until synced, `timeout` passes (false) or never with InfiniteDuration.
-  bool WaitForSync(absl::Duration timeout) const {
-    absl::MutexLock lock(&sync_mu_);
-    return sync_mu_.AwaitWithTimeout(
-        absl::Condition(
-            +[](const std::atomic<bool>* s) { return s->load(std::memory_order_acquire); },
-            &synced_),
-        timeout);
-  }
-  std::string LastSyncResourceVersion() const {
-    absl::MutexLock lock(&rv_mu_);
-    return resource_version_;
-  }
-  const InformerCounters& counters() const { return counters_; }
+  bool WaitForSync(absl::Duration timeout) const { return reflector_.WaitForSync(timeout); }
+  std::string LastSyncResourceVersion() const { return reflector_.LastSyncResourceVersion(); }
+  const InformerCounters& counters() const { return reflector_.counters(); }
 
  private:
-  void Run(std::stop_token stop) {
-    absl::Duration backoff = options_.min_backoff;
-    bool need_list = true;
-    while (!stop.stop_requested()) {
-      if (need_list) {
-        absl::Status s = ListAndReplace(stop);
-        if (!s.ok()) {
-          if (stop.stop_requested()) return;
-          counters_.list_errors.fetch_add(1);
-          Log(Component::kInformer)
-              .warn("list failed resource={} err=\"{}\" retry_in={}", lw_.description, s.message(),
-                    absl::FormatDuration(backoff));
-          Sleep(backoff, stop);
-          backoff = std::min(backoff * 2, options_.max_backoff);
-          continue;
-        }
-        need_list = false;
-      }
-      bool gone = false;
-      absl::Status s = WatchOnce(stop, &gone);
-      if (stop.stop_requested()) return;
-      if (gone || s.code() == absl::StatusCode::kAborted) {
-        counters_.relists_gone.fetch_add(1);
-        Log(Component::kInformer)
-            .info("watch resourceVersion too old, re-listing resource={}", lw_.description);
-        need_list = true;
-        continue;
-      }
-      if (s.ok()) {
-        counters_.watch_restarts.fetch_add(1);
-        backoff = options_.min_backoff;
-        continue;
-      }
-      counters_.watch_errors.fetch_add(1);
-      Log(Component::kInformer)
-          .warn("watch failed, reconnecting resource={} err=\"{}\" retry_in={}", lw_.description,
-                s.message(), absl::FormatDuration(backoff));
-      Sleep(backoff, stop);
-      backoff = std::min(backoff * 2, options_.max_backoff);
-    }
+  using Ptr = std::shared_ptr<const T>;
+
+  absl::StatusOr<ListMeta> ListPage(const ListOptions& options) override {
+    absl::StatusOr<List<T>> page = lw_.list(options);
+    if (!page.ok()) return page.status();
+    for (auto& item : page->items) listed_.push_back(std::make_shared<const T>(std::move(item)));
+    return std::move(page->metadata);
   }
 
-  absl::Status ListAndReplace(std::stop_token stop) {
-    counters_.lists.fetch_add(1);
-    ListOptions opts;
-    opts.label_selector = lw_.label_selector;
-    opts.field_selector = lw_.field_selector;
-    opts.limit = options_.page_size;
-    std::vector<std::shared_ptr<const T>> items;
-    std::string rv;
-    while (true) {
-      if (stop.stop_requested()) return absl::CancelledError("stopped");
-      absl::StatusOr<List<T>> page = lw_.list(opts);
-      if (!page.ok()) {
-        // An expired continue token: start the list again from scratch.
-        if (page.status().code() == absl::StatusCode::kAborted && !opts.continue_token.empty()) {
-          opts.continue_token.clear();
-          items.clear();
-          continue;
-        }
-        return page.status();
-      }
-      for (auto& item : page->items) items.push_back(std::make_shared<const T>(std::move(item)));
-      if (rv.empty()) rv = page->metadata.resource_version;
-      if (page->metadata.continue_token.empty()) break;
-      opts.continue_token = page->metadata.continue_token;
-    }
-    Replace(std::move(items));
-    SetResourceVersion(rv);
-    {
-      absl::MutexLock lock(&sync_mu_);
-      synced_.store(true, std::memory_order_release);
-    }
-    Log(Component::kInformer)
-        .info("synced resource={} objects={} resourceVersion={}", lw_.description, store_.Size(),
-              rv);
-    return absl::OkStatus();
-  }
+  void DropListed() override { listed_.clear(); }
 
-  void Replace(std::vector<std::shared_ptr<const T>> items) {
+  void ReplaceWithListed() override {
     std::set<std::string> seen;
-    for (auto& obj : items) {
+    for (Ptr& obj : listed_) {
       std::string key = ObjectKey(*obj);
       seen.insert(key);
-      auto old = store_.Get(key);
+      Ptr old = store_.Get(key);
       if (old && old->metadata.resource_version == obj->metadata.resource_version) continue;
       store_.Upsert(obj);
       if (old) {
-        for (auto& h : handlers_) if (h.on_update) h.on_update(old, obj);
+        OnUpdate(old, obj);
       } else {
-        for (auto& h : handlers_) if (h.on_add) h.on_add(obj);
+        OnAdd(obj);
       }
     }
-    for (const auto& key : store_.Keys()) {
+    listed_.clear();
+    for (const std::string& key : store_.Keys()) {
       if (seen.count(key)) continue;
-      auto old = store_.Remove(key);
+      Ptr old = store_.Remove(key);
       if (!old) continue;
-      for (auto& h : handlers_) if (h.on_delete) h.on_delete(old, /*final_state_unknown=*/true);
+      OnDelete(old, /*final_state_unknown=*/true);
     }
   }
 
-  absl::Status WatchOnce(std::stop_token stop, bool* gone) {
-    WatchOptions opts;
-    opts.label_selector = lw_.label_selector;
-    opts.field_selector = lw_.field_selector;
-    opts.resource_version = LastSyncResourceVersion();
-    opts.allow_watch_bookmarks = true;
-    opts.timeout = options_.watch_timeout;
+  size_t StoreSize() const override { return store_.Size(); }
+
+  absl::Status Watch(const WatchOptions& options, EventFn on_event, std::stop_token stop) override {
     return lw_.watch(
-        opts,
+        options,
         [&](WatchEvent<T>&& ev) -> bool {
-          counters_.events.fetch_add(1, std::memory_order_relaxed);
-          switch (ev.type) {
-            case WatchEventType::kBookmark:
-              SetResourceVersion(ev.object.metadata.resource_version);
-              return true;
-            case WatchEventType::kError:
-              if (ev.error && ev.error->code == 410) {
-                *gone = true;
-              } else {
-                counters_.watch_errors.fetch_add(1);
-                Log(Component::kInformer)
-                    .warn("watch error event resource={} code={} message=\"{}\"",
-                          lw_.description, ev.error ? ev.error->code : 0,
-                          ev.error ? ev.error->message : "");
-                // Expired/unknown errors are treated as "re-list" too, which is always safe.
-                *gone = true;
-              }
-              return false;
-            case WatchEventType::kAdded:
-            case WatchEventType::kModified: {
-              std::string rv = ev.object.metadata.resource_version;
-              auto obj = std::make_shared<const T>(std::move(ev.object));
-              auto old = store_.Upsert(obj);
-              if (old) {
-                for (auto& h : handlers_) if (h.on_update) h.on_update(old, obj);
-              } else {
-                for (auto& h : handlers_) if (h.on_add) h.on_add(obj);
-              }
-              SetResourceVersion(rv);
-              return true;
-            }
-            case WatchEventType::kDeleted: {
-              std::string rv = ev.object.metadata.resource_version;
-              store_.Remove(ObjectKey(ev.object));
-              // The event carries the object's final state.
-              auto last = std::make_shared<const T>(std::move(ev.object));
-              for (auto& h : handlers_) if (h.on_delete) h.on_delete(last, false);
-              SetResourceVersion(rv);
-              return true;
-            }
-          }
-          return true;
+          return on_event(ev.type, ev.object.metadata.resource_version, ev.error,
+                          [&] { Apply(ev); });
         },
         stop);
   }
 
-  void SetResourceVersion(const std::string& rv) {
-    if (rv.empty()) return;
-    absl::MutexLock lock(&rv_mu_);
-    resource_version_ = rv;
+  // ADDED / MODIFIED / DELETED: the store, then the handlers.
+  void Apply(WatchEvent<T>& ev) {
+    if (ev.type == WatchEventType::kDeleted) {
+      store_.Remove(ObjectKey(ev.object));
+      // The event carries the object's final state.
+      OnDelete(std::make_shared<const T>(std::move(ev.object)), false);
+      return;
+    }
+    auto obj = std::make_shared<const T>(std::move(ev.object));
+    Ptr old = store_.Upsert(obj);
+    if (old) {
+      OnUpdate(old, obj);
+    } else {
+      OnAdd(obj);
+    }
   }
 
-  void Sleep(absl::Duration d, std::stop_token stop) {
-    absl::Mutex mu;
-    bool cancelled = false;
-    std::stop_callback cb(stop, [&] {
-      absl::MutexLock lock(&mu);
-      cancelled = true;
-    });
-    absl::MutexLock lock(&mu);
-    if (!cancelled) clock_.AwaitWithDeadline(mu, &cancelled, clock_.Now() + d);
+  void OnAdd(const Ptr& obj) {
+    for (auto& h : handlers_) {
+      if (h.on_add) h.on_add(obj);
+    }
+  }
+  void OnUpdate(const Ptr& old_obj, const Ptr& new_obj) {
+    for (auto& h : handlers_) {
+      if (h.on_update) h.on_update(old_obj, new_obj);
+    }
+  }
+  void OnDelete(const Ptr& obj, bool final_state_unknown) {
+    for (auto& h : handlers_) {
+      if (h.on_delete) h.on_delete(obj, final_state_unknown);
+    }
   }
 
   ListerWatcher<T> lw_;
-  const Clock& clock_;
-  const InformerOptions options_;
   Store<T> store_;
   std::vector<EventHandlers<T>> handlers_;
-  InformerCounters counters_;
-  mutable absl::Mutex sync_mu_;
-  std::atomic<bool> synced_{false};
-  mutable absl::Mutex rv_mu_;
-  std::string resource_version_ ABSL_GUARDED_BY(rv_mu_);
-  std::jthread thread_;
+  std::vector<Ptr> listed_;  // reflector thread only
+  // Last: constructed after what it uses.
+  internal::Reflector reflector_;
 };
 
 }  // namespace trimaran::kube

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/synchronization/notification.h"
+#include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,16 +17,8 @@ namespace {
 using kube::testing::FakeClient;
 using kube::testing::MakeNode;
 using kube::testing::MakePod;
-
-// Polls `cond` until true or 10 s of real time (informers run on their own thread).
-bool Eventually(const std::function<bool()>& cond) {
-  absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (absl::Now() < deadline) {
-    if (cond()) return true;
-    absl::SleepFor(absl::Milliseconds(2));
-  }
-  return cond();
-}
+using trimaran::testing::FakeClock;
+using trimaran::testing::FakeClockDriver;
 
 // Records handler calls as strings, thread-safely.
 struct Recorder {
@@ -47,6 +40,15 @@ struct Recorder {
   std::vector<std::string> Calls() {
     absl::MutexLock lock(&mu);
     return calls;
+  }
+  // Waits (real time, at most 10 s) until exactly `n` calls were recorded.
+  bool AwaitCalls(size_t n) {
+    absl::MutexLock lock(&mu);
+    auto reached = [this, n] {
+      mu.AssertReaderHeld();
+      return calls.size() == n;
+    };
+    return mu.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
   }
   absl::Mutex mu;
   std::vector<std::string> calls;
@@ -70,7 +72,8 @@ TEST(InformerTest, ListsInPagesSyncsAndFollowsEventsInOrder) {
   done.status.phase = PodPhase::kSucceeded;
   TRIMARAN_ASSERT_OK(client.CreatePod(done).status());
 
-  Informer<Pod> informer(PodListerWatcher(client), RealClock::Get(), FastOptions());
+  FakeClock clock;  // nothing here waits on it
+  Informer<Pod> informer(PodListerWatcher(client), clock, FastOptions());
   informer.store().AddIndex(kPodsByNodeIndex, PodNodeIndexFunc);
   Recorder rec;
   informer.AddEventHandlers(rec.Handlers());
@@ -81,39 +84,44 @@ TEST(InformerTest, ListsInPagesSyncsAndFollowsEventsInOrder) {
   EXPECT_EQ(rec.Calls().size(), 5u);
   EXPECT_GE(client.Calls("ListPods"), 3) << "5 pods in pages of 2";
 
-  ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
+  ASSERT_TRUE(client.AwaitOpenWatches(1));
   Pod p0 = *client.GetPod("default", "p0");
   p0.spec.node_name = "n1";
   TRIMARAN_ASSERT_OK(client.UpdatePod(p0).status());
   TRIMARAN_ASSERT_OK(client.DeletePod("default", "p1"));
   TRIMARAN_ASSERT_OK(client.CreatePod(MakePod().Name("p9").Obj()).status());
-  ASSERT_TRUE(Eventually([&] { return rec.Calls().size() == 8; }));
+  ASSERT_TRUE(rec.AwaitCalls(8));
   std::vector<std::string> calls = rec.Calls();
   EXPECT_THAT(std::vector<std::string>(calls.begin() + 5, calls.end()),
               ::testing::ElementsAre("update p0", "delete p1", "add p9"));
   auto on_n1 = informer.store().ByIndex(kPodsByNodeIndex, "n1");
   ASSERT_EQ(on_n1.size(), 1u);
   EXPECT_EQ(on_n1[0]->metadata.name, "p0");
-  EXPECT_EQ(informer.LastSyncResourceVersion(), absl::StrCat(client.CurrentResourceVersion()));
+  // Stopping joins the reflector thread, which sets the resume point right after the
+  // handlers of the last event ran.
   informer.Stop();
+  EXPECT_EQ(informer.LastSyncResourceVersion(), absl::StrCat(client.CurrentResourceVersion()));
   EXPECT_EQ(client.OpenWatches(), 0);
 }
 
 TEST(InformerTest, ReconnectsAfterACutWatchWithoutLosingOrDuplicating) {
   FakeClient client;
   TRIMARAN_ASSERT_OK(client.CreatePod(MakePod().Name("a").Obj()).status());
-  Informer<Pod> informer(PodListerWatcher(client), RealClock::Get(), FastOptions());
+  FakeClock clock;
+  Informer<Pod> informer(PodListerWatcher(client), clock, FastOptions());
   Recorder rec;
   informer.AddEventHandlers(rec.Handlers());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
-  ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
+  ASSERT_TRUE(client.AwaitOpenWatches(1));
   client.BreakWatches();
   client.FailNext("WatchPods", absl::UnavailableError("connection refused"), 2);
   // Changes while disconnected are replayed from the last resourceVersion.
   TRIMARAN_ASSERT_OK(client.CreatePod(MakePod().Name("b").Obj()).status());
   TRIMARAN_ASSERT_OK(client.DeletePod("default", "a"));
-  ASSERT_TRUE(Eventually([&] { return rec.Calls().size() == 3; }));
+  // Three backoffs (the cut, two refused reconnects), each ended on the fake clock.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(clock.AdvanceWhenSleeping(1)) << i;
+  ASSERT_TRUE(rec.AwaitCalls(3));
   EXPECT_THAT(rec.Calls(), ::testing::ElementsAre("add a", "add b", "delete a"));
   EXPECT_GE(informer.counters().watch_errors.load(), 3u);
   EXPECT_EQ(informer.counters().lists.load(), 1u) << "no re-list needed";
@@ -124,12 +132,13 @@ TEST(InformerTest, GoneTriggersRelistAndReportsMissedDeletesAsTombstones) {
   FakeClient client;
   TRIMARAN_ASSERT_OK(client.CreatePod(MakePod().Name("a").Obj()).status());
   TRIMARAN_ASSERT_OK(client.CreatePod(MakePod().Name("b").Obj()).status());
-  Informer<Pod> informer(PodListerWatcher(client), RealClock::Get(), FastOptions());
+  FakeClock clock;
+  Informer<Pod> informer(PodListerWatcher(client), clock, FastOptions());
   Recorder rec;
   informer.AddEventHandlers(rec.Handlers());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
-  ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
+  ASSERT_TRUE(client.AwaitOpenWatches(1));
   client.BreakWatches();
   client.FailNext("WatchPods", absl::UnavailableError("connection refused"), 1);
   TRIMARAN_ASSERT_OK(client.DeletePod("default", "a"));
@@ -138,7 +147,9 @@ TEST(InformerTest, GoneTriggersRelistAndReportsMissedDeletesAsTombstones) {
   TRIMARAN_ASSERT_OK(client.UpdatePod(b).status());
   TRIMARAN_ASSERT_OK(client.CreatePod(MakePod().Name("c").Obj()).status());
   client.Compact();  // the missed events are gone: the watch gets 410
-  ASSERT_TRUE(Eventually([&] { return rec.Calls().size() == 5; }));
+  // Two backoffs (the cut, one refused reconnect), each ended on the fake clock.
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(clock.AdvanceWhenSleeping(1)) << i;
+  ASSERT_TRUE(rec.AwaitCalls(5));
   std::vector<std::string> calls = rec.Calls();
   std::set<std::string> after(calls.begin() + 2, calls.end());
   EXPECT_EQ(after, (std::set<std::string>{"tombstone a", "update b", "add c"}));
@@ -158,7 +169,9 @@ TEST(InformerTest, ListErrorsAreRetried) {
   FakeClient client;
   TRIMARAN_ASSERT_OK(client.CreateNode(MakeNode().Name("n1").Obj()).status());
   client.FailNext("ListNodes", absl::UnavailableError("apiserver starting"), 2);
-  Informer<Node> informer(NodeListerWatcher(client), RealClock::Get(), FastOptions());
+  FakeClock clock;
+  FakeClockDriver driver(clock);  // ends each list backoff at once
+  Informer<Node> informer(NodeListerWatcher(client), clock, FastOptions());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
   EXPECT_EQ(informer.counters().list_errors.load(), 2u);
@@ -168,11 +181,14 @@ TEST(InformerTest, ListErrorsAreRetried) {
 TEST(StoreTest, IndexFollowsUpdatesAndRemovals) {
   Store<Pod> store;
   store.AddIndex(kPodsByNodeIndex, PodNodeIndexFunc);
-  store.Upsert(std::make_shared<const Pod>(MakePod().Name("a").Namespace("default").NodeName("n1").Obj()));
-  store.Upsert(std::make_shared<const Pod>(MakePod().Name("b").Namespace("default").NodeName("n1").Obj()));
+  store.Upsert(
+      std::make_shared<const Pod>(MakePod().Name("a").Namespace("default").NodeName("n1").Obj()));
+  store.Upsert(
+      std::make_shared<const Pod>(MakePod().Name("b").Namespace("default").NodeName("n1").Obj()));
   store.Upsert(std::make_shared<const Pod>(MakePod().Name("c").Namespace("default").Obj()));
   EXPECT_EQ(store.ByIndex(kPodsByNodeIndex, "n1").size(), 2u);
-  store.Upsert(std::make_shared<const Pod>(MakePod().Name("a").Namespace("default").NodeName("n2").Obj()));
+  store.Upsert(
+      std::make_shared<const Pod>(MakePod().Name("a").Namespace("default").NodeName("n2").Obj()));
   EXPECT_EQ(store.ByIndex(kPodsByNodeIndex, "n1").size(), 1u);
   EXPECT_EQ(store.ByIndex(kPodsByNodeIndex, "n2").size(), 1u);
   EXPECT_NE(store.Remove("default/b"), nullptr);

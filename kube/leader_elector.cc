@@ -50,19 +50,6 @@ absl::Time LeaderElector::LastRenew() const {
   return last_renew_;
 }
 
-bool LeaderElector::Sleep(absl::Duration d, std::stop_token stop) {
-  absl::Mutex mu;
-  bool cancelled = false;
-  std::stop_callback cb(stop, [&] {
-    absl::MutexLock lock(&mu);
-    cancelled = true;
-  });
-  absl::MutexLock lock(&mu);
-  if (cancelled) return false;
-  clock_.AwaitWithDeadline(mu, &cancelled, clock_.Now() + d);
-  return !cancelled;
-}
-
 bool LeaderElector::TryAcquireOrRenew() {
   absl::Time now = clock_.Now();
   absl::StatusOr<Lease> current = client_.GetLease(config_.lease_namespace, config_.lease_name);
@@ -178,7 +165,7 @@ void LeaderElector::Run(std::stop_token stop) {
     if (to_expiry > absl::ZeroDuration() && to_expiry < wait) {
       wait = to_expiry + absl::Milliseconds(1);
     }
-    if (!Sleep(wait, stop)) return;
+    if (!clock_.SleepFor(wait, stop)) return;
   }
   Log(Component::kKube)
       .info("leader election: acquired lease lease={}/{} identity={}", config_.lease_namespace,
@@ -194,7 +181,7 @@ void LeaderElector::Run(std::stop_token stop) {
   absl::Time last_ok = clock_.Now();
   bool lost = false;
   while (!stop.stop_requested()) {
-    if (!Sleep(config_.retry_period, stop)) break;
+    if (!clock_.SleepFor(config_.retry_period, stop)) break;
     if (TryAcquireOrRenew()) {
       last_ok = clock_.Now();
       continue;

@@ -74,8 +74,6 @@ class LeaderElector {
  private:
   // One attempt; true if we hold the lease afterwards.
   bool TryAcquireOrRenew();
-  // Waits `d` (with client-go's jitter when `jitter`), false if stopped.
-  bool Sleep(absl::Duration d, std::stop_token stop);
   void Release();
 
   Client& client_;

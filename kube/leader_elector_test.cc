@@ -1,7 +1,9 @@
 #include "kube/leader_elector.h"
 
 #include <atomic>
+#include <functional>
 #include <thread>
+#include <vector>
 
 #include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
@@ -15,31 +17,6 @@ namespace {
 using kube::testing::FakeClient;
 using trimaran::testing::FakeClock;
 
-// Moves fake time forward in 50 ms steps while the elector threads run.
-class TimeDriver {
- public:
-  explicit TimeDriver(FakeClock& clock)
-      : thread_([&clock](std::stop_token stop) {
-          while (!stop.stop_requested()) {
-            clock.Advance(absl::Milliseconds(50));
-            absl::SleepFor(absl::Microseconds(300));
-          }
-        }) {}
-
- private:
-  std::jthread thread_;
-};
-
-// Waits (real time) until `cond`; false after 20 s.
-bool Eventually(const std::function<bool()>& cond) {
-  absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (absl::Now() < deadline) {
-    if (cond()) return true;
-    absl::SleepFor(absl::Milliseconds(1));
-  }
-  return cond();
-}
-
 struct Candidate {
   Candidate(FakeClient& client, FakeClock& clock, std::string id, bool release = true) {
     LeaderElectionConfig c;
@@ -49,49 +26,104 @@ struct Candidate {
     c.on_started_leading = [this, &clock](std::stop_token stop) {
       started_at = clock.Now();
       started = true;
-      while (!stop.stop_requested()) absl::SleepFor(absl::Microseconds(200));
+      clock.SleepUntil(absl::InfiniteFuture(), stop);  // "leads" until the stop
       leading_stop_seen = true;
     };
     c.on_stopped_leading = [this] { stopped = true; };
     elector = std::make_unique<LeaderElector>(client, clock, c);
   }
   void Start() {
-    thread = std::jthread([this](std::stop_token stop) { elector->Run(stop); });
+    running = true;
+    thread = std::jthread([this](std::stop_token stop) {
+      elector->Run(stop);
+      running = false;
+    });
   }
   void Stop() {
     thread.request_stop();
     thread.join();
   }
+  // Threads of this candidate that sleep on the clock when it is idle: the elector's,
+  // and the leading callback's while it leads.
+  size_t IdleSleepers() const {
+    if (!running) return 0;
+    return elector->IsLeader() ? 2 : 1;
+  }
   std::unique_ptr<LeaderElector> elector;
   std::jthread thread;
+  std::atomic<bool> running{false};
   std::atomic<bool> started{false};
   std::atomic<bool> stopped{false};
   std::atomic<bool> leading_stop_seen{false};
   absl::Time started_at;
 };
 
+// Runs the candidates on fake time, deterministically: the clock moves only when every
+// thread of theirs sleeps on it, and then straight to the earliest wake-up.
+class TimeDriver {
+ public:
+  TimeDriver(FakeClock& clock, std::vector<const Candidate*> candidates)
+      : clock_(clock), candidates_(std::move(candidates)) {}
+
+  // Waits (real time, at most 20 s) until every candidate thread sleeps, or `done`.
+  bool Settle(const std::function<bool()>& done = [] { return false; }) {
+    const absl::Time give_up = absl::Now() + absl::Seconds(20);
+    while (!clock_.AwaitSleepers(IdleSleepers(), absl::Milliseconds(2))) {
+      if (done() || absl::Now() > give_up) return done();
+    }
+    return true;
+  }
+
+  // Steps until `done` holds once the candidates settled; false after 10 minutes of fake
+  // time or 20 s of real time.
+  bool Until(const std::function<bool()>& done) {
+    const absl::Time give_up = clock_.Now() + absl::Minutes(10);
+    const absl::Time real_give_up = absl::Now() + absl::Seconds(20);
+    while (true) {
+      if (!Settle(done)) return false;
+      if (done()) return true;
+      if (clock_.Now() >= give_up || absl::Now() > real_give_up) return false;
+      // To the earliest wake-up, once a thread sleeps with a deadline (a thread that is
+      // winding down may not: then look again).
+      clock_.AdvanceWhenSleeping(IdleSleepers(), absl::Milliseconds(2));
+    }
+  }
+
+ private:
+  size_t IdleSleepers() const {
+    size_t n = 0;
+    for (const Candidate* c : candidates_) n += c->IdleSleepers();
+    return n;
+  }
+
+  FakeClock& clock_;
+  const std::vector<const Candidate*> candidates_;
+};
+
 TEST(LeaderElectorTest, ExactlyOneLeadsAndReleaseHandsOver) {
   FakeClient client;
   FakeClock clock;
-  TimeDriver driver(clock);
   Candidate a(client, clock, "a"), b(client, clock, "b");
+  TimeDriver driver(clock, {&a, &b});
   a.Start();
-  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  ASSERT_TRUE(driver.Until([&] { return a.elector->IsLeader(); }));
   b.Start();
   // 40 s of fake time: a renews, b never leads.
   absl::Time until = clock.Now() + absl::Seconds(40);
   while (clock.Now() < until) {
+    ASSERT_TRUE(driver.Settle());
     ASSERT_FALSE(b.elector->IsLeader());
     ASSERT_TRUE(a.elector->IsLeader());
-    absl::SleepFor(absl::Milliseconds(1));
+    ASSERT_TRUE(clock.AdvanceToNextDeadline());
   }
+  ASSERT_TRUE(driver.Settle());
   EXPECT_EQ(b.elector->LeaderIdentity(), "a");
   // A graceful stop releases the lease: b takes over without waiting out 15 s.
   absl::Time stop_at = clock.Now();
   a.Stop();
   EXPECT_TRUE(a.stopped);
   EXPECT_TRUE(a.leading_stop_seen);
-  ASSERT_TRUE(Eventually([&] { return b.started.load(); }));
+  ASSERT_TRUE(driver.Until([&] { return b.started.load(); }));
   EXPECT_LT(b.started_at - stop_at, absl::Seconds(5));
   Lease lease = *client.GetLease("kube-system", "trimaran");
   EXPECT_EQ(lease.spec.holder_identity, "b");
@@ -103,16 +135,18 @@ TEST(LeaderElectorTest, ExactlyOneLeadsAndReleaseHandsOver) {
 TEST(LeaderElectorTest, CrashedLeaderIsReplacedWithinLeaseDurationPlusRetryPeriod) {
   FakeClient client;
   FakeClock clock;
-  TimeDriver driver(clock);
   Candidate a(client, clock, "a", /*release=*/false), b(client, clock, "b");
+  TimeDriver driver(clock, {&a, &b});
   a.Start();
-  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  ASSERT_TRUE(driver.Until([&] { return a.elector->IsLeader(); }));
   b.Start();
-  ASSERT_TRUE(Eventually([&] { return b.elector->LeaderIdentity() == "a"; }));
-  absl::SleepFor(absl::Milliseconds(50));
+  ASSERT_TRUE(driver.Until([&] { return b.elector->LeaderIdentity() == "a"; }));
+  // A few renewals pass before the crash.
+  const absl::Time steady = clock.Now() + absl::Seconds(7);
+  ASSERT_TRUE(driver.Until([&] { return clock.Now() >= steady; }));
   absl::Time crash = clock.Now();
   a.Stop();  // no release: like a killed process
-  ASSERT_TRUE(Eventually([&] { return b.started.load(); }));
+  ASSERT_TRUE(driver.Until([&] { return b.started.load(); }));
   absl::Duration takeover = b.started_at - crash;
   EXPECT_GE(takeover, absl::Seconds(12));
   EXPECT_LE(takeover, absl::Seconds(15) + absl::Seconds(2) + absl::Milliseconds(500))
@@ -123,13 +157,13 @@ TEST(LeaderElectorTest, CrashedLeaderIsReplacedWithinLeaseDurationPlusRetryPerio
 TEST(LeaderElectorTest, LeaderThatCannotRenewStopsLeading) {
   FakeClient client;
   FakeClock clock;
-  TimeDriver driver(clock);
   Candidate a(client, clock, "a");
+  TimeDriver driver(clock, {&a});
   a.Start();
-  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  ASSERT_TRUE(driver.Until([&] { return a.elector->IsLeader(); }));
   absl::Time cut = clock.Now();
   client.FailNext("GetLease", absl::UnavailableError("apiserver unreachable"), 1000000);
-  ASSERT_TRUE(Eventually([&] { return a.stopped.load(); }));
+  ASSERT_TRUE(driver.Until([&] { return a.stopped.load(); }));
   EXPECT_TRUE(a.leading_stop_seen);
   EXPECT_FALSE(a.elector->IsLeader());
   absl::Duration after = clock.Now() - cut;

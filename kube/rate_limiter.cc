@@ -29,18 +29,9 @@ absl::Status RateLimiter::Accept(std::stop_token stop) {
     absl::MutexLock lock(&mu_);
     when = Reserve();
   }
-  // Wait outside the bucket's lock, on a private mutex the stop callback can signal.
-  absl::Mutex wait_mu;
-  bool cancelled = false;
-  std::stop_callback on_stop(stop, [&] {
-    absl::MutexLock lock(&wait_mu);
-    cancelled = true;
-  });
-  absl::MutexLock lock(&wait_mu);
+  // Waits outside the bucket's lock.
   if (clock_.Now() >= when) return absl::OkStatus();
-  if (!clock_.AwaitWithDeadline(wait_mu, &cancelled, when) && cancelled) {
-    return absl::CancelledError("rate limiter wait cancelled");
-  }
+  if (!clock_.SleepUntil(when, stop)) return absl::CancelledError("rate limiter wait cancelled");
   return absl::OkStatus();
 }
 

@@ -1,5 +1,6 @@
 #include "kube/rate_limiter.h"
 
+#include <atomic>
 #include <thread>
 
 #include "common/testing/fake_clock.h"
@@ -37,7 +38,7 @@ TEST(RateLimiterTest, AcceptWaitsForTheClock) {
     done = true;
   });
   // Not before a second of fake time has passed.
-  absl::SleepFor(absl::Milliseconds(20));
+  ASSERT_TRUE(clock.AwaitSleepers(1));
   EXPECT_FALSE(done.load());
   clock.Advance(absl::Seconds(1));
   waiter.join();

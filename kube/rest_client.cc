@@ -13,7 +13,6 @@
 namespace trimaran::kube {
 namespace {
 
-
 std::string PodsPath(absl::string_view ns) {
   if (ns.empty()) return "/api/v1/pods";
   return absl::StrCat("/api/v1/namespaces/", ns, "/pods");
@@ -23,20 +22,6 @@ std::string LeasePath(absl::string_view ns, absl::string_view name) {
   std::string p = absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/", ns, "/leases");
   if (!name.empty()) absl::StrAppend(&p, "/", name);
   return p;
-}
-
-// Sleeps on the clock for `d` unless `stop` is requested; returns false if stopped.
-bool SleepFor(const Clock& clock, absl::Duration d, std::stop_token stop) {
-  absl::Mutex mu;
-  bool cancelled = false;
-  std::stop_callback cb(stop, [&] {
-    absl::MutexLock lock(&mu);
-    cancelled = true;
-  });
-  absl::MutexLock lock(&mu);
-  if (cancelled) return false;
-  clock.AwaitWithDeadline(mu, &cancelled, clock.Now() + d);
-  return !cancelled;
 }
 
 }  // namespace
@@ -90,8 +75,7 @@ std::string EncodeWatchQuery(const WatchOptions& o) {
 
 absl::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(
     const RestConfig& config, const Clock& clock, RestClientOptions options,
-    std::shared_ptr<http::HttpTransport> transport,
-    std::unique_ptr<CredentialSource> credentials) {
+    std::shared_ptr<http::HttpTransport> transport, std::unique_ptr<CredentialSource> credentials) {
   if (config.server.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("no apiserver address in the client configuration (", config.source, ")"));
@@ -107,8 +91,8 @@ absl::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(
   if (!credentials) {
     TRIMARAN_ASSIGN_OR_RETURN(credentials, MakeCredentialSource(config, clock));
   }
-  return std::unique_ptr<RestClient>(new RestClient(config, clock, options, std::move(transport),
-                                                    std::move(credentials)));
+  return std::unique_ptr<RestClient>(
+      new RestClient(config, clock, options, std::move(transport), std::move(credentials)));
 }
 
 RestClient::RestClient(RestConfig config, const Clock& clock, RestClientOptions options,
@@ -159,9 +143,9 @@ absl::Status RestClient::ErrorFromResponse(const http::HttpResponse& response,
   }
   // Name the operation and the server: "list nodes on https://10.0.0.1:443: ...".
   std::string target = absl::StrCat(call.what, " on ", config_.server);
-  absl::Status s = http::StatusFromHttp(
-      response.status_code, message,
-      {.method = call.method, .target = target, .method_in_message = false});
+  absl::Status s =
+      http::StatusFromHttp(response.status_code, message,
+                           {.method = call.method, .target = target, .method_in_message = false});
   if (auto after = http::RetryAfter(response)) {
     s = Annotate(s, absl::StrCat("retry after ", absl::FormatDuration(*after)));
   }
@@ -199,7 +183,7 @@ absl::StatusOr<std::string> RestClient::Do(const Call& call) {
     Log(Component::kKube)
         .warn("retrying request op=\"{}\" attempt={} wait={} err=\"{}\"", call.what, attempt + 1,
               absl::FormatDuration(wait), last.message());
-    SleepFor(clock_, wait, {});
+    clock_.SleepFor(wait, {});
   }
   return last;
 }
@@ -255,7 +239,8 @@ absl::StatusOr<PodList> RestClient::ListPods(absl::string_view ns, const ListOpt
             .what = absl::StrCat("list pods", ns.empty() ? "" : absl::StrCat(" in ", ns))};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<PodList> list = DecodePodList(body);
-  if (!list.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  if (!list.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
   return list;
 }
 
@@ -268,7 +253,8 @@ absl::Status RestClient::WatchPods(absl::string_view ns, const WatchOptions& opt
         absl::StatusOr<WatchEvent<Pod>> ev = DecodePodWatchEvent(line);
         if (!ev.ok()) {
           counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
-          return absl::InternalError(absl::StrCat("malformed watch event: ", ev.status().message()));
+          return absl::InternalError(
+              absl::StrCat("malformed watch event: ", ev.status().message()));
         }
         counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
         *keep = handler(*std::move(ev));
@@ -288,10 +274,11 @@ absl::StatusOr<Pod> RestClient::GetPod(absl::string_view ns, absl::string_view n
 }
 
 absl::StatusOr<Pod> RestClient::CreatePod(const Pod& pod) {
-  Call call{.method = "POST",
-            .path = PodsPath(pod.metadata.namespace_name),
-            .body = EncodePod(pod),
-            .what = absl::StrCat("create pod ", pod.metadata.namespace_name, "/", pod.metadata.name)};
+  Call call{
+      .method = "POST",
+      .path = PodsPath(pod.metadata.namespace_name),
+      .body = EncodePod(pod),
+      .what = absl::StrCat("create pod ", pod.metadata.namespace_name, "/", pod.metadata.name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Pod> out = DecodePod(body);
   if (!out.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", out.status().message()));
@@ -329,11 +316,12 @@ absl::Status RestClient::PatchPodStatus(absl::string_view ns, absl::string_view 
 
 absl::StatusOr<NodeList> RestClient::ListNodes(const ListOptions& options) {
   std::string q = EncodeListQuery(options);
-  Call call{.method = "GET", .path = "/api/v1/nodes" + (q.empty() ? "" : "?" + q),
-            .what = "list nodes"};
+  Call call{
+      .method = "GET", .path = "/api/v1/nodes" + (q.empty() ? "" : "?" + q), .what = "list nodes"};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<NodeList> list = DecodeNodeList(body);
-  if (!list.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  if (!list.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
   return list;
 }
 
@@ -346,7 +334,8 @@ absl::Status RestClient::WatchNodes(const WatchOptions& options, const WatchHand
         absl::StatusOr<WatchEvent<Node>> ev = DecodeNodeWatchEvent(line);
         if (!ev.ok()) {
           counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
-          return absl::InternalError(absl::StrCat("malformed watch event: ", ev.status().message()));
+          return absl::InternalError(
+              absl::StrCat("malformed watch event: ", ev.status().message()));
         }
         counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
         *keep = handler(*std::move(ev));
@@ -356,16 +345,20 @@ absl::Status RestClient::WatchNodes(const WatchOptions& options, const WatchHand
 }
 
 absl::StatusOr<Node> RestClient::GetNode(absl::string_view name) {
-  Call call{.method = "GET", .path = absl::StrCat("/api/v1/nodes/", name),
+  Call call{.method = "GET",
+            .path = absl::StrCat("/api/v1/nodes/", name),
             .what = absl::StrCat("get node ", name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Node> node = DecodeNode(body);
-  if (!node.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", node.status().message()));
+  if (!node.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", node.status().message()));
   return node;
 }
 
 absl::StatusOr<Node> RestClient::CreateNode(const Node& node) {
-  Call call{.method = "POST", .path = "/api/v1/nodes", .body = EncodeNode(node),
+  Call call{.method = "POST",
+            .path = "/api/v1/nodes",
+            .body = EncodeNode(node),
             .what = absl::StrCat("create node ", node.metadata.name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Node> out = DecodeNode(body);
@@ -374,7 +367,8 @@ absl::StatusOr<Node> RestClient::CreateNode(const Node& node) {
 }
 
 absl::Status RestClient::DeleteNode(absl::string_view name) {
-  Call call{.method = "DELETE", .path = absl::StrCat("/api/v1/nodes/", name),
+  Call call{.method = "DELETE",
+            .path = absl::StrCat("/api/v1/nodes/", name),
             .what = absl::StrCat("delete node ", name)};
   return Do(call).status();
 }
@@ -383,8 +377,8 @@ absl::Status RestClient::DeleteNode(absl::string_view name) {
 
 absl::Status RestClient::CreateEvent(const Event& event) {
   Call call{.method = "POST",
-            .path = absl::StrCat("/apis/events.k8s.io/v1/namespaces/", event.metadata.namespace_name,
-                                 "/events"),
+            .path = absl::StrCat("/apis/events.k8s.io/v1/namespaces/",
+                                 event.metadata.namespace_name, "/events"),
             .body = EncodeEvent(event),
             .what = absl::StrCat("create event ", event.metadata.namespace_name, "/",
                                  event.metadata.name)};
@@ -394,7 +388,8 @@ absl::Status RestClient::CreateEvent(const Event& event) {
 // ---- Leases ----
 
 absl::StatusOr<Lease> RestClient::GetLease(absl::string_view ns, absl::string_view name) {
-  Call call{.method = "GET", .path = LeasePath(ns, name),
+  Call call{.method = "GET",
+            .path = LeasePath(ns, name),
             .what = absl::StrCat("get lease ", ns, "/", name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Lease> lease = DecodeLease(body);
@@ -405,7 +400,8 @@ absl::StatusOr<Lease> RestClient::GetLease(absl::string_view ns, absl::string_vi
 }
 
 absl::StatusOr<Lease> RestClient::CreateLease(const Lease& lease) {
-  Call call{.method = "POST", .path = LeasePath(lease.metadata.namespace_name, ""),
+  Call call{.method = "POST",
+            .path = LeasePath(lease.metadata.namespace_name, ""),
             .body = EncodeLease(lease),
             .what = absl::StrCat("create lease ", lease.metadata.namespace_name, "/",
                                  lease.metadata.name)};
@@ -416,7 +412,8 @@ absl::StatusOr<Lease> RestClient::CreateLease(const Lease& lease) {
 }
 
 absl::StatusOr<Lease> RestClient::UpdateLease(const Lease& lease) {
-  Call call{.method = "PUT", .path = LeasePath(lease.metadata.namespace_name, lease.metadata.name),
+  Call call{.method = "PUT",
+            .path = LeasePath(lease.metadata.namespace_name, lease.metadata.name),
             .body = EncodeLease(lease),
             .what = absl::StrCat("update lease ", lease.metadata.namespace_name, "/",
                                  lease.metadata.name)};
@@ -429,7 +426,9 @@ absl::StatusOr<Lease> RestClient::UpdateLease(const Lease& lease) {
 absl::StatusOr<std::string> RestClient::Raw(absl::string_view method, absl::string_view path,
                                             absl::string_view body,
                                             absl::string_view content_type) {
-  Call call{.method = std::string(method), .path = std::string(path), .body = std::string(body),
+  Call call{.method = std::string(method),
+            .path = std::string(path),
+            .body = std::string(body),
             .content_type = std::string(content_type),
             .what = absl::StrCat(method, " ", path)};
   return Do(call);

@@ -1,6 +1,7 @@
 #include "kube/rest_client.h"
 
 #include "common/http/testing/fake_transport.h"
+#include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -41,8 +42,11 @@ struct Fixture {
     options.max_backoff = absl::Milliseconds(2);
     auto creds = std::make_unique<CountingCredentials>();
     credentials = creds.get();
-    client = *RestClient::Create(config, RealClock::Get(), options, transport, std::move(creds));
+    client = *RestClient::Create(config, clock, options, transport, std::move(creds));
   }
+  // Retry backoffs pass on the fake clock, as fast as the client sleeps.
+  trimaran::testing::FakeClock clock;
+  trimaran::testing::FakeClockDriver driver{clock};
   std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
   CountingCredentials* credentials;
   std::unique_ptr<RestClient> client;
@@ -162,7 +166,8 @@ TEST(RestClientTest, WatchFramesEventsAcrossChunks) {
   wo.resource_version = "7";
   TRIMARAN_ASSERT_OK(f.client->WatchPods("", wo,
                                          [&](WatchEvent<Pod>&& ev) {
-                                           seen.push_back(std::string(ToString(ev.type)) + " " + ev.object.metadata.name);
+                                           seen.push_back(std::string(ToString(ev.type)) + " " +
+                                                          ev.object.metadata.name);
                                            return true;
                                          },
                                          {}));

@@ -4,7 +4,9 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "common/http/http_server.h"
+#include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -88,18 +90,25 @@ TEST(RestInformerTest, MisbehavingWatchesAreCountedAndSurvived) {
   config.server = server->url();
   config.bearer_token = "t";
   config.qps = 0;
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(auto client, RestClient::Create(config, RealClock::Get()));
-  Informer<Pod> informer(PodListerWatcher(*client), RealClock::Get(),
-                         {.min_backoff = absl::Milliseconds(10),
-                          .max_backoff = absl::Milliseconds(20)});
+  // Reconnect backoffs pass on the fake clock, as fast as the informer sleeps.
+  trimaran::testing::FakeClock clock;
+  trimaran::testing::FakeClockDriver driver(clock);
+  absl::Notification a_updated;  // outlives the informer, whose handler notifies it
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(auto client, RestClient::Create(config, clock));
+  Informer<Pod> informer(
+      PodListerWatcher(*client), clock,
+      {.min_backoff = absl::Milliseconds(10), .max_backoff = absl::Milliseconds(20)});
+  informer.AddEventHandlers(
+      EventHandlers<Pod>{.on_update = [&a_updated](const std::shared_ptr<const Pod>&,
+                                                   const std::shared_ptr<const Pod>& pod) {
+        if (pod->metadata.name == "a" && pod->metadata.labels.count("v") &&
+            !a_updated.HasBeenNotified()) {
+          a_updated.Notify();
+        }
+      }});
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
-  absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (absl::Now() < deadline) {
-    auto a = informer.store().Get("default/a");
-    if (a && a->metadata.labels.count("v")) break;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
+  a_updated.WaitForNotificationWithTimeout(absl::Seconds(20));
   auto a = informer.store().Get("default/a");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->metadata.labels.at("v"), "2");

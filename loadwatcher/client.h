@@ -12,6 +12,11 @@
 // watcher does not know are simply absent; that is not an error). Unavailable means
 // "no data yet / watcher unreachable": callers score 0 and try again next cycle.
 //
+// Snapshots are immutable and shared: the in-process client hands out the watcher's own
+// snapshot without copying it (a request naming hosts gets a new, filtered snapshot);
+// remote clients hand out the snapshot they decoded. Holders may keep it as long as they
+// like; it never changes.
+//
 // Thread-safety: implementations are safe for concurrent use.
 
 #include <memory>
@@ -28,16 +33,25 @@ struct MetricsRequest {
   std::vector<std::string> hosts{};  // empty: all hosts
 };
 
+// An immutable, shared snapshot.
+using WatcherMetricsPtr = std::shared_ptr<const WatcherMetrics>;
+
 class Client {
  public:
   virtual ~Client() = default;
-  virtual absl::StatusOr<WatcherMetrics> GetLatestMetrics(const MetricsRequest& request) = 0;
-  absl::StatusOr<WatcherMetrics> GetLatestMetrics() { return GetLatestMetrics(MetricsRequest{}); }
+  // Never an OK null pointer.
+  virtual absl::StatusOr<WatcherMetricsPtr> GetLatestMetrics(const MetricsRequest& request) = 0;
+  absl::StatusOr<WatcherMetricsPtr> GetLatestMetrics() {
+    return GetLatestMetrics(MetricsRequest{});
+  }
 };
 
 using ClientPtr = std::unique_ptr<Client>;
 
 // Returns a copy of `metrics` holding only `hosts` (all of them when `hosts` is empty).
 WatcherMetrics FilterHosts(const WatcherMetrics& metrics, const std::vector<std::string>& hosts);
+// Returns `metrics` itself when `hosts` is empty (no copy), else a new snapshot holding
+// only `hosts`. `metrics` must not be null.
+WatcherMetricsPtr FilterHosts(WatcherMetricsPtr metrics, const std::vector<std::string>& hosts);
 
 }  // namespace trimaran::lw

@@ -1,6 +1,7 @@
 #include "loadwatcher/grpc_client.h"
 
 #include <chrono>
+#include <memory>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -16,7 +17,7 @@ GrpcClient::GrpcClient(GrpcClientOptions options) : options_(std::move(options))
   stub_ = loadwatcher::v1::LoadWatcher::NewStub(channel_);
 }
 
-absl::StatusOr<WatcherMetrics> GrpcClient::GetLatestMetrics(const MetricsRequest& request) {
+absl::StatusOr<WatcherMetricsPtr> GrpcClient::GetLatestMetrics(const MetricsRequest& request) {
   loadwatcher::v1::GetLatestMetricsRequest req;
   req.set_window(request.window);
   for (const std::string& host : request.hosts) req.add_hosts(host);
@@ -29,7 +30,7 @@ absl::StatusOr<WatcherMetrics> GrpcClient::GetLatestMetrics(const MetricsRequest
                         absl::StrCat("get load-watcher metrics from ", options_.target, ": ",
                                      status.error_message()));
   }
-  return FromProto(response);
+  return std::make_shared<const WatcherMetrics>(FromProto(response));
 }
 
 }  // namespace trimaran::lw

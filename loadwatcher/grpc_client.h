@@ -28,7 +28,7 @@ class GrpcClient final : public Client {
  public:
   explicit GrpcClient(GrpcClientOptions options);
   using Client::GetLatestMetrics;
-  absl::StatusOr<WatcherMetrics> GetLatestMetrics(const MetricsRequest& request) override;
+  absl::StatusOr<WatcherMetricsPtr> GetLatestMetrics(const MetricsRequest& request) override;
 
  private:
   const GrpcClientOptions options_;

@@ -52,8 +52,8 @@ grpc::Status GrpcService::WatchMetrics(
     generation = watcher_.generation();
     absl::StatusOr<Snapshot> snapshot = watcher_.Latest(window);
     if (snapshot.ok() && snapshot->metrics.get() != last_sent) {
-      ToProto(hosts.empty() ? *snapshot->metrics : FilterHosts(*snapshot->metrics, hosts),
-              &message);
+      // The shared snapshot itself when no hosts are named (no copy).
+      ToProto(*FilterHosts(snapshot->metrics, hosts), &message);
       if (!writer->Write(message)) break;  // the client has gone
       keep = snapshot->metrics;
       last_sent = keep.get();

@@ -72,12 +72,12 @@ TEST_F(GrpcTest, GetLatestMetricsRoundTrip) {
   EXPECT_THAT(client.GetLatestMetrics(MetricsRequest{"1h", {}}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   Fetch(40);
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics all, client.GetLatestMetrics());
-  EXPECT_EQ(all, *watcher_.Latest()->metrics);
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics one,
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr all, client.GetLatestMetrics());
+  EXPECT_EQ(*all, *watcher_.Latest()->metrics);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr one,
                                 client.GetLatestMetrics(MetricsRequest{"15m", {"n2", "zz"}}));
-  ASSERT_EQ(one.data.node_metrics_map.size(), 1u);
-  EXPECT_EQ(one.data.node_metrics_map.at("n2").metrics.at(0).value, 0.5);
+  ASSERT_EQ(one->data.node_metrics_map.size(), 1u);
+  EXPECT_EQ(one->data.node_metrics_map.at("n2").metrics.at(0).value, 0.5);
 }
 
 TEST_F(GrpcTest, WatchMetricsStreamsEachNewSnapshotUntilCancelled) {

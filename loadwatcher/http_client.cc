@@ -1,5 +1,6 @@
 #include "loadwatcher/http_client.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,7 +13,7 @@ namespace trimaran::lw {
 HttpClient::HttpClient(http::HttpTransport& transport, HttpClientOptions options)
     : transport_(transport), options_(std::move(options)) {}
 
-absl::StatusOr<WatcherMetrics> HttpClient::GetLatestMetrics(const MetricsRequest& request) {
+absl::StatusOr<WatcherMetricsPtr> HttpClient::GetLatestMetrics(const MetricsRequest& request) {
   http::HttpRequest req;
   req.method = "GET";
   req.url = absl::StrCat(options_.address, "/watcher");
@@ -26,8 +27,8 @@ absl::StatusOr<WatcherMetrics> HttpClient::GetLatestMetrics(const MetricsRequest
         absl::StrCat("received status code ", response->status_code, " from watcher ", req.url));
   }
   TRIMARAN_ASSIGN_OR_RETURN(WatcherMetrics metrics, DecodeWatcherMetricsJson(response->body));
-  if (request.hosts.empty()) return metrics;
-  return FilterHosts(metrics, request.hosts);
+  if (!request.hosts.empty()) metrics = FilterHosts(metrics, request.hosts);
+  return std::make_shared<const WatcherMetrics>(std::move(metrics));
 }
 
 }  // namespace trimaran::lw

@@ -31,7 +31,7 @@ class HttpClient final : public Client {
  public:
   HttpClient(http::HttpTransport& transport, HttpClientOptions options);
   using Client::GetLatestMetrics;
-  absl::StatusOr<WatcherMetrics> GetLatestMetrics(const MetricsRequest& request) override;
+  absl::StatusOr<WatcherMetricsPtr> GetLatestMetrics(const MetricsRequest& request) override;
 
  private:
   http::HttpTransport& transport_;

@@ -107,11 +107,11 @@ TEST_F(HttpTest, HttpClientRoundTrip) {
   EXPECT_THAT(client.GetLatestMetrics(),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("received status code 503")));
   FetchTwoNodes();
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics all, client.GetLatestMetrics());
-  EXPECT_EQ(all, *watcher_.Latest()->metrics);
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics one,
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr all, client.GetLatestMetrics());
+  EXPECT_EQ(*all, *watcher_.Latest()->metrics);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr one,
                                 client.GetLatestMetrics(MetricsRequest{"15m", {"n1"}}));
-  EXPECT_EQ(one.data.node_metrics_map.size(), 1u);
+  EXPECT_EQ(one->data.node_metrics_map.size(), 1u);
   // Our server honours ?window=; 5m has no data here.
   EXPECT_THAT(client.GetLatestMetrics(MetricsRequest{"5m", {}}),
               StatusIs(absl::StatusCode::kUnavailable));

@@ -1,5 +1,8 @@
 #include "loadwatcher/in_process_client.h"
 
+#include <memory>
+#include <utility>
+
 namespace trimaran::lw {
 
 WatcherMetrics FilterHosts(const WatcherMetrics& metrics, const std::vector<std::string>& hosts) {
@@ -15,10 +18,16 @@ WatcherMetrics FilterHosts(const WatcherMetrics& metrics, const std::vector<std:
   return out;
 }
 
-absl::StatusOr<WatcherMetrics> InProcessClient::GetLatestMetrics(const MetricsRequest& request) {
+WatcherMetricsPtr FilterHosts(WatcherMetricsPtr metrics, const std::vector<std::string>& hosts) {
+  if (hosts.empty()) return metrics;
+  return std::make_shared<const WatcherMetrics>(FilterHosts(*metrics, hosts));
+}
+
+absl::StatusOr<WatcherMetricsPtr> InProcessClient::GetLatestMetrics(const MetricsRequest& request) {
   absl::StatusOr<Snapshot> snapshot = watcher_.Latest(request.window);
   if (!snapshot.ok()) return snapshot.status();
-  return FilterHosts(*snapshot->metrics, request.hosts);
+  // The watcher's own snapshot: shared, never copied (unless reduced to hosts).
+  return FilterHosts(std::move(snapshot->metrics), request.hosts);
 }
 
 }  // namespace trimaran::lw

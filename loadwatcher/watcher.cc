@@ -175,12 +175,6 @@ absl::Status Watcher::FetchWindow(size_t index) {
 }
 
 void Watcher::Run(std::stop_token stop) {
-  absl::Mutex wait_mu;
-  bool cancelled = false;
-  std::stop_callback on_stop(stop, [&] {
-    absl::MutexLock lock(&wait_mu);
-    cancelled = true;
-  });
   Log(Component::kLoadWatcher)
       .info("watching provider={} interval={}", provider_name_,
             absl::FormatDuration(options_.fetch_interval));
@@ -188,8 +182,7 @@ void Watcher::Run(std::stop_token stop) {
     const absl::Time tick = clock_.Now();
     // Errors are logged and counted in FetchWindow.
     (void)FetchOnce();
-    absl::MutexLock lock(&wait_mu);
-    if (!clock_.AwaitWithDeadline(wait_mu, &cancelled, tick + options_.fetch_interval)) break;
+    if (!clock_.SleepUntil(tick + options_.fetch_interval, stop)) break;
   }
 }
 

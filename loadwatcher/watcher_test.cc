@@ -211,12 +211,34 @@ TEST_F(WatcherTest, InProcessClientFiltersHosts) {
   InProcessClient client(watcher_);
   EXPECT_THAT(client.GetLatestMetrics(), StatusIs(absl::StatusCode::kUnavailable));
   (void)watcher_.FetchOnce();
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics all, client.GetLatestMetrics());
-  EXPECT_EQ(all.data.node_metrics_map.size(), 2u);
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetrics one,
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr all, client.GetLatestMetrics());
+  EXPECT_EQ(all->data.node_metrics_map.size(), 2u);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr one,
                                 client.GetLatestMetrics(MetricsRequest{"15m", {"b", "zzz"}}));
-  ASSERT_EQ(one.data.node_metrics_map.size(), 1u);
-  EXPECT_TRUE(one.data.node_metrics_map.contains("b"));
+  ASSERT_EQ(one->data.node_metrics_map.size(), 1u);
+  EXPECT_TRUE(one->data.node_metrics_map.contains("b"));
+}
+
+TEST_F(WatcherTest, InProcessClientSharesTheWatchersSnapshotWithoutCopying) {
+  provider_.SetNodes(
+      "15m", MakeWatcherMetrics().Node("a").Cpu(kOpAvg, 1).Node("b").Cpu(kOpAvg, 2).Nodes());
+  InProcessClient client(watcher_);
+  (void)watcher_.FetchOnce();
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr first, client.GetLatestMetrics());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr second, client.GetLatestMetrics());
+  EXPECT_EQ(first.get(), watcher_.Latest()->metrics.get()) << "the watcher's own snapshot";
+  EXPECT_EQ(first.get(), second.get());
+  // A request naming hosts gets a snapshot of its own; the shared one is untouched.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr one,
+                                client.GetLatestMetrics(MetricsRequest{"15m", {"a"}}));
+  EXPECT_NE(one.get(), first.get());
+  EXPECT_EQ(one->data.node_metrics_map.size(), 1u);
+  EXPECT_EQ(first->data.node_metrics_map.size(), 2u);
+  // A newer fetch replaces the snapshot; holders of the old one keep it unchanged.
+  (void)watcher_.FetchOnce();
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(WatcherMetricsPtr newer, client.GetLatestMetrics());
+  EXPECT_NE(newer.get(), first.get());
+  EXPECT_EQ(first->data.node_metrics_map.size(), 2u);
 }
 
 TEST(FakeLoadWatcherClientTest, WindowAnswerWinsOverDefault) {

@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/http/curl_transport.h"
+#include "common/logging.h"
 #include "common/status_macros.h"
 #include "providers/signalfx/provider.h"
 
@@ -38,7 +39,63 @@ absl::StatusOr<std::shared_ptr<http::HttpTransport>> MakeTransport(const lw::Pro
   return transport;
 }
 
+// Prometheus with a kube client: series are mapped to the cluster's nodes (listed before
+// the first fetch, with the startup check, and re-listed periodically so nodes that
+// join later are mapped).
+ProviderUpkeep PrometheusNodeUpkeep(prometheus::PrometheusProvider& provider,
+                                    kube::Client& kube_client, const ProviderExtras& extras) {
+  ProviderUpkeep upkeep;
+  prometheus::PrometheusProvider* prom = &provider;
+  kube::Client* kube = &kube_client;
+  upkeep.before_first_fetch = [prom, kube, check = extras.prometheus_startup_check] {
+    absl::StatusOr<std::vector<prometheus::NodeRef>> nodes = ListNodeRefs(*kube);
+    if (!nodes.ok()) {
+      Log(Component::kProvider)
+          .warn(
+              "prometheus: cannot list nodes for series mapping (series are mapped by "
+              "label value until the next resync): {}",
+              nodes.status());
+    } else if (check) {
+      // Logs its summary itself (warning unless every node has series).
+      absl::StatusOr<prometheus::StartupReport> report = prom->StartupCheck(*nodes);
+      if (!report.ok()) {
+        Log(Component::kProvider).warn("prometheus startup check failed: {}", report.status());
+      }
+    } else {
+      prom->SetNodes(*nodes);
+    }
+  };
+  upkeep.periodic = [prom, kube] {
+    absl::StatusOr<std::vector<prometheus::NodeRef>> nodes = ListNodeRefs(*kube);
+    if (!nodes.ok()) {
+      Log(Component::kProvider).warn("prometheus: node resync failed: {}", nodes.status());
+      return;
+    }
+    prom->SetNodes(*nodes);
+  };
+  upkeep.interval = extras.prometheus_node_resync_interval;
+  return upkeep;
+}
+
 }  // namespace
+
+absl::StatusOr<std::vector<prometheus::NodeRef>> ListNodeRefs(kube::Client& client) {
+  std::vector<prometheus::NodeRef> refs;
+  kube::ListOptions options;
+  options.limit = 500;
+  while (true) {
+    TRIMARAN_ASSIGN_OR_RETURN(kube::NodeList list, client.ListNodes(options));
+    for (const kube::Node& node : list.items) {
+      prometheus::NodeRef ref;
+      ref.name = node.metadata.name;
+      for (const kube::NodeAddress& a : node.status.addresses) ref.addresses.push_back(a.address);
+      refs.push_back(std::move(ref));
+    }
+    if (list.metadata.continue_token.empty()) break;
+    options.continue_token = list.metadata.continue_token;
+  }
+  return refs;
+}
 
 absl::StatusOr<std::shared_ptr<http::HttpTransport>> DefaultTransportFactory(
     const lw::ProviderSpec& spec) {
@@ -95,6 +152,9 @@ absl::StatusOr<BuiltProvider> BuildProvider(const lw::ProviderSpec& spec,
           absl::StrCat("metricProvider (Prometheus): ", provider.status().message()));
     }
     built.prometheus = provider->get();
+    if (extras.kube_client != nullptr) {
+      built.upkeep = PrometheusNodeUpkeep(**provider, *extras.kube_client, extras);
+    }
     built.provider = *std::move(provider);
     return built;
   }

@@ -21,21 +21,30 @@
 //   metricProvider.type (METRICS_PROVIDER_NAME): unknown provider "Datadog" (want ...)
 // Upstream silently falls back to metrics-server for an unknown type; we refuse.
 //
+// Provider-specific work besides fetching (Prometheus with a kube client: map series to
+// the cluster's nodes, run the startup check, re-list nodes periodically) comes with the
+// built provider as a ProviderUpkeep, so whoever runs the provider's watcher (the
+// ProviderSourcePool) stays generic.
+//
 // Thread-safety: BuildProvider is a pure function of its arguments (the transport
 // factory is called on the caller's thread). The built provider is safe for concurrent
-// use (see each provider's header).
+// use (see each provider's header); so are its upkeep functions (with each other and
+// with fetches).
 // Ownership: BuiltProvider owns the provider and the transport it sends through; the
-// kube client in ProviderExtras is borrowed and must outlive the provider.
+// kube client in ProviderExtras is borrowed and must outlive the provider (and its
+// upkeep).
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "common/http/transport.h"
 #include "kube/client.h"
 #include "loadwatcher/provider.h"
-#include "loadwatcher/source_pool.h"
+#include "loadwatcher/source_pool.h"  // lw::ProviderSpec
 #include "providers/metrics_server/provider.h"
 #include "providers/prometheus/options.h"
 #include "providers/prometheus/prometheus_provider.h"
@@ -60,11 +69,29 @@ struct ProviderExtras {
   // replace `address`, `bearer_token` and `tls.insecure_skip_verify` (an empty spec
   // address keeps `address`, whose default is upstream's).
   prometheus::PrometheusOptions prometheus{};
+  // Prometheus + kube_client: run the startup check before the first fetch (else only
+  // map series to the listed nodes).
+  bool prometheus_startup_check = true;
+  // Prometheus + kube_client: re-list nodes this often (zero: only before the first
+  // fetch).
+  absl::Duration prometheus_node_resync_interval = absl::Minutes(5);
   // SignalFx (SIGNALFX_HOST_NAME_SUFFIX, SIGNALFX_CLUSTER_NAME).
   std::string signalfx_host_name_suffix{};
   std::string signalfx_cluster_name{};
   // Null: DefaultTransportFactory.
   TransportFactory transport_factory{};
+};
+
+// Work a provider needs besides its fetches, run by whoever runs its watcher. Empty for
+// providers that need none. The functions use the provider (and the kube client), so
+// they must not run after the BuiltProvider is gone.
+struct ProviderUpkeep {
+  // Once, on the watcher's thread, before the first fetch.
+  std::function<void()> before_first_fetch{};
+  // Every `interval` (on a thread of its own, from after before_first_fetch until the
+  // watcher stops); unused when empty or when `interval` is not positive.
+  std::function<void()> periodic{};
+  absl::Duration interval = absl::ZeroDuration();
 };
 
 // A built provider and what it owns. Members are destroyed provider first.
@@ -74,6 +101,7 @@ struct BuiltProvider {
   // The same object as `provider` when the type is Prometheus (for SetNodes and the
   // startup check), else null. Not owning.
   prometheus::PrometheusProvider* prometheus = nullptr;
+  ProviderUpkeep upkeep{};
 };
 
 // The canonical type name for `type` ("" -> "KubernetesMetricsServer"); InvalidArgument
@@ -83,5 +111,9 @@ absl::StatusOr<std::string> CanonicalProviderType(const std::string& type);
 // Builds the provider `spec` describes; see the file comment.
 absl::StatusOr<BuiltProvider> BuildProvider(const lw::ProviderSpec& spec,
                                             const ProviderExtras& extras);
+
+// Lists every node (following continue tokens) as Prometheus NodeRefs (name + every
+// status address).
+absl::StatusOr<std::vector<prometheus::NodeRef>> ListNodeRefs(kube::Client& client);
 
 }  // namespace trimaran::providers

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/wrappers.h"
 
 namespace trimaran::providers {
 namespace {
@@ -164,6 +165,41 @@ TEST(BuildProviderTest, PrometheusUsesSpecAddressTokenAndTls) {
     EXPECT_TRUE(r.tls->insecure_skip_verify);
     EXPECT_EQ(r.timeout, absl::Seconds(3));  // from the extras' base options
   }
+}
+
+TEST(BuildProviderTest, PrometheusWithAKubeClientKeepsItsNodeTableThroughItsUpkeep) {
+  FakeFactory factory;
+  ProviderExtras extras;
+  extras.transport_factory = factory.Get();
+  // Without a kube client there is nothing to keep up.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(BuiltProvider plain, BuildProvider({.type = "Prometheus"}, extras));
+  EXPECT_FALSE(plain.upkeep.before_first_fetch);
+  EXPECT_FALSE(plain.upkeep.periodic);
+
+  kube::testing::FakeClient kube;
+  TRIMARAN_ASSERT_OK(kube.CreateNode(kube::testing::MakeNode().Name("node-x").Obj()).status());
+  extras.kube_client = &kube;
+  extras.prometheus_startup_check = false;
+  extras.prometheus_node_resync_interval = absl::Minutes(1);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(BuiltProvider built, BuildProvider({.type = "Prometheus"}, extras));
+  ASSERT_TRUE(built.upkeep.before_first_fetch);
+  ASSERT_TRUE(built.upkeep.periodic);
+  EXPECT_EQ(built.upkeep.interval, absl::Minutes(1));
+  ASSERT_NE(built.prometheus, nullptr);
+  // Before the first fetch: the listed nodes become the mapping table.
+  built.upkeep.before_first_fetch();
+  EXPECT_EQ(built.prometheus->MapLabelForTest("node-x"), "node-x");
+  EXPECT_EQ(built.prometheus->MapLabelForTest("node-y"), "");
+  // Periodically: nodes that joined since are mapped too.
+  TRIMARAN_ASSERT_OK(kube.CreateNode(kube::testing::MakeNode().Name("node-y").Obj()).status());
+  built.upkeep.periodic();
+  EXPECT_EQ(built.prometheus->MapLabelForTest("node-y"), "node-y");
+  EXPECT_TRUE(factory.transport->Requests().empty()) << "no startup check asked for";
+
+  // metrics-server needs no upkeep.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(BuiltProvider ms, BuildProvider({}, extras));
+  EXPECT_FALSE(ms.upkeep.before_first_fetch);
+  EXPECT_FALSE(ms.upkeep.periodic);
 }
 
 TEST(BuildProviderTest, SignalFxUsesSuffixClusterAndToken) {

@@ -28,7 +28,7 @@
 #include "kube/rest_config.h"
 #include "loadwatcher/grpc_service.h"
 #include "loadwatcher/http_handlers.h"
-#include "providers/source_pool.h"
+#include "providers/provider_source_pool.h"
 
 namespace trimaran::cmd {
 namespace {
@@ -82,13 +82,13 @@ int Run(const LoadWatcherOptions& options) {
   }
 
   stats::Registry& registry = stats::DefaultRegistry();
-  providers::SourcePoolOptions pool_options;
+  providers::ProviderSourcePoolOptions pool_options;
   pool_options.watcher.fetch_interval = options.fetch_interval;
   pool_options.watcher.history_size = options.history_size;
   pool_options.extras.signalfx_host_name_suffix = options.signalfx_host_name_suffix;
   pool_options.extras.signalfx_cluster_name = options.signalfx_cluster_name;
-  providers::DefaultSourcePool pool(RealClock::Get(), stats::Scope(registry, "trimaran_"),
-                                    kube_client->get(), pool_options);
+  providers::ProviderSourcePool pool(RealClock::Get(), stats::Scope(registry, "trimaran_"),
+                                     kube_client->get(), pool_options);
   if (absl::StatusOr<lw::Client*> client = pool.InProcess(options.provider); !client.ok()) {
     return Fail(std::string(client.status().message()));
   }

@@ -23,7 +23,7 @@
 #include "kube/leader_elector.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
-#include "providers/source_pool.h"
+#include "providers/provider_source_pool.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/expand.h"
 #include "scheduler/config/load.h"
@@ -100,7 +100,7 @@ struct SchedulerApp::State {
   std::unique_ptr<sched::AsyncEventRecorder> recorder;
   // The load-aware plugins' metrics sources (one watcher per distinct metricProvider,
   // one client per watcherAddress); outlives the scheduler.
-  std::unique_ptr<providers::DefaultSourcePool> sources;
+  std::unique_ptr<providers::ProviderSourcePool> sources;
   std::unique_ptr<sched::Scheduler> scheduler;
   std::unique_ptr<kube::Informer<kube::Node>> node_informer;
   std::unique_ptr<kube::Informer<kube::Pod>> pod_informer;
@@ -178,7 +178,7 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
   s->recorder = std::make_unique<sched::AsyncEventRecorder>(
       *s->events_client, s->clock, stats::Scope(s->registry, "trimaran_events_"), rec);
-  s->sources = std::make_unique<providers::DefaultSourcePool>(
+  s->sources = std::make_unique<providers::ProviderSourcePool>(
       s->clock, stats::Scope(s->registry, "trimaran_"), s->client.get());
   sched::SchedulerOptions so;
   so.load_watcher_sources = s->sources.get();
@@ -389,16 +389,7 @@ int SchedulerApp::Run() {
   if (s.elector) {
     std::jthread election([&s, token] { s.elector->Run(token); });
     // Wait until asked to stop (signal or lost leadership).
-    absl::Mutex mu;
-    bool stopped = false;
-    std::stop_callback wake(token, [&] {
-      absl::MutexLock lock(&mu);
-      stopped = true;
-    });
-    {
-      absl::MutexLock lock(&mu);
-      mu.Await(absl::Condition(&stopped));
-    }
+    s.clock.SleepUntil(absl::InfiniteFuture(), token);
     election.join();  // stops scheduling, drains bindings, releases the lease
   } else if (!token.stop_requested()) {
     s.leading.store(true);

@@ -304,9 +304,9 @@ class MetricsProbe final : public sched::ScorePlugin {
     if (client == nullptr) return r;
     lw::MetricsRequest request;
     request.hosts = {node.name()};
-    absl::StatusOr<lw::WatcherMetrics> m = client->GetLatestMetrics(request);
-    if (!m.ok() || m->data.node_metrics_map.size() != 1) return r;
-    const double cpu = m->data.node_metrics_map.begin()->second.metrics.at(0).value;
+    absl::StatusOr<lw::WatcherMetricsPtr> m = client->GetLatestMetrics(request);
+    if (!m.ok() || (*m)->data.node_metrics_map.size() != 1) return r;
+    const double cpu = (*m)->data.node_metrics_map.begin()->second.metrics.at(0).value;
     r.score = static_cast<int64_t>(cpu);
     if (lw::SourcePool* pool = handle_.load_watcher_sources()) {
       absl::StatusOr<lw::Client*> remote = pool->Remote("grpc://127.0.0.1:1");

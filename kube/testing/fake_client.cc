@@ -524,6 +524,14 @@ int FakeClient::OpenWatches() const {
   absl::MutexLock lock(&mu_);
   return open_watches_;
 }
+bool FakeClient::AwaitOpenWatches(int n, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto reached = [this, n] {
+    mu_.AssertReaderHeld();
+    return open_watches_ == n;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
+}
 int FakeClient::Calls(const std::string& method) const {
   absl::MutexLock lock(&mu_);
   auto it = calls_.find(method);

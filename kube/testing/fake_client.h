@@ -25,6 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/clock.h"
 #include "kube/client.h"
 
@@ -79,6 +80,8 @@ class FakeClient final : public Client {
   std::vector<std::pair<std::string, PodStatusPatch>> StatusPatches() const;
   int64_t CurrentResourceVersion() const;
   int OpenWatches() const;
+  // Waits (real time, at most `timeout`) until exactly `n` watches are open.
+  bool AwaitOpenWatches(int n, absl::Duration timeout = absl::Seconds(10)) const;
   // Calls of each method so far.
   int Calls(const std::string& method) const;
 

@@ -6,12 +6,14 @@
 //   client.Set("10m", absl::UnavailableError("no data yet"));           // one window
 //
 // An answer set for the requested window wins over the default one; with neither, the
-// answer is Unavailable. Hosts are filtered as the real clients do. Requests are
-// recorded (requests()).
+// answer is Unavailable. An answer is stored once as a shared snapshot and handed out
+// without copying, as the in-process client does; hosts are filtered as the real
+// clients do. Requests are recorded (requests()).
 //
 // Thread-safety: safe for concurrent use.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,12 +28,14 @@ namespace trimaran::lw::testing {
 class FakeLoadWatcherClient final : public Client {
  public:
   void Set(absl::StatusOr<WatcherMetrics> answer) {
+    absl::StatusOr<WatcherMetricsPtr> shared = Share(std::move(answer));
     absl::MutexLock lock(&mu_);
-    default_ = std::move(answer);
+    default_ = std::move(shared);
   }
   void Set(const std::string& window, absl::StatusOr<WatcherMetrics> answer) {
+    absl::StatusOr<WatcherMetricsPtr> shared = Share(std::move(answer));
     absl::MutexLock lock(&mu_);
-    by_window_.insert_or_assign(window, std::move(answer));
+    by_window_.insert_or_assign(window, std::move(shared));
   }
   std::vector<MetricsRequest> requests() const {
     absl::MutexLock lock(&mu_);
@@ -39,10 +43,10 @@ class FakeLoadWatcherClient final : public Client {
   }
 
   using Client::GetLatestMetrics;
-  absl::StatusOr<WatcherMetrics> GetLatestMetrics(const MetricsRequest& request) override {
+  absl::StatusOr<WatcherMetricsPtr> GetLatestMetrics(const MetricsRequest& request) override {
     absl::MutexLock lock(&mu_);
     requests_.push_back(request);
-    const absl::StatusOr<WatcherMetrics>* answer = nullptr;
+    const absl::StatusOr<WatcherMetricsPtr>* answer = nullptr;
     if (auto it = by_window_.find(request.window); it != by_window_.end()) {
       answer = &it->second;
     } else if (default_.has_value()) {
@@ -54,9 +58,14 @@ class FakeLoadWatcherClient final : public Client {
   }
 
  private:
+  static absl::StatusOr<WatcherMetricsPtr> Share(absl::StatusOr<WatcherMetrics> answer) {
+    if (!answer.ok()) return answer.status();
+    return std::make_shared<const WatcherMetrics>(*std::move(answer));
+  }
+
   mutable absl::Mutex mu_;
-  std::optional<absl::StatusOr<WatcherMetrics>> default_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, absl::StatusOr<WatcherMetrics>, std::less<>> by_window_
+  std::optional<absl::StatusOr<WatcherMetricsPtr>> default_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, absl::StatusOr<WatcherMetricsPtr>, std::less<>> by_window_
       ABSL_GUARDED_BY(mu_);
   std::vector<MetricsRequest> requests_ ABSL_GUARDED_BY(mu_);
 };

@@ -155,8 +155,8 @@ TEST(FixedMetricsTest, ServesTheSnapshotToEverySourceAndRecordsWhatWasAsked) {
                                             "watcherAddress http://watcher:2020"));
   metrics.timestamp = 20;
   client.Set(metrics);
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetrics got, client.GetLatestMetrics({}));
-  EXPECT_EQ(got.timestamp, 20);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr got, client.GetLatestMetrics({}));
+  EXPECT_EQ(got->timestamp, 20);
 }
 
 }  // namespace

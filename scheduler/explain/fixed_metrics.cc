@@ -5,15 +5,20 @@
 
 namespace trimaran::sched::explain {
 
-absl::StatusOr<lw::WatcherMetrics> FixedMetricsClient::GetLatestMetrics(
+absl::StatusOr<lw::WatcherMetricsPtr> FixedMetricsClient::GetLatestMetrics(
     const lw::MetricsRequest& request) {
-  absl::MutexLock lock(&mu_);
-  return lw::FilterHosts(metrics_, request.hosts);
+  lw::WatcherMetricsPtr metrics;
+  {
+    absl::MutexLock lock(&mu_);
+    metrics = metrics_;
+  }
+  return lw::FilterHosts(std::move(metrics), request.hosts);
 }
 
 void FixedMetricsClient::Set(lw::WatcherMetrics metrics) {
+  auto next = std::make_shared<const lw::WatcherMetrics>(std::move(metrics));
   absl::MutexLock lock(&mu_);
-  metrics_ = std::move(metrics);
+  metrics_ = std::move(next);
 }
 
 absl::StatusOr<lw::Client*> FixedSourcePool::InProcess(const lw::ProviderSpec& spec) {

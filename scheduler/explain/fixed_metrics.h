@@ -10,6 +10,7 @@
 //
 // Thread-safety: both are safe for concurrent use.
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,13 +25,15 @@ namespace trimaran::sched::explain {
 
 class FixedMetricsClient final : public lw::Client {
  public:
-  explicit FixedMetricsClient(lw::WatcherMetrics metrics) : metrics_(std::move(metrics)) {}
-  absl::StatusOr<lw::WatcherMetrics> GetLatestMetrics(const lw::MetricsRequest& request) override;
+  explicit FixedMetricsClient(lw::WatcherMetrics metrics)
+      : metrics_(std::make_shared<const lw::WatcherMetrics>(std::move(metrics))) {}
+  absl::StatusOr<lw::WatcherMetricsPtr> GetLatestMetrics(
+      const lw::MetricsRequest& request) override;
   void Set(lw::WatcherMetrics metrics);
 
  private:
   absl::Mutex mu_;
-  lw::WatcherMetrics metrics_ ABSL_GUARDED_BY(mu_);
+  lw::WatcherMetricsPtr metrics_ ABSL_GUARDED_BY(mu_);
 };
 
 class FixedSourcePool final : public lw::SourcePool {

@@ -202,7 +202,7 @@ TEST_F(FrameworkTest, CreateErrors) {
 TEST_F(FrameworkTest, PluginHandleForwardsLoadWatcherAndSources) {
   class NoClient final : public lw::Client {
    public:
-    absl::StatusOr<lw::WatcherMetrics> GetLatestMetrics(const lw::MetricsRequest&) override {
+    absl::StatusOr<lw::WatcherMetricsPtr> GetLatestMetrics(const lw::MetricsRequest&) override {
       return absl::UnavailableError("none");
     }
   };

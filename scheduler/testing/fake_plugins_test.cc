@@ -112,7 +112,7 @@ namespace {
 
 class NullLoadWatcher final : public lw::Client {
  public:
-  absl::StatusOr<lw::WatcherMetrics> GetLatestMetrics(const lw::MetricsRequest&) override {
+  absl::StatusOr<lw::WatcherMetricsPtr> GetLatestMetrics(const lw::MetricsRequest&) override {
     return absl::UnavailableError("no metrics yet");
   }
 };

@@ -287,12 +287,12 @@ TEST_F(LoadWatcherE2eTest, DaemonServesRestGrpcMetricsAndStopsOnSigterm) {
 
   lw::GrpcClient grpc(
       {.target = absl::StrCat("127.0.0.1:", grpc_port_), .timeout = absl::Seconds(10)});
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetrics via_grpc,
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr via_grpc,
                                 grpc.GetLatestMetrics({.window = "5m", .hosts = {"node-a"}}));
-  EXPECT_EQ(via_grpc.window.duration, "5m");
-  EXPECT_EQ(via_grpc.source, "Prometheus");
-  ASSERT_EQ(via_grpc.data.node_metrics_map.size(), 1u);
-  EXPECT_EQ(via_grpc.data.node_metrics_map.begin()->second.metrics.size(), 4u);
+  EXPECT_EQ(via_grpc->window.duration, "5m");
+  EXPECT_EQ(via_grpc->source, "Prometheus");
+  ASSERT_EQ(via_grpc->data.node_metrics_map.size(), 1u);
+  EXPECT_EQ(via_grpc->data.node_metrics_map.begin()->second.metrics.size(), 4u);
 
   TRIMARAN_ASSERT_OK_AND_ASSIGN(http::HttpResponse metrics, Get(*transport_, base_ + "/metrics"));
   EXPECT_EQ(metrics.status_code, 200);

@@ -41,9 +41,13 @@ void MetricsCache::RefreshIfDueLocked() {
   if (client_ == nullptr) return;
   const absl::Time now = clock_.Now();
   if (now < next_read_) return;
-  absl::StatusOr<lw::WatcherMetrics> metrics = client_->GetLatestMetrics();
+  absl::StatusOr<lw::WatcherMetricsPtr> metrics = client_->GetLatestMetrics();
+  if (metrics.ok() && *metrics == nullptr) {
+    metrics = absl::InternalError("load watcher client returned no snapshot");
+  }
   if (metrics.ok()) {
-    auto fresh = std::make_shared<const MetricsView>(*metrics);
+    // Reads the shared snapshot in place (the in-process client does not copy it).
+    auto fresh = std::make_shared<const MetricsView>(**metrics);
     const size_t nodes = fresh->size();
     {
       absl::MutexLock lock(&view_mu_);

@@ -1,4 +1,4 @@
-#include "providers/source_pool.h"
+#include "providers/provider_source_pool.h"
 
 #include <utility>
 
@@ -16,36 +16,18 @@ namespace trimaran::providers {
 
 // Members are destroyed bottom-up: the threads are joined first, then the client, the
 // watcher and the provider (with its transport) go.
-struct DefaultSourcePool::InProcessEntry {
+struct ProviderSourcePool::InProcessEntry {
   lw::ProviderSpec spec;
   BuiltProvider built;
   std::unique_ptr<lw::Watcher> watcher;
   std::unique_ptr<lw::InProcessClient> client;
-  std::jthread resync_thread;
+  std::jthread upkeep_thread;
   std::jthread thread;
 };
 
-absl::StatusOr<std::vector<prometheus::NodeRef>> ListNodeRefs(kube::Client& client) {
-  std::vector<prometheus::NodeRef> refs;
-  kube::ListOptions options;
-  options.limit = 500;
-  while (true) {
-    TRIMARAN_ASSIGN_OR_RETURN(kube::NodeList list, client.ListNodes(options));
-    for (const kube::Node& node : list.items) {
-      prometheus::NodeRef ref;
-      ref.name = node.metadata.name;
-      for (const kube::NodeAddress& a : node.status.addresses) ref.addresses.push_back(a.address);
-      refs.push_back(std::move(ref));
-    }
-    if (list.metadata.continue_token.empty()) break;
-    options.continue_token = list.metadata.continue_token;
-  }
-  return refs;
-}
-
-DefaultSourcePool::DefaultSourcePool(const Clock& clock, stats::Scope scope,
-                                     kube::Client* kube_client, SourcePoolOptions options,
-                                     ProviderFactory factory)
+ProviderSourcePool::ProviderSourcePool(const Clock& clock, stats::Scope scope,
+                                       kube::Client* kube_client, ProviderSourcePoolOptions options,
+                                       ProviderFactory factory)
     : clock_(clock),
       scope_(std::move(scope)),
       kube_client_(kube_client),
@@ -53,15 +35,15 @@ DefaultSourcePool::DefaultSourcePool(const Clock& clock, stats::Scope scope,
       factory_(std::move(factory)),
       remote_transport_(options_.remote_transport) {}
 
-DefaultSourcePool::~DefaultSourcePool() { Stop(); }
+ProviderSourcePool::~ProviderSourcePool() { Stop(); }
 
-lw::ProviderSpec DefaultSourcePool::Normalize(const lw::ProviderSpec& spec) {
+lw::ProviderSpec ProviderSourcePool::Normalize(const lw::ProviderSpec& spec) {
   lw::ProviderSpec out = spec;
   if (out.type.empty()) out.type = std::string(lw::kProviderMetricsServer);
   return out;
 }
 
-absl::StatusOr<lw::Client*> DefaultSourcePool::InProcess(const lw::ProviderSpec& raw_spec) {
+absl::StatusOr<lw::Client*> ProviderSourcePool::InProcess(const lw::ProviderSpec& raw_spec) {
   const lw::ProviderSpec spec = Normalize(raw_spec);
   // Held across the build: a second caller with the same spec must wait and share, and
   // building a provider is cheap (no I/O; the startup check runs on the watcher thread).
@@ -98,58 +80,19 @@ absl::StatusOr<lw::Client*> DefaultSourcePool::InProcess(const lw::ProviderSpec&
   return client;
 }
 
-void DefaultSourcePool::RunWatcher(InProcessEntry& entry, std::stop_token stop) {
-  if (entry.built.prometheus != nullptr && kube_client_ != nullptr) {
-    absl::StatusOr<std::vector<prometheus::NodeRef>> nodes = ListNodeRefs(*kube_client_);
-    if (!nodes.ok()) {
-      Log(Component::kProvider)
-          .warn(
-              "prometheus: cannot list nodes for series mapping (series are mapped by "
-              "label value until the next resync): {}",
-              nodes.status());
-    } else if (options_.prometheus_startup_check) {
-      // Logs its summary itself (warning unless every node has series).
-      absl::StatusOr<prometheus::StartupReport> report =
-          entry.built.prometheus->StartupCheck(*nodes);
-      if (!report.ok()) {
-        Log(Component::kProvider).warn("prometheus startup check failed: {}", report.status());
-      }
-    } else {
-      entry.built.prometheus->SetNodes(*nodes);
-    }
-    if (options_.node_resync_interval > absl::ZeroDuration() && !stop.stop_requested()) {
-      // Stops with the watcher thread's token (Stop() requests it).
-      entry.resync_thread = std::jthread([this, &entry, stop] { ResyncNodes(entry, stop); });
-    }
+void ProviderSourcePool::RunWatcher(InProcessEntry& entry, std::stop_token stop) {
+  const ProviderUpkeep& upkeep = entry.built.upkeep;
+  if (upkeep.before_first_fetch) upkeep.before_first_fetch();
+  if (upkeep.periodic && upkeep.interval > absl::ZeroDuration() && !stop.stop_requested()) {
+    // Stops with the watcher thread's token (Stop() requests it).
+    entry.upkeep_thread = std::jthread([this, &upkeep, stop] {
+      while (clock_.SleepFor(upkeep.interval, stop)) upkeep.periodic();
+    });
   }
   entry.watcher->Run(stop);
 }
 
-void DefaultSourcePool::ResyncNodes(InProcessEntry& entry, std::stop_token stop) {
-  absl::Mutex wait_mu;
-  bool cancelled = false;
-  std::stop_callback on_stop(stop, [&] {
-    absl::MutexLock lock(&wait_mu);
-    cancelled = true;
-  });
-  while (true) {
-    {
-      absl::MutexLock lock(&wait_mu);
-      if (!clock_.AwaitWithDeadline(wait_mu, &cancelled,
-                                    clock_.Now() + options_.node_resync_interval)) {
-        return;
-      }
-    }
-    absl::StatusOr<std::vector<prometheus::NodeRef>> nodes = ListNodeRefs(*kube_client_);
-    if (!nodes.ok()) {
-      Log(Component::kProvider).warn("prometheus: node resync failed: {}", nodes.status());
-      continue;
-    }
-    entry.built.prometheus->SetNodes(*nodes);
-  }
-}
-
-absl::StatusOr<lw::Client*> DefaultSourcePool::Remote(absl::string_view raw_address) {
+absl::StatusOr<lw::Client*> ProviderSourcePool::Remote(absl::string_view raw_address) {
   std::string address(raw_address);
   absl::MutexLock lock(&mu_);
   if (auto it = remote_.find(address); it != remote_.end()) return it->second.get();
@@ -198,23 +141,23 @@ absl::StatusOr<lw::Client*> DefaultSourcePool::Remote(absl::string_view raw_addr
   return out;
 }
 
-lw::Watcher* DefaultSourcePool::FindWatcher(const lw::ProviderSpec& spec) const {
+lw::Watcher* ProviderSourcePool::FindWatcher(const lw::ProviderSpec& spec) const {
   absl::MutexLock lock(&mu_);
   auto it = in_process_.find(Normalize(spec));
   return it == in_process_.end() ? nullptr : it->second->watcher.get();
 }
 
-size_t DefaultSourcePool::in_process_count() const {
+size_t ProviderSourcePool::in_process_count() const {
   absl::MutexLock lock(&mu_);
   return in_process_.size();
 }
 
-size_t DefaultSourcePool::remote_count() const {
+size_t ProviderSourcePool::remote_count() const {
   absl::MutexLock lock(&mu_);
   return remote_.size();
 }
 
-void DefaultSourcePool::Stop() {
+void ProviderSourcePool::Stop() {
   std::vector<InProcessEntry*> entries;
   {
     absl::MutexLock lock(&mu_);
@@ -226,8 +169,8 @@ void DefaultSourcePool::Stop() {
   for (InProcessEntry* entry : entries) entry->thread.request_stop();
   for (InProcessEntry* entry : entries) {
     if (entry->thread.joinable()) entry->thread.join();
-    // The resync thread is started by the watcher thread, so it is set once that joined.
-    if (entry->resync_thread.joinable()) entry->resync_thread.join();
+    // The upkeep thread is started by the watcher thread, so it is set once that joined.
+    if (entry->upkeep_thread.joinable()) entry->upkeep_thread.join();
   }
 }
 

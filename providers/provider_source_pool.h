@@ -1,16 +1,17 @@
 #pragma once
-// DefaultSourcePool: the production lw::SourcePool (loadwatcher/source_pool.h) that
-// trimaran-scheduler hands to the load-aware plugins and the load-watcher daemon uses
-// for its one watcher.
+// ProviderSourcePool: the production lw::SourcePool (loadwatcher/source_pool.h, the
+// interface the load-aware plugins see) that trimaran-scheduler hands to the plugins and
+// the load-watcher daemon uses for its one watcher. It builds providers through the
+// provider registry (providers/registry.h) and knows nothing about any one provider.
 //
 //   InProcess(spec)   once per distinct ProviderSpec: builds the provider
-//                     (providers/registry.h, or the factory seam), a lw::Watcher over
-//                     it and an lw::InProcessClient, and runs Watcher::Run on its own
-//                     std::jthread. For a Prometheus provider with a kube client, that
-//                     thread first lists the nodes and runs the provider's startup check
-//                     (logged: which nodes have no series, which queries return
-//                     nothing), and a second thread re-lists the nodes every
-//                     `node_resync_interval` so nodes that join later are mapped.
+//                     (BuildProvider, or the factory seam), a lw::Watcher over it and an
+//                     lw::InProcessClient, and runs Watcher::Run on its own std::jthread.
+//                     That thread first runs the provider's upkeep `before_first_fetch`
+//                     and, when the upkeep has a `periodic` part, starts a second thread
+//                     that runs it every `interval` until the watcher stops (Prometheus
+//                     with a kube client: list the nodes and run the startup check, then
+//                     re-list them so nodes that join later are mapped; see registry.h).
 //                     Later calls with an equal spec return the same Client.
 //   Remote(address)   once per distinct address: "http://..." / "https://..." -> an
 //                     lw::HttpClient (paypal REST /watcher; a trailing "/" is dropped),
@@ -54,15 +55,11 @@
 
 namespace trimaran::providers {
 
-struct SourcePoolOptions {
+struct ProviderSourcePoolOptions {
   lw::WatcherOptions watcher{};
-  // Provider settings not in a ProviderSpec. Its kube_client is ignored: the pool
-  // passes its own.
+  // Provider settings not in a ProviderSpec (including each provider's upkeep
+  // settings). Its kube_client is ignored: the pool passes its own.
   ProviderExtras extras{};
-  // Prometheus + kube client: run the startup check before the first fetch.
-  bool prometheus_startup_check = true;
-  // Prometheus + kube client: re-list nodes this often (zero: only at start).
-  absl::Duration node_resync_interval = absl::Minutes(5);
   // Remote HTTP clients: the request timeout (upstream's 55 s).
   absl::Duration remote_timeout = absl::Seconds(55);
   // Remote HTTP clients send through this; null: a CurlTransport made on first use.
@@ -72,13 +69,13 @@ struct SourcePoolOptions {
 // Builds a provider for a spec (tests inject fakes). Null: BuildProvider(spec, extras).
 using ProviderFactory = std::function<absl::StatusOr<BuiltProvider>(const lw::ProviderSpec&)>;
 
-class DefaultSourcePool final : public lw::SourcePool {
+class ProviderSourcePool final : public lw::SourcePool {
  public:
-  DefaultSourcePool(const Clock& clock, stats::Scope scope, kube::Client* kube_client,
-                    SourcePoolOptions options = {}, ProviderFactory factory = {});
-  ~DefaultSourcePool() override;
-  DefaultSourcePool(const DefaultSourcePool&) = delete;
-  DefaultSourcePool& operator=(const DefaultSourcePool&) = delete;
+  ProviderSourcePool(const Clock& clock, stats::Scope scope, kube::Client* kube_client,
+                     ProviderSourcePoolOptions options = {}, ProviderFactory factory = {});
+  ~ProviderSourcePool() override;
+  ProviderSourcePool(const ProviderSourcePool&) = delete;
+  ProviderSourcePool& operator=(const ProviderSourcePool&) = delete;
 
   absl::StatusOr<lw::Client*> InProcess(const lw::ProviderSpec& spec) override
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -97,13 +94,12 @@ class DefaultSourcePool final : public lw::SourcePool {
   struct InProcessEntry;
 
   void RunWatcher(InProcessEntry& entry, std::stop_token stop);
-  void ResyncNodes(InProcessEntry& entry, std::stop_token stop);
   static lw::ProviderSpec Normalize(const lw::ProviderSpec& spec);
 
   const Clock& clock_;
   const stats::Scope scope_;
   kube::Client* const kube_client_;
-  const SourcePoolOptions options_;
+  const ProviderSourcePoolOptions options_;
   const ProviderFactory factory_;
 
   mutable absl::Mutex mu_;
@@ -113,9 +109,5 @@ class DefaultSourcePool final : public lw::SourcePool {
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::unique_ptr<lw::Client>> remote_ ABSL_GUARDED_BY(mu_);
 };
-
-// Lists every node (following continue tokens) as Prometheus NodeRefs (name + every
-// status address).
-absl::StatusOr<std::vector<prometheus::NodeRef>> ListNodeRefs(kube::Client& client);
 
 }  // namespace trimaran::providers

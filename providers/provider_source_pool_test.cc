@@ -1,4 +1,4 @@
-#include "providers/source_pool.h"
+#include "providers/provider_source_pool.h"
 
 #include <atomic>
 #include <memory>
@@ -33,9 +33,9 @@ bool AwaitSnapshots(const lw::Watcher& watcher, uint64_t n) {
   return seen >= n;
 }
 
-class SourcePoolTest : public ::testing::Test {
+class ProviderSourcePoolTest : public ::testing::Test {
  protected:
-  SourcePoolTest() : clock_(absl::FromUnixSeconds(1700000000)) {}
+  ProviderSourcePoolTest() : clock_(absl::FromUnixSeconds(1700000000)) {}
 
   // A factory making FakeMetricsProviders that answer every window with `node`.
   ProviderFactory FakeFactory(std::string node = "n1") {
@@ -58,8 +58,8 @@ class SourcePoolTest : public ::testing::Test {
   std::atomic<int> factory_calls_{0};
 };
 
-TEST_F(SourcePoolTest, InProcessDeduplicatesPerSpecAndRunsTheWatcher) {
-  DefaultSourcePool pool(clock_, stats::Scope(registry_, "trimaran_"), nullptr, {}, FakeFactory());
+TEST_F(ProviderSourcePoolTest, InProcessDeduplicatesPerSpecAndRunsTheWatcher) {
+  ProviderSourcePool pool(clock_, stats::Scope(registry_, "trimaran_"), nullptr, {}, FakeFactory());
   const lw::ProviderSpec a{.type = "Prometheus", .address = "http://a:9090"};
   const lw::ProviderSpec b{.type = "Prometheus", .address = "http://b:9090"};
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * a1, pool.InProcess(a));
@@ -74,14 +74,14 @@ TEST_F(SourcePoolTest, InProcessDeduplicatesPerSpecAndRunsTheWatcher) {
   ASSERT_NE(watcher, nullptr);
   // The watcher thread fetches the three windows at once (fake time does not move).
   ASSERT_TRUE(AwaitSnapshots(*watcher, 3));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetrics got, a1->GetLatestMetrics());
-  EXPECT_EQ(got.window.duration, "15m");
-  EXPECT_TRUE(got.data.node_metrics_map.contains("n1"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr got, a1->GetLatestMetrics());
+  EXPECT_EQ(got->window.duration, "15m");
+  EXPECT_TRUE(got->data.node_metrics_map.contains("n1"));
   EXPECT_EQ(pool.FindWatcher({.type = "SignalFx"}), nullptr);
 }
 
-TEST_F(SourcePoolTest, UnsetTypeIsMetricsServerForDedup) {
-  DefaultSourcePool pool(clock_, stats::Scope(registry_), nullptr, {}, FakeFactory());
+TEST_F(ProviderSourcePoolTest, UnsetTypeIsMetricsServerForDedup) {
+  ProviderSourcePool pool(clock_, stats::Scope(registry_), nullptr, {}, FakeFactory());
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * unset, pool.InProcess({.type = ""}));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * named,
                                 pool.InProcess({.type = "KubernetesMetricsServer"}));
@@ -89,8 +89,8 @@ TEST_F(SourcePoolTest, UnsetTypeIsMetricsServerForDedup) {
   EXPECT_EQ(factory_calls_.load(), 1);
 }
 
-TEST_F(SourcePoolTest, FactoryErrorIsReturnedAndNotCached) {
-  DefaultSourcePool pool(clock_, stats::Scope(registry_), nullptr, {}, FakeFactory());
+TEST_F(ProviderSourcePoolTest, FactoryErrorIsReturnedAndNotCached) {
+  ProviderSourcePool pool(clock_, stats::Scope(registry_), nullptr, {}, FakeFactory());
   EXPECT_THAT(pool.InProcess({.type = "Broken"}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("broken provider")));
   EXPECT_THAT(pool.InProcess({.type = "Broken"}), StatusIs(absl::StatusCode::kInvalidArgument));
@@ -98,16 +98,16 @@ TEST_F(SourcePoolTest, FactoryErrorIsReturnedAndNotCached) {
   EXPECT_EQ(pool.in_process_count(), 0u);
 }
 
-TEST_F(SourcePoolTest, RealRegistryRejectsUnknownType) {
-  DefaultSourcePool pool(clock_, stats::Scope(registry_), nullptr);
+TEST_F(ProviderSourcePoolTest, RealRegistryRejectsUnknownType) {
+  ProviderSourcePool pool(clock_, stats::Scope(registry_), nullptr);
   EXPECT_THAT(pool.InProcess({.type = "Datadog"}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("metricProvider.type")));
   // metrics-server without a kube client cannot work: refused up front.
   EXPECT_THAT(pool.InProcess({}), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
-TEST_F(SourcePoolTest, StopJoinsWatchersAndClientsKeepTheirData) {
-  DefaultSourcePool pool(clock_, stats::Scope(registry_), nullptr, {}, FakeFactory());
+TEST_F(ProviderSourcePoolTest, StopJoinsWatchersAndClientsKeepTheirData) {
+  ProviderSourcePool pool(clock_, stats::Scope(registry_), nullptr, {}, FakeFactory());
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * client, pool.InProcess({.type = "Prometheus"}));
   ASSERT_TRUE(AwaitSnapshots(*pool.FindWatcher({.type = "Prometheus"}), 3));
   pool.Stop();  // returns: the watcher thread saw the stop while waiting on the FakeClock
@@ -117,16 +117,16 @@ TEST_F(SourcePoolTest, StopJoinsWatchersAndClientsKeepTheirData) {
   TRIMARAN_EXPECT_OK(client->GetLatestMetrics().status());
 }
 
-TEST_F(SourcePoolTest, RemoteChoosesTheClientByScheme) {
+TEST_F(ProviderSourcePoolTest, RemoteChoosesTheClientByScheme) {
   auto transport = std::make_shared<http::testing::FakeTransport>();
   transport->AddResponse(
       "GET", "http://lw.example:2020/watcher", 200,
       R"({"timestamp":1700000000,"window":{"duration":"15m","start":1699999100,)"
       R"("end":1700000000},"source":"Prometheus","data":{"NodeMetricsMap":{"n9":{"metrics":[],)"
       R"("tags":{},"metadata":{"dataCenter":""}}}}})");
-  SourcePoolOptions options;
+  ProviderSourcePoolOptions options;
   options.remote_transport = transport;
-  DefaultSourcePool pool(clock_, stats::Scope(registry_), nullptr, options);
+  ProviderSourcePool pool(clock_, stats::Scope(registry_), nullptr, options);
 
   struct Case {
     std::string address;
@@ -158,11 +158,11 @@ TEST_F(SourcePoolTest, RemoteChoosesTheClientByScheme) {
 
   // The HTTP client goes through the injected transport to {address}/watcher.
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * http_client, pool.Remote("http://lw.example:2020"));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetrics got, http_client->GetLatestMetrics());
-  EXPECT_TRUE(got.data.node_metrics_map.contains("n9"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr got, http_client->GetLatestMetrics());
+  EXPECT_TRUE(got->data.node_metrics_map.contains("n9"));
 }
 
-TEST_F(SourcePoolTest, PrometheusWithKubeClientMapsSeriesToListedNodes) {
+TEST_F(ProviderSourcePoolTest, PrometheusWithKubeClientMapsSeriesToListedNodes) {
   kube::testing::FakeClient kube(clock_);
   TRIMARAN_ASSERT_OK(
       kube.CreateNode(
@@ -175,21 +175,21 @@ TEST_F(SourcePoolTest, PrometheusWithKubeClientMapsSeriesToListedNodes) {
                          R"({"status":"success","data":{"resultType":"vector","result":[)"
                          R"({"metric":{"instance":"10.0.0.1:9100"},"value":[1700000000,"0.5"]},)"
                          R"({"metric":{"instance":"stranger"},"value":[1700000000,"0.9"]}]}})");
-  SourcePoolOptions options;
+  ProviderSourcePoolOptions options;
   options.extras.transport_factory =
       [transport](const lw::ProviderSpec&) -> absl::StatusOr<std::shared_ptr<http::HttpTransport>> {
     return transport;
   };
-  DefaultSourcePool pool(clock_, stats::Scope(registry_), &kube, options);
+  ProviderSourcePool pool(clock_, stats::Scope(registry_), &kube, options);
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       lw::Client * client, pool.InProcess({.type = "Prometheus", .address = "http://prom:9090"}));
   ASSERT_TRUE(
       AwaitSnapshots(*pool.FindWatcher({.type = "Prometheus", .address = "http://prom:9090"}), 3));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetrics got, client->GetLatestMetrics());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr got, client->GetLatestMetrics());
   // 10.0.0.1:9100 -> node-a (InternalIP); "stranger" matches no node and is dropped.
-  ASSERT_EQ(got.data.node_metrics_map.size(), 1u);
-  ASSERT_TRUE(got.data.node_metrics_map.contains("node-a"));
-  EXPECT_DOUBLE_EQ(got.data.node_metrics_map["node-a"].metrics[0].value, 50);  // 0.5 x 100
+  ASSERT_EQ(got->data.node_metrics_map.size(), 1u);
+  ASSERT_TRUE(got->data.node_metrics_map.contains("node-a"));
+  EXPECT_DOUBLE_EQ(got->data.node_metrics_map.at("node-a").metrics[0].value, 50);  // 0.5 x 100
   // Startup check (4 queries over 5m) ran before the 3 windows x 4 queries.
   const std::vector<http::HttpRequest> requests = transport->Requests();
   ASSERT_GE(requests.size(), 16u);
