@@ -92,7 +92,9 @@ TEST(DefaultBinderTest, AConflictOnAPodAlreadyBoundToTheChosenNodeIsSuccess) {
     CycleState state;
     const Status status = dynamic_cast<BindPlugin*>(plugin.get())->Bind(state, pod, "n1");
     EXPECT_EQ(status.code(), c.want) << status;
-    if (c.want != Code::kSuccess) EXPECT_THAT(status.Message(), HasSubstr("already assigned"));
+    if (c.want != Code::kSuccess) {
+      EXPECT_THAT(status.Message(), HasSubstr("already assigned"));
+    }
   }
 }
 
