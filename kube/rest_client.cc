@@ -13,7 +13,6 @@
 namespace trimaran::kube {
 namespace {
 
-
 std::string PodsPath(absl::string_view ns) {
   if (ns.empty()) return "/api/v1/pods";
   return absl::StrCat("/api/v1/namespaces/", ns, "/pods");
@@ -39,7 +38,41 @@ bool SleepFor(const Clock& clock, absl::Duration d, std::stop_token stop) {
   return !cancelled;
 }
 
+// "https://10.0.0.1:6443/prefix" -> "10.0.0.1:6443" (client-go's URL.Host).
+std::string HostOf(absl::string_view server) {
+  if (size_t scheme = server.find("://"); scheme != absl::string_view::npos) {
+    server.remove_prefix(scheme + 3);
+  }
+  return std::string(server.substr(0, server.find('/')));
+}
+
+// client-go's code label: the HTTP status, or "<error>" when there is no response.
+std::string CodeOf(const absl::StatusOr<http::HttpResponse>& resp) {
+  return resp.ok() ? absl::StrCat(resp->status_code) : "<error>";
+}
+
 }  // namespace
+
+// client-go's request metrics (rest_client.h), declared once.
+struct RestClient::Stats {
+  explicit Stats(const stats::Scope& scope)
+      : requests(scope.CounterFamily(
+            "requests_total",
+            "Number of HTTP requests, partitioned by status code, method, and host.",
+            {"code", "method", "host"})),
+        duration(scope.HistogramFamily("request_duration_seconds",
+                                       "Request latency in seconds. Broken down by verb, and host.",
+                                       {"verb", "host"},
+                                       {0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60})),
+        retries(scope.CounterFamily(
+            "request_retries_total",
+            "Number of request retries, partitioned by status code, verb, and host.",
+            {"code", "verb", "host"})) {}
+
+  stats::Family<stats::Counter>& requests;
+  stats::Family<stats::Histogram>& duration;
+  stats::Family<stats::Counter>& retries;
+};
 
 std::string QueryEscape(absl::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -90,8 +123,7 @@ std::string EncodeWatchQuery(const WatchOptions& o) {
 
 absl::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(
     const RestConfig& config, const Clock& clock, RestClientOptions options,
-    std::shared_ptr<http::HttpTransport> transport,
-    std::unique_ptr<CredentialSource> credentials) {
+    std::shared_ptr<http::HttpTransport> transport, std::unique_ptr<CredentialSource> credentials) {
   if (config.server.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("no apiserver address in the client configuration (", config.source, ")"));
@@ -107,8 +139,8 @@ absl::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(
   if (!credentials) {
     TRIMARAN_ASSIGN_OR_RETURN(credentials, MakeCredentialSource(config, clock));
   }
-  return std::unique_ptr<RestClient>(new RestClient(config, clock, options, std::move(transport),
-                                                    std::move(credentials)));
+  return std::unique_ptr<RestClient>(
+      new RestClient(config, clock, options, std::move(transport), std::move(credentials)));
 }
 
 RestClient::RestClient(RestConfig config, const Clock& clock, RestClientOptions options,
@@ -119,7 +151,24 @@ RestClient::RestClient(RestConfig config, const Clock& clock, RestClientOptions 
       options_(options),
       transport_(std::move(transport)),
       credentials_(std::move(credentials)),
-      limiter_(config_.qps, config_.burst, clock) {}
+      limiter_(config_.qps, config_.burst, clock),
+      host_(HostOf(config_.server)),
+      stats_(options_.stats.has_value() ? std::make_unique<const Stats>(*options_.stats)
+                                        : nullptr) {}
+
+RestClient::~RestClient() = default;
+
+void RestClient::CountRequest(absl::string_view method,
+                              const absl::StatusOr<http::HttpResponse>& resp) {
+  if (stats_ == nullptr) return;
+  stats_->requests.WithLabels({CodeOf(resp), method, host_}).Inc();
+}
+
+void RestClient::CountRetry(absl::string_view method,
+                            const absl::StatusOr<http::HttpResponse>& resp) {
+  if (stats_ == nullptr) return;
+  stats_->retries.WithLabels({CodeOf(resp), method, host_}).Inc();
+}
 
 absl::StatusOr<http::HttpResponse> RestClient::SendOnce(http::HttpRequest request,
                                                         std::stop_token stop) {
@@ -141,6 +190,7 @@ absl::StatusOr<http::HttpResponse> RestClient::SendOnce(http::HttpRequest reques
     req.stop_token = stop;
     counters_.requests.fetch_add(1, std::memory_order_relaxed);
     absl::StatusOr<http::HttpResponse> resp = transport_->Send(req);
+    CountRequest(req.method, resp);
     if (resp.ok() && resp->status_code == 401 && attempt == 0) {
       // Expired or rotated credentials: refresh once.
       credentials_->Invalidate();
@@ -159,9 +209,9 @@ absl::Status RestClient::ErrorFromResponse(const http::HttpResponse& response,
   }
   // Name the operation and the server: "list nodes on https://10.0.0.1:443: ...".
   std::string target = absl::StrCat(call.what, " on ", config_.server);
-  absl::Status s = http::StatusFromHttp(
-      response.status_code, message,
-      {.method = call.method, .target = target, .method_in_message = false});
+  absl::Status s =
+      http::StatusFromHttp(response.status_code, message,
+                           {.method = call.method, .target = target, .method_in_message = false});
   if (auto after = http::RetryAfter(response)) {
     s = Annotate(s, absl::StrCat("retry after ", absl::FormatDuration(*after)));
   }
@@ -169,6 +219,15 @@ absl::Status RestClient::ErrorFromResponse(const http::HttpResponse& response,
 }
 
 absl::StatusOr<std::string> RestClient::Do(const Call& call) {
+  if (stats_ == nullptr) return DoWithRetries(call);
+  const absl::Time start = clock_.Now();
+  absl::StatusOr<std::string> result = DoWithRetries(call);
+  stats_->duration.WithLabels({call.method, host_})
+      .Observe(absl::ToDoubleSeconds(clock_.Now() - start));
+  return result;
+}
+
+absl::StatusOr<std::string> RestClient::DoWithRetries(const Call& call) {
   http::HttpRequest req;
   req.method = call.method;
   req.url = config_.server + call.path;
@@ -196,6 +255,7 @@ absl::StatusOr<std::string> RestClient::Do(const Call& call) {
     absl::Duration wait = retry_after ? std::min(*retry_after, absl::Seconds(60)) : backoff;
     backoff = std::min(backoff * 2, options_.max_backoff);
     counters_.retries.fetch_add(1, std::memory_order_relaxed);
+    CountRetry(call.method, resp);
     Log(Component::kKube)
         .warn("retrying request op=\"{}\" attempt={} wait={} err=\"{}\"", call.what, attempt + 1,
               absl::FormatDuration(wait), last.message());
@@ -255,7 +315,8 @@ absl::StatusOr<PodList> RestClient::ListPods(absl::string_view ns, const ListOpt
             .what = absl::StrCat("list pods", ns.empty() ? "" : absl::StrCat(" in ", ns))};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<PodList> list = DecodePodList(body);
-  if (!list.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  if (!list.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
   return list;
 }
 
@@ -268,7 +329,8 @@ absl::Status RestClient::WatchPods(absl::string_view ns, const WatchOptions& opt
         absl::StatusOr<WatchEvent<Pod>> ev = DecodePodWatchEvent(line);
         if (!ev.ok()) {
           counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
-          return absl::InternalError(absl::StrCat("malformed watch event: ", ev.status().message()));
+          return absl::InternalError(
+              absl::StrCat("malformed watch event: ", ev.status().message()));
         }
         counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
         *keep = handler(*std::move(ev));
@@ -288,10 +350,11 @@ absl::StatusOr<Pod> RestClient::GetPod(absl::string_view ns, absl::string_view n
 }
 
 absl::StatusOr<Pod> RestClient::CreatePod(const Pod& pod) {
-  Call call{.method = "POST",
-            .path = PodsPath(pod.metadata.namespace_name),
-            .body = EncodePod(pod),
-            .what = absl::StrCat("create pod ", pod.metadata.namespace_name, "/", pod.metadata.name)};
+  Call call{
+      .method = "POST",
+      .path = PodsPath(pod.metadata.namespace_name),
+      .body = EncodePod(pod),
+      .what = absl::StrCat("create pod ", pod.metadata.namespace_name, "/", pod.metadata.name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Pod> out = DecodePod(body);
   if (!out.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", out.status().message()));
@@ -329,11 +392,12 @@ absl::Status RestClient::PatchPodStatus(absl::string_view ns, absl::string_view 
 
 absl::StatusOr<NodeList> RestClient::ListNodes(const ListOptions& options) {
   std::string q = EncodeListQuery(options);
-  Call call{.method = "GET", .path = "/api/v1/nodes" + (q.empty() ? "" : "?" + q),
-            .what = "list nodes"};
+  Call call{
+      .method = "GET", .path = "/api/v1/nodes" + (q.empty() ? "" : "?" + q), .what = "list nodes"};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<NodeList> list = DecodeNodeList(body);
-  if (!list.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  if (!list.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
   return list;
 }
 
@@ -346,7 +410,8 @@ absl::Status RestClient::WatchNodes(const WatchOptions& options, const WatchHand
         absl::StatusOr<WatchEvent<Node>> ev = DecodeNodeWatchEvent(line);
         if (!ev.ok()) {
           counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
-          return absl::InternalError(absl::StrCat("malformed watch event: ", ev.status().message()));
+          return absl::InternalError(
+              absl::StrCat("malformed watch event: ", ev.status().message()));
         }
         counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
         *keep = handler(*std::move(ev));
@@ -356,16 +421,20 @@ absl::Status RestClient::WatchNodes(const WatchOptions& options, const WatchHand
 }
 
 absl::StatusOr<Node> RestClient::GetNode(absl::string_view name) {
-  Call call{.method = "GET", .path = absl::StrCat("/api/v1/nodes/", name),
+  Call call{.method = "GET",
+            .path = absl::StrCat("/api/v1/nodes/", name),
             .what = absl::StrCat("get node ", name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Node> node = DecodeNode(body);
-  if (!node.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", node.status().message()));
+  if (!node.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", node.status().message()));
   return node;
 }
 
 absl::StatusOr<Node> RestClient::CreateNode(const Node& node) {
-  Call call{.method = "POST", .path = "/api/v1/nodes", .body = EncodeNode(node),
+  Call call{.method = "POST",
+            .path = "/api/v1/nodes",
+            .body = EncodeNode(node),
             .what = absl::StrCat("create node ", node.metadata.name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Node> out = DecodeNode(body);
@@ -374,7 +443,8 @@ absl::StatusOr<Node> RestClient::CreateNode(const Node& node) {
 }
 
 absl::Status RestClient::DeleteNode(absl::string_view name) {
-  Call call{.method = "DELETE", .path = absl::StrCat("/api/v1/nodes/", name),
+  Call call{.method = "DELETE",
+            .path = absl::StrCat("/api/v1/nodes/", name),
             .what = absl::StrCat("delete node ", name)};
   return Do(call).status();
 }
@@ -383,8 +453,8 @@ absl::Status RestClient::DeleteNode(absl::string_view name) {
 
 absl::Status RestClient::CreateEvent(const Event& event) {
   Call call{.method = "POST",
-            .path = absl::StrCat("/apis/events.k8s.io/v1/namespaces/", event.metadata.namespace_name,
-                                 "/events"),
+            .path = absl::StrCat("/apis/events.k8s.io/v1/namespaces/",
+                                 event.metadata.namespace_name, "/events"),
             .body = EncodeEvent(event),
             .what = absl::StrCat("create event ", event.metadata.namespace_name, "/",
                                  event.metadata.name)};
@@ -394,7 +464,8 @@ absl::Status RestClient::CreateEvent(const Event& event) {
 // ---- Leases ----
 
 absl::StatusOr<Lease> RestClient::GetLease(absl::string_view ns, absl::string_view name) {
-  Call call{.method = "GET", .path = LeasePath(ns, name),
+  Call call{.method = "GET",
+            .path = LeasePath(ns, name),
             .what = absl::StrCat("get lease ", ns, "/", name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Lease> lease = DecodeLease(body);
@@ -405,7 +476,8 @@ absl::StatusOr<Lease> RestClient::GetLease(absl::string_view ns, absl::string_vi
 }
 
 absl::StatusOr<Lease> RestClient::CreateLease(const Lease& lease) {
-  Call call{.method = "POST", .path = LeasePath(lease.metadata.namespace_name, ""),
+  Call call{.method = "POST",
+            .path = LeasePath(lease.metadata.namespace_name, ""),
             .body = EncodeLease(lease),
             .what = absl::StrCat("create lease ", lease.metadata.namespace_name, "/",
                                  lease.metadata.name)};
@@ -416,7 +488,8 @@ absl::StatusOr<Lease> RestClient::CreateLease(const Lease& lease) {
 }
 
 absl::StatusOr<Lease> RestClient::UpdateLease(const Lease& lease) {
-  Call call{.method = "PUT", .path = LeasePath(lease.metadata.namespace_name, lease.metadata.name),
+  Call call{.method = "PUT",
+            .path = LeasePath(lease.metadata.namespace_name, lease.metadata.name),
             .body = EncodeLease(lease),
             .what = absl::StrCat("update lease ", lease.metadata.namespace_name, "/",
                                  lease.metadata.name)};
@@ -429,7 +502,9 @@ absl::StatusOr<Lease> RestClient::UpdateLease(const Lease& lease) {
 absl::StatusOr<std::string> RestClient::Raw(absl::string_view method, absl::string_view path,
                                             absl::string_view body,
                                             absl::string_view content_type) {
-  Call call{.method = std::string(method), .path = std::string(path), .body = std::string(body),
+  Call call{.method = std::string(method),
+            .path = std::string(path),
+            .body = std::string(body),
             .content_type = std::string(content_type),
             .what = absl::StrCat(method, " ", path)};
   return Do(call);

@@ -1,6 +1,7 @@
 #include "kube/rest_client.h"
 
 #include "common/http/testing/fake_transport.h"
+#include "common/stats/registry.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -107,6 +108,35 @@ TEST(RestClientTest, RetriesServerErrorsAndThrottling) {
   EXPECT_EQ(f.transport->RequestCount(), 3);
 }
 
+TEST(RestClientTest, ExportsClientGoRequestMetricsWhenGivenAScope) {
+  stats::Registry registry;
+  RestConfig config;
+  config.server = kServer;
+  config.qps = 0;
+  RestClientOptions options;
+  options.initial_backoff = absl::Milliseconds(1);
+  options.max_backoff = absl::Milliseconds(2);
+  options.stats = stats::Scope(registry, "rest_client_");
+  auto transport = std::make_shared<FakeTransport>();
+  auto client = *RestClient::Create(config, RealClock::Get(), options, transport,
+                                    std::make_unique<CountingCredentials>());
+  const std::string url = std::string(kServer) + "/api/v1/nodes/n1";
+  transport->AddResponse("GET", url, 503, "etcd leader changed", {}, 1);
+  transport->AddResponse("GET", url, 200, EncodeNode(MakeNode().Name("n1").Obj()));
+  TRIMARAN_ASSERT_OK(client->GetNode("n1").status());
+
+  const std::string text = registry.PrometheusText();
+  EXPECT_THAT(text, HasSubstr("rest_client_requests_total{code=\"503\",method=\"GET\","
+                              "host=\"apiserver.test:6443\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("rest_client_requests_total{code=\"200\",method=\"GET\","
+                              "host=\"apiserver.test:6443\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("rest_client_request_retries_total{code=\"503\",verb=\"GET\","
+                              "host=\"apiserver.test:6443\"} 1\n"));
+  // One call, retries included.
+  EXPECT_THAT(text, HasSubstr("rest_client_request_duration_seconds_count{verb=\"GET\","
+                              "host=\"apiserver.test:6443\"} 1\n"));
+}
+
 TEST(RestClientTest, GivesUpAfterMaxRetriesWithTheLastError) {
   Fixture f;
   f.transport->AddResponse("GET", std::string(kServer) + "/api/v1/nodes/n1", 503, "overloaded");
@@ -162,7 +192,8 @@ TEST(RestClientTest, WatchFramesEventsAcrossChunks) {
   wo.resource_version = "7";
   TRIMARAN_ASSERT_OK(f.client->WatchPods("", wo,
                                          [&](WatchEvent<Pod>&& ev) {
-                                           seen.push_back(std::string(ToString(ev.type)) + " " + ev.object.metadata.name);
+                                           seen.push_back(std::string(ToString(ev.type)) + " " +
+                                                          ev.object.metadata.name);
                                            return true;
                                          },
                                          {}));

@@ -42,6 +42,7 @@
 #include "scheduler/config/validate.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/handle.h"
+#include "scheduler/framework/stats_scopes.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/profiles.h"
@@ -342,17 +343,17 @@ class InlineParallelizer final : public sched::Parallelizer {
 
 class OfflineHandle final : public sched::Handle {
  public:
-  OfflineHandle(const sched::Snapshot& snapshot, const stats::Scope& scope, const Clock& clock,
-                lw::Client* load_watcher, lw::SourcePool* sources)
+  OfflineHandle(const sched::Snapshot& snapshot, const sched::StatsScopes& scopes,
+                const Clock& clock, lw::Client* load_watcher, lw::SourcePool* sources)
       : snapshot_(snapshot),
-        scope_(scope),
+        scopes_(scopes),
         clock_(clock),
         load_watcher_(load_watcher),
         sources_(sources) {}
   const sched::SharedLister& snapshot_lister() const override { return snapshot_; }
   kube::Client& client() override { return client_; }
   sched::EventRecorder& event_recorder() override { return recorder_; }
-  const stats::Scope& stats_scope() const override { return scope_; }
+  const sched::StatsScopes& stats_scopes() const override { return scopes_; }
   sched::Parallelizer& parallelizer() override { return parallelizer_; }
   const Clock& clock() const override { return clock_; }
   lw::Client* load_watcher() override { return load_watcher_; }
@@ -360,7 +361,7 @@ class OfflineHandle final : public sched::Handle {
 
  private:
   const sched::Snapshot& snapshot_;
-  const stats::Scope& scope_;
+  const sched::StatsScopes& scopes_;
   const Clock& clock_;
   lw::Client* load_watcher_;
   lw::SourcePool* sources_;
@@ -480,8 +481,10 @@ absl::StatusOr<ScoreReport> RunScore(const ScoreInput& input, const ScoreOptions
 
   // ---- Cache and snapshot ----
   stats::Registry stats_registry;
-  const stats::Scope scope(stats_registry, "trimaranctl_");
-  sched::CacheImpl cache(clock, scope);
+  // Nothing reads these stats; the daemon's prefixes, for the record.
+  const sched::StatsScopes scopes{.upstream = stats::Scope(stats_registry, "scheduler_"),
+                                  .own = stats::Scope(stats_registry, "trimaran_")};
+  sched::CacheImpl cache(clock, scopes);
   for (size_t i = 0; i < input.nodes.size(); ++i) {
     if (absl::Status s = cache.AddNode(std::make_shared<const kube::Node>(input.nodes[i]));
         !s.ok()) {
@@ -537,7 +540,7 @@ absl::StatusOr<ScoreReport> RunScore(const ScoreInput& input, const ScoreOptions
     metrics_client = std::make_unique<StaticMetricsClient>(*input.metrics);
     pool = std::make_unique<StaticSourcePool>(*metrics_client);
   }
-  OfflineHandle handle(snapshot, scope, clock, metrics_client.get(), pool.get());
+  OfflineHandle handle(snapshot, scopes, clock, metrics_client.get(), pool.get());
   absl::StatusOr<sched::FrameworkPtr> framework_or =
       sched::Framework::Create(*profile, *registry, handle);
   if (!framework_or.ok()) {
