@@ -24,7 +24,41 @@ std::string LeasePath(absl::string_view ns, absl::string_view name) {
   return p;
 }
 
+// "https://10.0.0.1:6443/prefix" -> "10.0.0.1:6443" (client-go's URL.Host).
+std::string HostOf(absl::string_view server) {
+  if (size_t scheme = server.find("://"); scheme != absl::string_view::npos) {
+    server.remove_prefix(scheme + 3);
+  }
+  return std::string(server.substr(0, server.find('/')));
+}
+
+// client-go's code label: the HTTP status, or "<error>" when there is no response.
+std::string CodeOf(const absl::StatusOr<http::HttpResponse>& resp) {
+  return resp.ok() ? absl::StrCat(resp->status_code) : "<error>";
+}
+
 }  // namespace
+
+// client-go's request metrics (rest_client.h), declared once.
+struct RestClient::Stats {
+  explicit Stats(const stats::Scope& scope)
+      : requests(scope.CounterFamily(
+            "requests_total",
+            "Number of HTTP requests, partitioned by status code, method, and host.",
+            {"code", "method", "host"})),
+        duration(scope.HistogramFamily("request_duration_seconds",
+                                       "Request latency in seconds. Broken down by verb, and host.",
+                                       {"verb", "host"},
+                                       {0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60})),
+        retries(scope.CounterFamily(
+            "request_retries_total",
+            "Number of request retries, partitioned by status code, verb, and host.",
+            {"code", "verb", "host"})) {}
+
+  stats::Family<stats::Counter>& requests;
+  stats::Family<stats::Histogram>& duration;
+  stats::Family<stats::Counter>& retries;
+};
 
 std::string QueryEscape(absl::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -103,7 +137,24 @@ RestClient::RestClient(RestConfig config, const Clock& clock, RestClientOptions 
       options_(options),
       transport_(std::move(transport)),
       credentials_(std::move(credentials)),
-      limiter_(config_.qps, config_.burst, clock) {}
+      limiter_(config_.qps, config_.burst, clock),
+      host_(HostOf(config_.server)),
+      stats_(options_.stats.has_value() ? std::make_unique<const Stats>(*options_.stats)
+                                        : nullptr) {}
+
+RestClient::~RestClient() = default;
+
+void RestClient::CountRequest(absl::string_view method,
+                              const absl::StatusOr<http::HttpResponse>& resp) {
+  if (stats_ == nullptr) return;
+  stats_->requests.WithLabels({CodeOf(resp), method, host_}).Inc();
+}
+
+void RestClient::CountRetry(absl::string_view method,
+                            const absl::StatusOr<http::HttpResponse>& resp) {
+  if (stats_ == nullptr) return;
+  stats_->retries.WithLabels({CodeOf(resp), method, host_}).Inc();
+}
 
 absl::StatusOr<http::HttpResponse> RestClient::SendOnce(http::HttpRequest request,
                                                         std::stop_token stop) {
@@ -125,6 +176,7 @@ absl::StatusOr<http::HttpResponse> RestClient::SendOnce(http::HttpRequest reques
     req.stop_token = stop;
     counters_.requests.fetch_add(1, std::memory_order_relaxed);
     absl::StatusOr<http::HttpResponse> resp = transport_->Send(req);
+    CountRequest(req.method, resp);
     if (resp.ok() && resp->status_code == 401 && attempt == 0) {
       // Expired or rotated credentials: refresh once.
       credentials_->Invalidate();
@@ -153,6 +205,15 @@ absl::Status RestClient::ErrorFromResponse(const http::HttpResponse& response,
 }
 
 absl::StatusOr<std::string> RestClient::Do(const Call& call) {
+  if (stats_ == nullptr) return DoWithRetries(call);
+  const absl::Time start = clock_.Now();
+  absl::StatusOr<std::string> result = DoWithRetries(call);
+  stats_->duration.WithLabels({call.method, host_})
+      .Observe(absl::ToDoubleSeconds(clock_.Now() - start));
+  return result;
+}
+
+absl::StatusOr<std::string> RestClient::DoWithRetries(const Call& call) {
   http::HttpRequest req;
   req.method = call.method;
   req.url = config_.server + call.path;
@@ -180,6 +241,7 @@ absl::StatusOr<std::string> RestClient::Do(const Call& call) {
     absl::Duration wait = retry_after ? std::min(*retry_after, absl::Seconds(60)) : backoff;
     backoff = std::min(backoff * 2, options_.max_backoff);
     counters_.retries.fetch_add(1, std::memory_order_relaxed);
+    CountRetry(call.method, resp);
     Log(Component::kKube)
         .warn("retrying request op=\"{}\" attempt={} wait={} err=\"{}\"", call.what, attempt + 1,
               absl::FormatDuration(wait), last.message());

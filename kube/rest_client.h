@@ -15,15 +15,32 @@
 // - Errors: the mapping of common/http/status_mapping.h, with the apiserver's Status
 //   message when the body carries one, prefixed with the operation and object:
 //   "bind pod default/web-1 to node n3: ...".
+// - Stats (when RestClientOptions::stats is set): client-go's request metrics, named
+//   relative to that Scope; the composition root passes "rest_client_", which gives
+//   client-go's exact names. Clients given scopes over one registry share the families.
+//     requests_total{code,method,host}          counter; every HTTP request sent (each
+//                                               attempt, watches included); code is the
+//                                               HTTP status, "<error>" without a response
+//     request_duration_seconds{verb,host}       histogram (client-go's buckets, 5 ms ..
+//                                               60 s); a unary call from its first
+//                                               attempt to its result, retries included;
+//                                               not watches
+//     request_retries_total{code,verb,host}     counter; retries, by the code of the
+//                                               answer that caused them
+//   host is the server's host[:port]; method and verb are the HTTP method.
 //
-// Thread-safety: safe for concurrent use. The transport and clock must outlive it.
+// Thread-safety: safe for concurrent use. The transport, the clock and the stats
+// scope's registry must outlive it.
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/clock.h"
 #include "common/http/transport.h"
+#include "common/stats/family.h"
+#include "common/stats/scope.h"
 #include "kube/client.h"
 #include "kube/credentials.h"
 #include "kube/rate_limiter.h"
@@ -38,6 +55,8 @@ struct RestClientOptions {
   absl::Duration request_timeout = absl::Seconds(30);
   // A watch with no byte (not even a bookmark) for this long is considered dead.
   absl::Duration watch_idle_timeout = absl::Minutes(10);
+  // Where the request metrics go (see above); none when unset.
+  std::optional<stats::Scope> stats;
 };
 
 // Counters for /metrics and tests. Monotonic.
@@ -56,6 +75,7 @@ class RestClient final : public Client {
       const RestConfig& config, const Clock& clock, RestClientOptions options = {},
       std::shared_ptr<http::HttpTransport> transport = nullptr,
       std::unique_ptr<CredentialSource> credentials = nullptr);
+  ~RestClient() override;
 
   absl::StatusOr<PodList> ListPods(absl::string_view ns, const ListOptions& options) override;
   absl::Status WatchPods(absl::string_view ns, const WatchOptions& options,
@@ -77,13 +97,13 @@ class RestClient final : public Client {
   absl::StatusOr<Lease> CreateLease(const Lease& lease) override;
   absl::StatusOr<Lease> UpdateLease(const Lease& lease) override;
   absl::StatusOr<std::string> Raw(absl::string_view method, absl::string_view path,
-                                  absl::string_view body,
-                                  absl::string_view content_type) override;
+                                  absl::string_view body, absl::string_view content_type) override;
 
   const RestClientCounters& counters() const { return counters_; }
   const std::string& server() const { return config_.server; }
 
  private:
+  struct Stats;
   RestClient(RestConfig config, const Clock& clock, RestClientOptions options,
              std::shared_ptr<http::HttpTransport> transport,
              std::unique_ptr<CredentialSource> credentials);
@@ -95,8 +115,10 @@ class RestClient final : public Client {
     std::string content_type = "application/json";
     std::string what;  // "bind pod default/p to node n1", for messages
   };
-  // One unary request with auth, rate limit, retries; returns the 2xx body.
+  // One unary request with auth, rate limit, retries; returns the 2xx body. Do times
+  // DoWithRetries (request_duration_seconds).
   absl::StatusOr<std::string> Do(const Call& call);
+  absl::StatusOr<std::string> DoWithRetries(const Call& call);
   // Sends once (auth + rate limit); maps nothing.
   absl::StatusOr<http::HttpResponse> SendOnce(http::HttpRequest request, std::stop_token stop);
   // A watch: frames lines and hands each to `on_line`.
@@ -104,6 +126,10 @@ class RestClient final : public Client {
                       const std::function<absl::Status(std::string_view line, bool* keep)>& on_line,
                       std::stop_token stop);
   absl::Status ErrorFromResponse(const http::HttpResponse& response, const Call& call) const;
+  // The stats of one HTTP request sent, and of one retry caused by `resp` (no-ops
+  // without stats).
+  void CountRequest(absl::string_view method, const absl::StatusOr<http::HttpResponse>& resp);
+  void CountRetry(absl::string_view method, const absl::StatusOr<http::HttpResponse>& resp);
 
   const RestConfig config_;
   const Clock& clock_;
@@ -112,6 +138,10 @@ class RestClient final : public Client {
   std::unique_ptr<CredentialSource> credentials_;
   RateLimiter limiter_;
   RestClientCounters counters_;
+  // The `host` label: config_.server without scheme and path.
+  const std::string host_;
+  // Null without RestClientOptions::stats.
+  const std::unique_ptr<const Stats> stats_;
 };
 
 // "labelSelector=a%3Db&limit=500": the query string of list/watch options (no '?').

@@ -2,6 +2,7 @@
 
 #include "common/http/testing/fake_transport.h"
 #include "common/testing/fake_clock.h"
+#include "common/stats/registry.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -109,6 +110,35 @@ TEST(RestClientTest, RetriesServerErrorsAndThrottling) {
   EXPECT_EQ(n.metadata.name, "n1");
   EXPECT_EQ(f.client->counters().retries.load(), 2u);
   EXPECT_EQ(f.transport->RequestCount(), 3);
+}
+
+TEST(RestClientTest, ExportsClientGoRequestMetricsWhenGivenAScope) {
+  stats::Registry registry;
+  RestConfig config;
+  config.server = kServer;
+  config.qps = 0;
+  RestClientOptions options;
+  options.initial_backoff = absl::Milliseconds(1);
+  options.max_backoff = absl::Milliseconds(2);
+  options.stats = stats::Scope(registry, "rest_client_");
+  auto transport = std::make_shared<FakeTransport>();
+  auto client = *RestClient::Create(config, RealClock::Get(), options, transport,
+                                    std::make_unique<CountingCredentials>());
+  const std::string url = std::string(kServer) + "/api/v1/nodes/n1";
+  transport->AddResponse("GET", url, 503, "etcd leader changed", {}, 1);
+  transport->AddResponse("GET", url, 200, EncodeNode(MakeNode().Name("n1").Obj()));
+  TRIMARAN_ASSERT_OK(client->GetNode("n1").status());
+
+  const std::string text = registry.PrometheusText();
+  EXPECT_THAT(text, HasSubstr("rest_client_requests_total{code=\"503\",method=\"GET\","
+                              "host=\"apiserver.test:6443\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("rest_client_requests_total{code=\"200\",method=\"GET\","
+                              "host=\"apiserver.test:6443\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("rest_client_request_retries_total{code=\"503\",verb=\"GET\","
+                              "host=\"apiserver.test:6443\"} 1\n"));
+  // One call, retries included.
+  EXPECT_THAT(text, HasSubstr("rest_client_request_duration_seconds_count{verb=\"GET\","
+                              "host=\"apiserver.test:6443\"} 1\n"));
 }
 
 TEST(RestClientTest, GivesUpAfterMaxRetriesWithTheLastError) {

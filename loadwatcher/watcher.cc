@@ -10,18 +10,16 @@
 namespace trimaran::lw {
 
 #define TRIMARAN_LOADWATCHER_STATS(COUNTER, GAUGE, HISTOGRAM)                                   \
-  HISTOGRAM(loadwatcher_fetch_duration_seconds, "Time of one provider fetch of one window.",    \
+  HISTOGRAM(fetch_duration_seconds, "Time of one provider fetch of one window.",                \
             ("provider", "window"), ::trimaran::stats::ExponentialBuckets(0.01, 2, 12))         \
-  COUNTER(loadwatcher_fetches_total,                                                            \
+  COUNTER(fetches_total,                                                                        \
           "Provider fetches by window and result (ok, partial, "                                \
           "error).",                                                                            \
           ("provider", "window", "result"))                                                     \
-  COUNTER(loadwatcher_fetch_errors_total,                                                       \
+  COUNTER(fetch_errors_total,                                                                   \
           "Failed provider fetches plus errors reported alongside partial data.", ("provider")) \
-  COUNTER(loadwatcher_dropped_metrics_total, "Metrics dropped for a non-finite value.",         \
-          ("provider"))                                                                         \
-  GAUGE(loadwatcher_nodes, "Nodes in the last good snapshot, with and without metrics.",        \
-        ("window", "state"))
+  COUNTER(dropped_metrics_total, "Metrics dropped for a non-finite value.", ("provider"))       \
+  GAUGE(nodes, "Nodes in the last good snapshot, with and without metrics.", ("window", "state"))
 
 struct Watcher::Stats {
   TRIMARAN_LOADWATCHER_STATS(TRIMARAN_STATS_COUNTER_MEMBER, TRIMARAN_STATS_GAUGE_MEMBER,
@@ -45,7 +43,7 @@ Watcher::Watcher(MetricsProvider& provider, const Clock& clock, const stats::Sco
                                                   TRIMARAN_STATS_GAUGE_INIT(scope),
                                                   TRIMARAN_STATS_HISTOGRAM_INIT(scope))
                            scope.CallbackGaugeFamily(
-                               "loadwatcher_metrics_age_seconds",
+                               "metrics_age_seconds",
                                "Seconds since the last good fetch of the window (-1: none).",
                                {"window"})}) {
   {
@@ -99,14 +97,14 @@ absl::Status Watcher::FetchWindow(size_t index) {
 
   absl::StatusOr<HostsMetrics> result = provider_.FetchAllHostsMetrics(window);
   const absl::Time end_time = clock_.Now();
-  stats_->loadwatcher_fetch_duration_seconds.WithLabels({provider_name_, name})
+  stats_->fetch_duration_seconds.WithLabels({provider_name_, name})
       .Observe(absl::ToDoubleSeconds(end_time - start_time));
 
   if (!result.ok()) {
     absl::Status error =
         Annotate(result.status(), absl::StrCat("fetch window ", name, " from ", provider_name_));
-    stats_->loadwatcher_fetches_total.WithLabels({provider_name_, name, "error"}).Inc();
-    stats_->loadwatcher_fetch_errors_total.WithLabels({provider_name_}).Inc();
+    stats_->fetches_total.WithLabels({provider_name_, name, "error"}).Inc();
+    stats_->fetch_errors_total.WithLabels({provider_name_}).Inc();
     Log(Component::kLoadWatcher)
         .warn("fetch failed; keeping the last good snapshot provider={} window={} err=\"{}\"",
               provider_name_, name, error.message());
@@ -134,7 +132,7 @@ absl::Status Watcher::FetchWindow(size_t index) {
     (node.metrics.empty() ? without_data : with_data) += 1;
   }
   if (dropped > 0) {
-    stats_->loadwatcher_dropped_metrics_total.WithLabels({provider_name_}).Add(dropped);
+    stats_->dropped_metrics_total.WithLabels({provider_name_}).Add(dropped);
     Log(Component::kLoadWatcher)
         .warn("dropped metrics with non-finite values provider={} window={} count={}",
               provider_name_, name, dropped);
@@ -145,19 +143,16 @@ absl::Status Watcher::FetchWindow(size_t index) {
     partial_error = Annotate(result->partial_errors.front(),
                              absl::StrCat("fetch window ", name, " from ", provider_name_,
                                           " (partial, ", partial, " errors)"));
-    stats_->loadwatcher_fetch_errors_total.WithLabels({provider_name_}).Add(partial);
+    stats_->fetch_errors_total.WithLabels({provider_name_}).Add(partial);
     for (const absl::Status& e : result->partial_errors) {
       Log(Component::kLoadWatcher)
           .warn("partial fetch; keeping the data that arrived provider={} window={} err=\"{}\"",
                 provider_name_, name, e.message());
     }
   }
-  stats_->loadwatcher_fetches_total
-      .WithLabels({provider_name_, name, partial > 0 ? "partial" : "ok"})
-      .Inc();
-  stats_->loadwatcher_nodes.WithLabels({name, "with_data"}).Set(static_cast<double>(with_data));
-  stats_->loadwatcher_nodes.WithLabels({name, "without_data"})
-      .Set(static_cast<double>(without_data));
+  stats_->fetches_total.WithLabels({provider_name_, name, partial > 0 ? "partial" : "ok"}).Inc();
+  stats_->nodes.WithLabels({name, "with_data"}).Set(static_cast<double>(with_data));
+  stats_->nodes.WithLabels({name, "without_data"}).Set(static_cast<double>(without_data));
 
   absl::MutexLock lock(&mu_);
   WindowState& state = windows_[index];

@@ -19,15 +19,16 @@
 // counts the errors. One window's failure never touches another window's data.
 // Metrics with non-finite values are dropped (JSON cannot carry them) and counted.
 //
-// Stats, registered in the Scope given (production passes prefix "trimaran_"):
-//   loadwatcher_fetch_duration_seconds{provider,window}   histogram
-//   loadwatcher_fetches_total{provider,window,result}      ok | partial | error
-//   loadwatcher_fetch_errors_total{provider}               failed fetches + partial errors
-//   loadwatcher_metrics_age_seconds{window}                now - fetch time of the last good
-//                                                          snapshot (-1: none yet), at scrape
-//   loadwatcher_nodes{window,state}                        with_data | without_data (a node
-//                                                          listed with no metrics)
-//   loadwatcher_dropped_metrics_total{provider}            non-finite values dropped
+// Stats, named relative to the Scope given (the programs pass "trimaran_loadwatcher_",
+// giving trimaran_loadwatcher_fetches_total, ...):
+//   fetch_duration_seconds{provider,window}   histogram
+//   fetches_total{provider,window,result}      ok | partial | error
+//   fetch_errors_total{provider}               failed fetches + partial errors
+//   metrics_age_seconds{window}                now - fetch time of the last good snapshot
+//                                              (-1: none yet), at scrape
+//   nodes{window,state}                        with_data | without_data (a node listed
+//                                              with no metrics)
+//   dropped_metrics_total{provider}            non-finite values dropped
 //
 // Thread-safety: safe for concurrent use. FetchOnce may run concurrently with readers;
 // concurrent FetchOnce calls are serialized. Snapshots are immutable and shared.

@@ -37,7 +37,7 @@ class WatcherTest : public ::testing::Test {
   FakeClock clock_;
   FakeMetricsProvider provider_{"Prometheus", &clock_};
   stats::Registry registry_;
-  Watcher watcher_{provider_, clock_, stats::Scope(registry_, "trimaran_")};
+  Watcher watcher_{provider_, clock_, stats::Scope(registry_, "trimaran_loadwatcher_")};
 
   double CpuOf(absl::string_view window) {
     auto s = watcher_.Latest(window);

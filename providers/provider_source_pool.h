@@ -22,7 +22,8 @@
 //                     destructor calls it). Clients stay valid and keep answering
 //                     with the last data; InProcess after Stop is FailedPrecondition.
 //
-// Stats: every watcher registers in the Scope given (production: prefix "trimaran_").
+// Stats: every watcher registers in the Scope given (watcher.h; the programs pass
+// "trimaran_loadwatcher_").
 // Watchers of the same provider type share series (the Registry returns the existing
 // family), and the age gauge follows the newest watcher; one watcher per process is
 // the common case.

@@ -59,7 +59,8 @@ class ProviderSourcePoolTest : public ::testing::Test {
 };
 
 TEST_F(ProviderSourcePoolTest, InProcessDeduplicatesPerSpecAndRunsTheWatcher) {
-  ProviderSourcePool pool(clock_, stats::Scope(registry_, "trimaran_"), nullptr, {}, FakeFactory());
+  ProviderSourcePool pool(clock_, stats::Scope(registry_, "trimaran_loadwatcher_"), nullptr, {},
+                          FakeFactory());
   const lw::ProviderSpec a{.type = "Prometheus", .address = "http://a:9090"};
   const lw::ProviderSpec b{.type = "Prometheus", .address = "http://b:9090"};
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * a1, pool.InProcess(a));

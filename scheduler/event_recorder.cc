@@ -22,6 +22,12 @@ kube::ObjectReference PodReference(const kube::Pod& pod) {
   return ref;
 }
 
+// The recorder's one family (event_recorder.h).
+stats::Family<stats::Counter>& EventsFamily(const stats::Scope& scope) {
+  return scope.CounterFamily("events_total", "Events the scheduler recorded, by outcome.",
+                             {"result"});
+}
+
 }  // namespace
 
 AsyncEventRecorder::AsyncEventRecorder(kube::Client& client, const Clock& clock,
@@ -29,14 +35,10 @@ AsyncEventRecorder::AsyncEventRecorder(kube::Client& client, const Clock& clock,
     : client_(client),
       clock_(clock),
       options_(std::move(options)),
-      written_(scope
-                   .CounterFamily("events_total", "Events the scheduler recorded, by outcome.",
-                                  {"result"})
-                   .WithLabels({"written"})),
-      failed_(scope.CounterFamily("events_total", "", {"result"}).WithLabels({"failed"})),
-      dropped_(scope.CounterFamily("events_total", "", {"result"}).WithLabels({"dropped"})),
-      deduplicated_(
-          scope.CounterFamily("events_total", "", {"result"}).WithLabels({"deduplicated"})) {
+      written_(EventsFamily(scope).WithLabels({"written"})),
+      failed_(EventsFamily(scope).WithLabels({"failed"})),
+      dropped_(EventsFamily(scope).WithLabels({"dropped"})),
+      deduplicated_(EventsFamily(scope).WithLabels({"deduplicated"})) {
   writer_ = std::thread([this] { WriterLoop(); });
 }
 

@@ -17,7 +17,9 @@
 // action ("Scheduling", "Binding"), eventTime = clock.Now(), and the note truncated to
 // 1 KiB. Event names are "<pod>.<hex nanos>" as client-go's.
 //
-// Stats (in the given scope): events_total{result = written|failed|dropped|deduplicated}.
+// Stats, named relative to the given scope (a StatsScopes::own; the daemon's "trimaran_"
+// gives trimaran_events_total):
+//   events_total{result = written|failed|dropped|deduplicated}   counter
 //
 // Thread-safety: Eventf and Flush are safe for concurrent use. Ownership: the Client,
 // the Clock and the Scope's registry must outlive the recorder; the destructor writes

@@ -64,7 +64,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   const SharedLister& snapshot_lister() const override { return s_.snapshot_; }
   kube::Client& client() override { return s_.client_; }
   EventRecorder& event_recorder() override { return *s_.recorder_; }
-  const stats::Scope& stats_scope() const override { return s_.scope_; }
+  const StatsScopes& stats_scopes() const override { return s_.scopes_; }
   Parallelizer& parallelizer() override { return *s_.parallelizer_; }
   const Clock& clock() const override { return s_.clock_; }
   lw::Client* load_watcher() override { return s_.options_.load_watcher; }
@@ -160,17 +160,17 @@ struct Scheduler::Metrics {
 
 // ---- Construction ----
 
-Scheduler::Scheduler(kube::Client& client, const Clock& clock, const stats::Scope& scope,
+Scheduler::Scheduler(kube::Client& client, const Clock& clock, const StatsScopes& scopes,
                      SchedulerOptions options)
     : client_(client),
       clock_(clock),
-      scope_(scope),
+      scopes_(scopes),
       options_(std::move(options)),
       random_(options_.seed) {}
 
 absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
     std::vector<ProfileConfig> profiles, const Registry& registry, kube::Client& client,
-    const Clock& clock, const stats::Scope& scope, SchedulerOptions options,
+    const Clock& clock, const StatsScopes& scopes, SchedulerOptions options,
     EventRecorder* recorder) {
   if (profiles.empty()) return absl::InvalidArgumentError("scheduler: no profiles");
   for (size_t i = 0; i < profiles.size(); ++i) {
@@ -182,9 +182,9 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
           absl::StrCat("profiles[", i, "]: every profile must use the same queueSort plugins"));
     }
   }
-  std::unique_ptr<Scheduler> s(new Scheduler(client, clock, scope, options));
+  std::unique_ptr<Scheduler> s(new Scheduler(client, clock, scopes, options));
   if (recorder == nullptr) {
-    s->owned_recorder_ = std::make_unique<AsyncEventRecorder>(client, clock, scope);
+    s->owned_recorder_ = std::make_unique<AsyncEventRecorder>(client, clock, scopes.own);
     recorder = s->owned_recorder_.get();
   }
   s->recorder_ = recorder;
@@ -196,8 +196,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
   s->parallelizer_ =
       std::make_unique<ThreadPoolParallelizer>(std::clamp(options.parallelism, 1, cores));
   s->handle_ = std::make_unique<SchedulerHandle>(*s);
-  s->cache_ = std::make_unique<CacheImpl>(clock, scope);
-  s->metrics_ = std::make_unique<Metrics>(scope);
+  s->cache_ = std::make_unique<CacheImpl>(clock, scopes);
+  s->metrics_ = std::make_unique<Metrics>(scopes.upstream);
 
   PriorityQueueOptions queue_options;
   queue_options.backoff = options.backoff;
@@ -237,9 +237,10 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
   }
   const QueueSortPlugin* sort = s->frameworks_.front()->queue_sort_plugin();
   if (sort != nullptr) {
-    s->queue_ = std::make_unique<PriorityQueue>(clock, scope, *sort, std::move(queue_options));
+    s->queue_ =
+        std::make_unique<PriorityQueue>(clock, scopes.upstream, *sort, std::move(queue_options));
   } else {
-    s->queue_ = std::make_unique<PriorityQueue>(clock, scope, std::move(queue_options));
+    s->queue_ = std::make_unique<PriorityQueue>(clock, scopes.upstream, std::move(queue_options));
   }
   s->binding_pool_ = std::make_unique<BindingPool>(options.binding_parallelism);
   return s;

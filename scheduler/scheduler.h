@@ -35,21 +35,23 @@
 //   nodes: cache, then MoveAllToActiveOrBackoffQueue(NodeAdd / Node update with the
 //   NodeUpdateActions sub-kinds; nothing when no relevant field changed).
 //
-// Metrics (registered in the given scope; spec §8.2 names without the "scheduler_"
-// subsystem, which the daemon's scope prefix provides):
+// Stats (stats_scopes.h; names relative to the scopes, which the composition root
+// prefixes). In `upstream`, spec §8.2 names without the "scheduler_" subsystem:
 //   schedule_attempts_total{result,profile}                counter
 //   scheduling_attempt_duration_seconds{result,profile}    histogram 0.001×2^k, 15
 //   pod_scheduling_attempts                                histogram 1×2^k, 5
 //   pod_scheduling_sli_duration_seconds{attempts}          histogram 0.01×2^k, 20
 // result ∈ scheduled, unschedulable, error. "scheduled" is observed when the binding
-// cycle succeeds.
+// cycle succeeds. The queue, the cache, the frameworks and the plugins register theirs
+// in the same scopes (and the AsyncEventRecorder the Scheduler makes when given none, in
+// `own`); docs/metrics.md lists them all.
 //
 // Thread-safety: ScheduleOne and Run must be called from one thread at a time (the
 // scheduling thread). The event handlers, Stop and WaitForBindings are safe for
 // concurrent use with it and with each other.
 //
 // Ownership: the Client, the Clock, the Registry given to Create (only during Create)
-// and the Scope's registry must outlive the Scheduler. The destructor closes the queue
+// and the scopes' registries must outlive the Scheduler. The destructor closes the queue
 // and drains the binding pool.
 
 #include <cstdint>
@@ -78,6 +80,7 @@
 #include "scheduler/backend/queue/priority_queue.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/framework/stats_scopes.h"
 #include "scheduler/runtime/framework.h"
 #include "scheduler/runtime/parallelizer.h"
 #include "scheduler/runtime/schedule_algorithm.h"
@@ -115,7 +118,7 @@ class Scheduler {
   static absl::StatusOr<std::unique_ptr<Scheduler>> Create(std::vector<ProfileConfig> profiles,
                                                            const Registry& registry,
                                                            kube::Client& client, const Clock& clock,
-                                                           const stats::Scope& scope,
+                                                           const StatsScopes& scopes,
                                                            SchedulerOptions options = {},
                                                            EventRecorder* recorder = nullptr);
   ~Scheduler();
@@ -163,7 +166,7 @@ class Scheduler {
   class BindingPool;
   struct Metrics;
 
-  Scheduler(kube::Client& client, const Clock& clock, const stats::Scope& scope,
+  Scheduler(kube::Client& client, const Clock& clock, const StatsScopes& scopes,
             SchedulerOptions options);
 
   // Whether the API says `pod` (same UID) is bound to a node (one GET).
@@ -182,7 +185,7 @@ class Scheduler {
 
   kube::Client& client_;
   const Clock& clock_;
-  const stats::Scope scope_;
+  const StatsScopes scopes_;
   const SchedulerOptions options_;
 
   std::unique_ptr<EventRecorder> owned_recorder_;

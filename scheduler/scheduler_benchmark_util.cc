@@ -53,7 +53,9 @@ std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& 
     sched_options.parallelism = std::max(1, std::atoi(p));
   }
   auto sched = Scheduler::Create(*std::move(profiles), env->registry, env->client, RealClock::Get(),
-                                 stats::Scope(env->stats), sched_options, &env->recorder);
+                                 StatsScopes{.upstream = stats::Scope(env->stats, "scheduler_"),
+                                             .own = stats::Scope(env->stats, "trimaran_")},
+                                 sched_options, &env->recorder);
   CheckOk(sched.status());
   env->sched = *std::move(sched);
   for (int i = 0; i < options.num_nodes; ++i) {

@@ -39,7 +39,9 @@ class SchedulerTest : public ::testing::Test {
         std::make_unique<AsyncEventRecorder>(client_, clock_, stats::Scope(stats_, "recorder_"));
     TRIMARAN_ASSERT_OK_AND_ASSIGN(
         sched_, Scheduler::Create(std::move(profiles), plugin_registry_, client_, clock_,
-                                  stats::Scope(stats_, "scheduler_"), options, recorder_.get()));
+                                  StatsScopes{.upstream = stats::Scope(stats_, "scheduler_"),
+                                              .own = stats::Scope(stats_, "trimaran_")},
+                                  options, recorder_.get()));
   }
 
   void AddNode(const kube::Node& node) {
@@ -324,7 +326,9 @@ TEST(SchedulerCreateTest, RejectsDuplicateProfiles) {
       std::vector<ProfileConfig> profiles,
       scheduler_testing::ProfilesFromYaml(scheduler_testing::DefaultProfileYaml()));
   profiles.push_back(profiles[0]);
-  EXPECT_THAT(Scheduler::Create(profiles, registry, client, clock, stats::Scope(stats)).status(),
+  const StatsScopes scopes{.upstream = stats::Scope(stats, "scheduler_"),
+                           .own = stats::Scope(stats, "trimaran_")};
+  EXPECT_THAT(Scheduler::Create(profiles, registry, client, clock, scopes).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate")));
 }
 

@@ -40,7 +40,9 @@ int Fail(const std::string& message) {
 
 // The kube client when a kubeconfig is given or the process runs in a pod; null
 // otherwise. Errors only for a kubeconfig/in-cluster config that is there but broken.
-absl::StatusOr<std::unique_ptr<kube::Client>> MakeKubeClient(const LoadWatcherOptions& options) {
+// Its request metrics go to `stats`.
+absl::StatusOr<std::unique_ptr<kube::Client>> MakeKubeClient(const LoadWatcherOptions& options,
+                                                             const stats::Scope& stats) {
   absl::StatusOr<kube::RestConfig> config;
   if (!options.kubeconfig.empty()) {
     config = kube::LoadKubeconfig(options.kubeconfig);
@@ -50,8 +52,10 @@ absl::StatusOr<std::unique_ptr<kube::Client>> MakeKubeClient(const LoadWatcherOp
     return std::unique_ptr<kube::Client>();
   }
   if (!config.ok()) return config.status();
+  kube::RestClientOptions client_options;
+  client_options.stats = stats;
   absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
-      kube::RestClient::Create(*config, RealClock::Get());
+      kube::RestClient::Create(*config, RealClock::Get(), client_options);
   if (!client.ok()) return client.status();
   return std::unique_ptr<kube::Client>(*std::move(client));
 }
@@ -71,7 +75,14 @@ int Run(const LoadWatcherOptions& options) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  absl::StatusOr<std::unique_ptr<kube::Client>> kube_client = MakeKubeClient(options);
+  // Stats: the components name their families relative to these scopes, the only
+  // prefixes (docs/metrics.md lists every family /metrics serves).
+  stats::Registry& registry = stats::DefaultRegistry();
+  const stats::Scope rest_client_stats(registry, "rest_client_");       // client-go's names
+  const stats::Scope watcher_stats(registry, "trimaran_loadwatcher_");  // ours
+
+  absl::StatusOr<std::unique_ptr<kube::Client>> kube_client =
+      MakeKubeClient(options, rest_client_stats);
   if (!kube_client.ok()) {
     return Fail(absl::StrCat("Kubernetes client: ", kube_client.status().message()));
   }
@@ -81,14 +92,13 @@ int Run(const LoadWatcherOptions& options) {
         "run in a pod (in-cluster config)");
   }
 
-  stats::Registry& registry = stats::DefaultRegistry();
   providers::ProviderSourcePoolOptions pool_options;
   pool_options.watcher.fetch_interval = options.fetch_interval;
   pool_options.watcher.history_size = options.history_size;
   pool_options.extras.signalfx_host_name_suffix = options.signalfx_host_name_suffix;
   pool_options.extras.signalfx_cluster_name = options.signalfx_cluster_name;
-  providers::ProviderSourcePool pool(RealClock::Get(), stats::Scope(registry, "trimaran_"),
-                                     kube_client->get(), pool_options);
+  providers::ProviderSourcePool pool(RealClock::Get(), watcher_stats, kube_client->get(),
+                                     pool_options);
   if (absl::StatusOr<lw::Client*> client = pool.InProcess(options.provider); !client.ok()) {
     return Fail(std::string(client.status().message()));
   }

@@ -20,6 +20,7 @@
 #include "common/stats/scope.h"
 #include "common/status_macros.h"
 #include "kube/informer.h"
+#include "kube/informer_stats.h"
 #include "kube/leader_elector.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
@@ -30,6 +31,7 @@
 #include "scheduler/config/validate.h"
 #include "scheduler/config/write.h"
 #include "scheduler/event_recorder.h"
+#include "scheduler/framework/stats_scopes.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/server/admin_server.h"
@@ -104,6 +106,9 @@ struct SchedulerApp::State {
   std::unique_ptr<sched::Scheduler> scheduler;
   std::unique_ptr<kube::Informer<kube::Node>> node_informer;
   std::unique_ptr<kube::Informer<kube::Pod>> pod_informer;
+  // After the informers: destroyed first, so no scrape reads a destroyed informer.
+  std::unique_ptr<kube::InformerStats> node_informer_stats;
+  std::unique_ptr<kube::InformerStats> pod_informer_stats;
   std::unique_ptr<kube::LeaderElector> elector;
 
   sched::HealthChecks checks;
@@ -121,12 +126,15 @@ namespace {
 absl::StatusOr<std::unique_ptr<kube::RestClient>> MakeClient(const kube::RestConfig& base,
                                                              double qps, int burst,
                                                              const std::string& agent,
-                                                             const Clock& clock) {
+                                                             const Clock& clock,
+                                                             const stats::Scope& stats) {
   kube::RestConfig rc = base;
   rc.qps = qps;
   rc.burst = burst;
   rc.user_agent = agent;
-  return kube::RestClient::Create(rc, clock);
+  kube::RestClientOptions options;
+  options.stats = stats;
+  return kube::RestClient::Create(rc, clock, options);
 }
 
 }  // namespace
@@ -151,6 +159,15 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   s->config = std::move(cfg);
   const config::SchedulerConfig& c = s->config;
 
+  // Stats: every component names its families relative to the scope it gets; these are
+  // the only prefixes (docs/metrics.md lists every family /metrics serves).
+  const stats::Scope rest_client_stats(s->registry, "rest_client_");  // client-go's names
+  const stats::Scope trimaran_stats(s->registry, "trimaran_");        // ours
+  const sched::StatsScopes sched_stats{
+      .upstream = stats::Scope(s->registry, "scheduler_"),  // kube-scheduler's names
+      .own = trimaran_stats,
+  };
+
   // Clients.
   kube::LoadOptions load;
   load.kubeconfig_path = c.client_connection.kubeconfig;
@@ -160,14 +177,15 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   const kube::RestConfig& rest = *rest_or;
   TRIMARAN_ASSIGN_OR_RETURN(s->client,
                             MakeClient(rest, c.client_connection.qps, c.client_connection.burst,
-                                       "trimaran-scheduler", s->clock));
+                                       "trimaran-scheduler", s->clock, rest_client_stats));
   // client-go's defaults (5 QPS, burst 10) are far too low for bursts of events; give the
   // events client the main budget again, separately.
   TRIMARAN_ASSIGN_OR_RETURN(s->events_client,
                             MakeClient(rest, c.client_connection.qps, c.client_connection.burst,
-                                       "trimaran-scheduler/events", s->clock));
+                                       "trimaran-scheduler/events", s->clock, rest_client_stats));
   TRIMARAN_ASSIGN_OR_RETURN(
-      s->lease_client, MakeClient(rest, 5, 10, "trimaran-scheduler/leader-election", s->clock));
+      s->lease_client,
+      MakeClient(rest, 5, 10, "trimaran-scheduler/leader-election", s->clock, rest_client_stats));
 
   // The Scheduler.
   const sched::Registry plugins = sched::plugins::InTreeRegistry();
@@ -176,10 +194,10 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   sched::EventRecorderOptions rec;
   const std::string identity = kube::DefaultLeaderIdentity();
   rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
-  s->recorder = std::make_unique<sched::AsyncEventRecorder>(
-      *s->events_client, s->clock, stats::Scope(s->registry, "trimaran_events_"), rec);
+  s->recorder =
+      std::make_unique<sched::AsyncEventRecorder>(*s->events_client, s->clock, trimaran_stats, rec);
   s->sources = std::make_unique<providers::ProviderSourcePool>(
-      s->clock, stats::Scope(s->registry, "trimaran_"), s->client.get());
+      s->clock, trimaran_stats.Child("loadwatcher_"), s->client.get());
   sched::SchedulerOptions so;
   so.load_watcher_sources = s->sources.get();
   so.parallelism = c.parallelism;
@@ -187,9 +205,8 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
   so.percentage_of_nodes_to_score = c.percentage_of_nodes_to_score;
   TRIMARAN_ASSIGN_OR_RETURN(
-      s->scheduler,
-      sched::Scheduler::Create(std::move(profiles), plugins, *s->client, s->clock,
-                               stats::Scope(s->registry, "scheduler_"), so, s->recorder.get()));
+      s->scheduler, sched::Scheduler::Create(std::move(profiles), plugins, *s->client, s->clock,
+                                             sched_stats, so, s->recorder.get()));
 
   // Informers -> event handlers.
   sched::Scheduler* sch = s->scheduler.get();
@@ -211,49 +228,18 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       .on_delete = [sch](const std::shared_ptr<const kube::Pod>& p, bool) { sch->OnPodDelete(p); },
   });
 
-  // Metrics of our own.
-  {
-    stats::Scope own(s->registry, "trimaran_");
-    auto& informer_events = own.CallbackCounterFamily(
-        "informer_events_total", "Watch events received, by resource.", {"resource"});
-    auto& informer_errors = own.CallbackCounterFamily(
-        "informer_watch_errors_total", "Failed watches (reconnects), by resource.", {"resource"});
-    auto& informer_relists = own.CallbackCounterFamily(
-        "informer_relists_total", "Re-lists after 410 Gone, by resource.", {"resource"});
-    kube::Informer<kube::Pod>* pi = s->pod_informer.get();
-    kube::Informer<kube::Node>* ni = s->node_informer.get();
-    informer_events.WithLabels({"pods"}).Set([pi] { return double(pi->counters().events.load()); });
-    informer_events.WithLabels({"nodes"}).Set(
-        [ni] { return double(ni->counters().events.load()); });
-    informer_errors.WithLabels({"pods"}).Set(
-        [pi] { return double(pi->counters().watch_errors.load()); });
-    informer_errors.WithLabels({"nodes"}).Set(
-        [ni] { return double(ni->counters().watch_errors.load()); });
-    informer_relists.WithLabels({"pods"}).Set(
-        [pi] { return double(pi->counters().relists_gone.load()); });
-    informer_relists.WithLabels({"nodes"}).Set(
-        [ni] { return double(ni->counters().relists_gone.load()); });
-    auto& requests = own.CallbackCounterFamily(
-        "kube_client_requests_total", "Requests sent to the API server, by client.", {"client"});
-    auto& retries = own.CallbackCounterFamily(
-        "kube_client_retries_total", "Requests retried (429, 5xx, connection errors), by client.",
-        {"client"});
-    for (auto [name, cl] :
-         {std::pair{"main", s->client.get()}, std::pair{"events", s->events_client.get()},
-          std::pair{"leader-election", s->lease_client.get()}}) {
-      kube::RestClient* rc = cl;
-      requests.WithLabels({name}).Set([rc] { return double(rc->counters().requests.load()); });
-      retries.WithLabels({name}).Set([rc] { return double(rc->counters().retries.load()); });
-    }
-    State* st = s.get();
-    stats::Scope(s->registry, "")
-        .CallbackGaugeFamily("leader_election_master_status",
-                             "1 while this replica is the leader (or runs without leader "
-                             "election), 0 otherwise.",
-                             {"name"})
-        .WithLabels({c.leader_election.resource_name})
-        .Set([st] { return st->leading.load() ? 1.0 : 0.0; });
-  }
+  s->node_informer_stats = std::make_unique<kube::InformerStats>(
+      trimaran_stats.Child("informer_"), "nodes", s->node_informer->counters());
+  s->pod_informer_stats = std::make_unique<kube::InformerStats>(
+      trimaran_stats.Child("informer_"), "pods", s->pod_informer->counters());
+  // kube-scheduler's leader_election_master_status{name}: 1 while this replica schedules.
+  stats::Scope(s->registry, "leader_election_")
+      .CallbackGaugeFamily("master_status",
+                           "1 while this replica is the leader (or runs without leader "
+                           "election), 0 otherwise.",
+                           {"name"})
+      .WithLabels({c.leader_election.resource_name})
+      .Set([st = s.get()] { return st->leading.load() ? 1.0 : 0.0; });
 
   // Health checks: healthz/livez have "ping" (+ the leader-election watchdog); readyz adds
   // informer sync and shutdown.

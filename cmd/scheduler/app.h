@@ -23,10 +23,13 @@
 //                        kube-scheduler exits: a replica that may no longer hold the Lease
 //                        must not bind; the container restarts and campaigns again.
 //
-// Metrics on /metrics: kube-scheduler's names (scheduler_schedule_attempts_total,
-// scheduler_pending_pods, ... spec §8.2) from the Scheduler's "scheduler_" scope,
-// leader_election_master_status{name}, and our own trimaran_* families (informer and
-// client counters, load watcher).
+// Metrics on /metrics (docs/metrics.md lists every family): Create is the one place that
+// picks prefixes; every component names its families relative to the scope it gets.
+// kube-scheduler's names from "scheduler_" (scheduler_schedule_attempts_total,
+// scheduler_pending_pods, ... spec §8.2), client-go's from "rest_client_"
+// (rest_client_requests_total{code,method,host}, ...),
+// leader_election_master_status{name}, and our own from "trimaran_" (events, cache,
+// plugin fallbacks, and the "trimaran_informer_" and "trimaran_loadwatcher_" families).
 //
 // Thread-safety: Create and Run from the main thread; RequestStop from any thread
 // (including a signal-handling thread), any number of times.

@@ -4,7 +4,7 @@
 // Family<CallbackCounter>. Families are created and owned by a Registry (registry.h).
 //
 //   Family<Counter>& attempts = registry.CounterFamily(
-//       "trimaran_scheduler_schedule_attempts_total", "...", {"result", "profile"});
+//       "scheduler_schedule_attempts_total", "...", {"result", "profile"});
 //   Counter& scheduled = attempts.WithLabels({"scheduled", "trimaran"});  // cache this
 //   scheduled.Inc();                                                       // lock-free
 //

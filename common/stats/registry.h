@@ -6,7 +6,7 @@
 //
 //   Registry registry;  // Tests use their own; production uses DefaultRegistry().
 //   Family<Counter>& attempts = registry.CounterFamily(
-//       "trimaran_scheduler_schedule_attempts_total", "Scheduling attempts by result.",
+//       "scheduler_schedule_attempts_total", "Scheduling attempts by result.",
 //       {"result", "profile"});
 //   attempts.WithLabels({"scheduled", "trimaran"}).Inc();
 //   std::string body = registry.PrometheusText();  // served as kPrometheusTextContentType

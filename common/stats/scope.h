@@ -1,11 +1,16 @@
 #pragma once
 // A Scope is a Registry plus a name prefix, handed to a component so that its stats land
-// under one namespace without the component knowing it:
+// under one namespace without the component knowing it. The component names its
+// families relative to the scope and never adds to the prefix; only the composition root
+// (a program's main or app, a tool, a test) picks prefixes, so every exported name is
+// decided in one place per program (docs/metrics.md lists the daemons'):
 //
-//   Scope scheduler(DefaultRegistry(), "trimaran_scheduler_");
-//   Scope queue = scheduler.Child("queue_");  // prefix "trimaran_scheduler_queue_"
-//   queue.CounterFamily("incoming_pods_total", "...", {"event"});
-//   // registers trimaran_scheduler_queue_incoming_pods_total
+//   // The composition root:
+//   Scope trimaran(DefaultRegistry(), "trimaran_");
+//   lw::Watcher watcher(provider, clock, trimaran.Child("loadwatcher_"));
+//   // The component (loadwatcher/watcher.cc):
+//   scope.CounterFamily("fetches_total", "...", {"provider", "window", "result"});
+//   // registers trimaran_loadwatcher_fetches_total
 //
 // The prefix is prepended verbatim, so include the trailing "_". Registration errors are
 // fatal as in Registry::CounterFamily and friends; use registry() with prefix() for the
@@ -30,7 +35,8 @@ class Scope {
   explicit Scope(Registry& registry, std::string prefix = "")
       : registry_(&registry), prefix_(std::move(prefix)) {}
 
-  // A scope over the same registry whose prefix is this one's plus `prefix`.
+  // A scope over the same registry whose prefix is this one's plus `prefix`. For
+  // composition roots; a component never calls it on the scope it was given.
   Scope Child(absl::string_view prefix) const {
     return Scope(*registry_, absl::StrCat(prefix_, prefix));
   }

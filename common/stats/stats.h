@@ -11,8 +11,10 @@
 //   stats_macros.h                    declare a component's stats once (X-macros)
 //   text_format.h                     content type, name rules, escaping, number format
 //
-// Naming (docs/architecture.md, "Stats and admin"): trimaran_<component>_<what>_<unit>,
-// counters end in _total, units are base units (_seconds, _bytes).
+// Naming (docs/metrics.md): a component registers names relative to the Scope it gets
+// and only the composition root picks prefixes; kube-scheduler's and client-go's names
+// where they have the metric, trimaran_<component>_<what>_<unit> otherwise; counters end
+// in _total, units are base units (_seconds, _bytes).
 //
 // Thread-safety: everything here is safe for concurrent use.
 

@@ -111,14 +111,15 @@ Explainer::Explainer(std::vector<ProfileConfig> profiles, Options options)
     : profiles_(std::move(profiles)),
       registry_(*options.registry),
       clock_(*options.clock),
-      scope_(stats_registry_, "trimaran_"),
-      cache_(clock_, scope_),
+      scopes_{.upstream = stats::Scope(stats_registry_, "scheduler_"),
+              .own = stats::Scope(stats_registry_, "trimaran_")},
+      cache_(clock_, scopes_),
       metrics_client_(options.metrics.has_value()
                           ? std::make_unique<FixedMetricsClient>(*std::move(options.metrics))
                           : nullptr),
       sources_(metrics_client_ != nullptr ? std::make_unique<FixedSourcePool>(*metrics_client_)
                                           : nullptr),
-      handle_(snapshot_, scope_, clock_, metrics_client_.get(), sources_.get()) {}
+      handle_(snapshot_, scopes_, clock_, metrics_client_.get(), sources_.get()) {}
 
 void Explainer::SetMetrics(lw::WatcherMetrics metrics) {
   if (metrics_client_ != nullptr) metrics_client_->Set(std::move(metrics));

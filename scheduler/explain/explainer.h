@@ -34,6 +34,7 @@
 #include "common/clock.h"
 #include "common/stats/registry.h"
 #include "common/stats/scope.h"
+#include "scheduler/framework/stats_scopes.h"
 #include "kube/api/pod.h"
 #include "loadwatcher/metrics.h"
 #include "scheduler/backend/cache/cache_impl.h"
@@ -88,7 +89,8 @@ class Explainer {
   const Registry& registry_;
   const Clock& clock_;
   stats::Registry stats_registry_;
-  const stats::Scope scope_;
+  // Nothing reads these stats; the daemon's prefixes, for the record.
+  const StatsScopes scopes_;
   CacheImpl cache_;
   Snapshot snapshot_;
   std::unique_ptr<FixedMetricsClient> metrics_client_;

@@ -1,10 +1,10 @@
 #include "scheduler/explain/offline_handle.h"
 
 namespace trimaran::sched::explain {
-OfflineHandle::OfflineHandle(const SharedLister& snapshot, const stats::Scope& scope,
+OfflineHandle::OfflineHandle(const SharedLister& snapshot, const StatsScopes& scopes,
                              const Clock& clock, lw::Client* load_watcher, lw::SourcePool* sources)
     : snapshot_(snapshot),
-      scope_(scope),
+      scopes_(scopes),
       clock_(clock),
       load_watcher_(load_watcher),
       sources_(sources),

@@ -10,7 +10,7 @@
 // Ownership: everything passed in must outlive the handle.
 
 #include "common/clock.h"
-#include "common/stats/scope.h"
+#include "scheduler/framework/stats_scopes.h"
 #include "kube/testing/fake_client.h"
 #include "loadwatcher/client.h"
 #include "loadwatcher/source_pool.h"
@@ -21,13 +21,13 @@ namespace trimaran::sched::explain {
 
 class OfflineHandle final : public Handle {
  public:
-  OfflineHandle(const SharedLister& snapshot, const stats::Scope& scope, const Clock& clock,
+  OfflineHandle(const SharedLister& snapshot, const StatsScopes& scopes, const Clock& clock,
                 lw::Client* load_watcher, lw::SourcePool* sources);
 
   const SharedLister& snapshot_lister() const override { return snapshot_; }
   kube::Client& client() override { return client_; }
   EventRecorder& event_recorder() override { return recorder_; }
-  const stats::Scope& stats_scope() const override { return scope_; }
+  const StatsScopes& stats_scopes() const override { return scopes_; }
   Parallelizer& parallelizer() override { return parallelizer_; }
   const Clock& clock() const override { return clock_; }
   lw::Client* load_watcher() override { return load_watcher_; }
@@ -44,7 +44,7 @@ class OfflineHandle final : public Handle {
   };
 
   const SharedLister& snapshot_;
-  const stats::Scope& scope_;
+  const StatsScopes& scopes_;
   const Clock& clock_;
   lw::Client* load_watcher_;
   lw::SourcePool* sources_;

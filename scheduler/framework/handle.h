@@ -1,7 +1,7 @@
 #pragma once
 // Handle: what the runtime gives a plugin's factory, and what the plugin may keep for
 // its whole life: the cycle's node snapshot, the API client (for binders), an event
-// recorder, a stats scope, the parallelizer and the clock. Upstream's framework.Handle,
+// recorder, the stats scopes, the parallelizer and the clock. Upstream's framework.Handle,
 // reduced to what Trimaran's plugins use. The runtime implements it;
 // scheduler/testing/fake_handle.h has a fake.
 //
@@ -22,12 +22,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/clock.h"
-#include "common/stats/scope.h"
 #include "kube/api/pod.h"
 #include "kube/client.h"
 #include "loadwatcher/client.h"
 #include "loadwatcher/source_pool.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/stats_scopes.h"
 
 namespace trimaran::sched {
 
@@ -106,9 +106,10 @@ class Handle {
   virtual kube::Client& client() = 0;
   // The profile's event recorder (reportingController = the profile's schedulerName).
   virtual EventRecorder& event_recorder() = 0;
-  // Where the plugin registers its stats; the runtime gives each plugin a scope with
-  // its own prefix.
-  virtual const stats::Scope& stats_scope() const = 0;
+  // Where the framework and plugins register their stats (stats_scopes.h): a plugin's
+  // families of its own go in `own`, named relative to it and shared by every plugin
+  // and profile (label them by plugin rather than putting the plugin in the name).
+  virtual const StatsScopes& stats_scopes() const = 0;
   virtual Parallelizer& parallelizer() = 0;
   virtual const Clock& clock() const = 0;
   // The load watcher that load-aware plugins (TargetLoadPacking, ...) read: in-process

@@ -9,7 +9,6 @@
 #include <span>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/stats/scope.h"
@@ -17,16 +16,16 @@
 namespace trimaran::sched {
 namespace {
 
-// A plugin's view of the profile's Handle: everything forwarded (including the load
-// watcher and its per-args sources), except a stats scope with the plugin's own prefix
-// ("node_resources_fit_" for NodeResourcesFit).
+// A plugin's own view of the profile's Handle: everything forwarded, including the load
+// watcher, its per-args sources and the stats scopes (a plugin names its families
+// relative to them, as every component does; the runtime adds no per-plugin prefix).
 class PluginHandle final : public Handle {
  public:
-  PluginHandle(Handle& base, stats::Scope scope) : base_(base), scope_(std::move(scope)) {}
+  explicit PluginHandle(Handle& base) : base_(base) {}
   const SharedLister& snapshot_lister() const override { return base_.snapshot_lister(); }
   kube::Client& client() override { return base_.client(); }
   EventRecorder& event_recorder() override { return base_.event_recorder(); }
-  const stats::Scope& stats_scope() const override { return scope_; }
+  const StatsScopes& stats_scopes() const override { return base_.stats_scopes(); }
   Parallelizer& parallelizer() override { return base_.parallelizer(); }
   const Clock& clock() const override { return base_.clock(); }
   lw::Client* load_watcher() override { return base_.load_watcher(); }
@@ -34,25 +33,7 @@ class PluginHandle final : public Handle {
 
  private:
   Handle& base_;
-  stats::Scope scope_;
 };
-
-// "NodeResourcesFit" -> "node_resources_fit"; characters outside [A-Za-z0-9] become '_'.
-std::string SnakeCase(absl::string_view name) {
-  std::string out;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (absl::ascii_isupper(c)) {
-      if (i > 0 && !absl::ascii_isupper(name[i - 1])) out.push_back('_');
-      out.push_back(absl::ascii_tolower(c));
-    } else if (absl::ascii_isalnum(c)) {
-      out.push_back(c);
-    } else {
-      out.push_back('_');
-    }
-  }
-  return out;
-}
 
 // Wraps a kError from a plugin as upstream does; attributes every non-success status.
 Status Attribute(Status status, absl::string_view point, absl::string_view plugin) {
@@ -130,7 +111,7 @@ absl::string_view Framework::PointName(Point point) {
 
 Framework::Framework(const ProfileConfig& config, Handle& handle)
     : config_(config), handle_(handle) {
-  const stats::Scope& scope = handle_.stats_scope();
+  const stats::Scope& scope = handle_.stats_scopes().upstream;
   point_duration_ = &scope.HistogramFamily(
       "framework_extension_point_duration_seconds",
       "Latency for running all plugins of a specific extension point.",
@@ -184,8 +165,7 @@ absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const ProfileConfig
       return absl::InvalidArgumentError(
           absl::StrCat(profile, ": plugin \"", name, "\" is not registered"));
     }
-    auto plugin_handle = std::make_unique<PluginHandle>(
-        handle, handle.stats_scope().Child(absl::StrCat(SnakeCase(name), "_")));
+    auto plugin_handle = std::make_unique<PluginHandle>(handle);
     const auto args_it = config.plugin_args.find(name);
     absl::StatusOr<PluginPtr> plugin = descriptor->factory(
         args_it == config.plugin_args.end() ? kNoArgs : args_it->second, *plugin_handle);

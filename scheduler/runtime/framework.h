@@ -17,8 +17,8 @@
 // produced it (Status::plugin()). kError statuses are wrapped as upstream does
 // ("running PreFilter plugin \"X\": ...").
 //
-// Metrics (spec §8.2, through the Handle's stats scope; with the scheduler's scope
-// prefix "trimaran_scheduler_" the names read trimaran_scheduler_framework_...):
+// Metrics (spec §8.2, in the Handle's stats_scopes().upstream; the daemon's prefix
+// "scheduler_" gives kube-scheduler's names scheduler_framework_...):
 //   framework_extension_point_duration_seconds{extension_point,status,profile}
 //       buckets 0.0001×2^k, 12; every Run* call except the per-node Filter.
 //   plugin_execution_duration_seconds{plugin,extension_point,status}

@@ -27,7 +27,7 @@ class ThreadedHandle final : public Handle {
   const SharedLister& snapshot_lister() const override { return fake_.snapshot_lister(); }
   kube::Client& client() override { return fake_.client(); }
   EventRecorder& event_recorder() override { return fake_.event_recorder(); }
-  const stats::Scope& stats_scope() const override { return fake_.stats_scope(); }
+  const StatsScopes& stats_scopes() const override { return fake_.stats_scopes(); }
   Parallelizer& parallelizer() override { return pool_; }
   const Clock& clock() const override { return fake_.clock(); }
   testing::FakeHandle& fake() { return fake_; }

@@ -71,7 +71,11 @@ void FakeEventRecorder::Clear() {
   events_.clear();
 }
 
-FakeHandle::FakeHandle() : client_(clock_), scope_(registry_, "trimaran_scheduler_") {}
+// The daemon's prefixes (cmd/scheduler/app.cc).
+FakeHandle::FakeHandle()
+    : client_(clock_),
+      scopes_{.upstream = stats::Scope(registry_, "scheduler_"),
+              .own = stats::Scope(registry_, "trimaran_")} {}
 
 std::unique_ptr<FakeHandle> NewHandleForTest(const std::vector<kube::Node>& nodes,
                                              const std::vector<kube::Pod>& pods) {

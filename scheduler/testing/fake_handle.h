@@ -104,7 +104,7 @@ class FakeHandle final : public Handle {
   const SharedLister& snapshot_lister() const override { return snapshot_; }
   kube::Client& client() override { return client_; }
   EventRecorder& event_recorder() override { return recorder_; }
-  const stats::Scope& stats_scope() const override { return scope_; }
+  const StatsScopes& stats_scopes() const override { return scopes_; }
   Parallelizer& parallelizer() override { return parallelizer_; }
   InlineParallelizer& inline_parallelizer() { return parallelizer_; }
   const Clock& clock() const override { return clock_; }
@@ -131,7 +131,7 @@ class FakeHandle final : public Handle {
   FakeEventRecorder recorder_;
   InlineParallelizer parallelizer_;
   stats::Registry registry_;
-  stats::Scope scope_;
+  StatsScopes scopes_;
 };
 
 // A FakeHandle whose snapshot holds `nodes` and `pods`.

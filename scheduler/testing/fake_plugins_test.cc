@@ -100,7 +100,8 @@ TEST_F(FakePluginsTest, EventRecorderAndHandle) {
       4, [&](int i) { sum += i; }, "Test");
   EXPECT_EQ(sum, 6);
   EXPECT_EQ(handle_->parallelizer().parallelism(), 16);
-  EXPECT_EQ(handle_->stats_scope().prefix(), "trimaran_scheduler_");
+  EXPECT_EQ(handle_->stats_scopes().upstream.prefix(), "scheduler_");
+  EXPECT_EQ(handle_->stats_scopes().own.prefix(), "trimaran_");
   EXPECT_THAT(handle_->client().ListNodes({}), IsOk());
 }
 

@@ -395,7 +395,7 @@ TEST_F(LoadWatcherE2eTest, BackendHangsPastTimeoutWatcherKeepsSnapshot) {
                                 PrometheusProvider::Create(options, &transport));
   trimaran::testing::FakeClock clock(absl::FromUnixSeconds(t0_));
   stats::Registry registry;
-  lw::Watcher watcher(*provider, clock, stats::Scope(registry, "trimaran_"));
+  lw::Watcher watcher(*provider, clock, stats::Scope(registry, "trimaran_loadwatcher_"));
   TRIMARAN_ASSERT_OK(watcher.FetchOnce());
 
   transport.hang = true;

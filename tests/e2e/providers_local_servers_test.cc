@@ -323,7 +323,7 @@ TEST_F(SignalFxLocalServerTest, WatcherSnapshotAndRequestsOverHttps) {
     stats::Registry registry;
     auto provider = NewProvider(c.suffix, c.cluster);
     ASSERT_NE(provider, nullptr);
-    lw::Watcher watcher(*provider, clock_, stats::Scope(registry, "trimaran_"));
+    lw::Watcher watcher(*provider, clock_, stats::Scope(registry, "trimaran_loadwatcher_"));
     backend_->TakeRequests();
 
     ASSERT_THAT(watcher.FetchOnce(), IsOk());
@@ -398,7 +398,7 @@ TEST_F(SignalFxLocalServerTest, BadBackendKeepsLastGoodSnapshotAndCountsErrors) 
     stats::Registry registry;
     auto provider = NewProvider(".dev.k8s.com", "dev");
     ASSERT_NE(provider, nullptr);
-    lw::Watcher watcher(*provider, clock_, stats::Scope(registry, "trimaran_"));
+    lw::Watcher watcher(*provider, clock_, stats::Scope(registry, "trimaran_loadwatcher_"));
     backend_->SetFault(std::nullopt);
     ASSERT_THAT(watcher.FetchOnce(), IsOk());
     const std::map<std::string, lw::Snapshot> good = LatestOfEachWindow(watcher);
@@ -426,7 +426,7 @@ TEST_F(SignalFxLocalServerTest, BadBackendKeepsLastGoodSnapshotAndCountsErrors) 
 TEST_F(SignalFxLocalServerTest, OneMetricFailingKeepsTheOther) {
   auto provider = NewProvider(".dev.k8s.com", "dev");
   ASSERT_NE(provider, nullptr);
-  lw::Watcher watcher(*provider, clock_, stats::Scope(registry_, "trimaran_"));
+  lw::Watcher watcher(*provider, clock_, stats::Scope(registry_, "trimaran_loadwatcher_"));
   // Only the CPU data query answers 503.
   backend_->SetFault(Fault{.path_prefix = "/v1/timeserieswindow",
                            .query_has = "cpu.utilization",
@@ -576,7 +576,7 @@ class MetricsServerLocalServerTest : public ::testing::Test {
 
 TEST_F(MetricsServerLocalServerTest, WatcherSnapshotAndRequestsOverHttps) {
   stats::Registry registry;
-  lw::Watcher watcher(*provider_, clock_, stats::Scope(registry, "trimaran_"));
+  lw::Watcher watcher(*provider_, clock_, stats::Scope(registry, "trimaran_loadwatcher_"));
   ASSERT_THAT(watcher.FetchOnce(), IsOk());
 
   for (const auto& [window, snap] : LatestOfEachWindow(watcher)) {
@@ -652,7 +652,7 @@ TEST_F(MetricsServerLocalServerTest, BadBackendKeepsLastGoodSnapshotAndCountsErr
     SCOPED_TRACE(c.name);
     clock_.SetTime(absl::FromUnixSeconds(kT0));
     stats::Registry registry;
-    lw::Watcher watcher(*provider_, clock_, stats::Scope(registry, "trimaran_"));
+    lw::Watcher watcher(*provider_, clock_, stats::Scope(registry, "trimaran_loadwatcher_"));
     backend_->SetFault(std::nullopt);
     ASSERT_THAT(watcher.FetchOnce(), IsOk());
     const std::map<std::string, lw::Snapshot> good = LatestOfEachWindow(watcher);

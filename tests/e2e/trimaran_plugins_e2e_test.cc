@@ -9,8 +9,8 @@
 //      above it get none.
 //   3. Prometheus stops: once the watcher's last good snapshot is older than
 //      metricsMaxAge, scheduling continues on the Requests fallback and
-//      ..._metrics_fallback_total{reason="stale"} counts it; Prometheus restarts: the
-//      counter stops moving (back on metrics).
+//      trimaran_plugin_metrics_fallback_total{reason="stale"} counts it; Prometheus
+//      restarts: the counter stops moving (back on metrics).
 //
 // The scheduler reads a load-watcher sidecar (watcherAddress) fetching every second:
 // the in-process watcher's fetch interval (60 s) is not configurable from plugin args.
@@ -77,13 +77,13 @@ std::string Curl(const std::string& url, int* status = nullptr) {
   return nl == std::string::npos ? out : out.substr(0, nl);
 }
 
-// Sum of <prefix>metrics_fallback_total{...,reason="<reason>",...} samples in a
+// Sum of trimaran_plugin_metrics_fallback_total{...,reason="<reason>",...} samples in a
 // Prometheus text exposition (0 when absent).
 double FallbackCount(const std::string& metrics, const std::string& reason) {
   double sum = 0;
   for (absl::string_view line : absl::StrSplit(metrics, '\n')) {
     if (absl::StartsWith(line, "#")) continue;
-    if (!absl::StrContains(line, "metrics_fallback_total{")) continue;
+    if (!absl::StartsWith(line, "trimaran_plugin_metrics_fallback_total{")) continue;
     if (!absl::StrContains(line, absl::StrCat("reason=\"", reason, "\""))) continue;
     if (!absl::StrContains(line, "plugin=\"TargetLoadPacking\"")) continue;
     const size_t sp = line.rfind(' ');
@@ -279,9 +279,8 @@ TEST_F(TrimaranPluginsE2ETest, PodGoesToTheNodeClosestBelowTarget) {
   for (const auto& [pod, node] : Placement("kep-")) EXPECT_EQ(node, "uses-2-cores") << pod;
   // Scored on metrics, not on the fallback.
   const std::string metrics = SchedulerMetrics();
-  // The exported name (the scheduler scope + the plugin scope).
-  ASSERT_THAT(metrics,
-              ::testing::HasSubstr("scheduler_target_load_packing_metrics_fallback_total{"));
+  // The exported name (docs/metrics.md).
+  ASSERT_THAT(metrics, ::testing::HasSubstr("trimaran_plugin_metrics_fallback_total{"));
   for (const char* reason : {"no_metrics", "node_missing", "no_usable_metric", "stale"}) {
     EXPECT_EQ(FallbackCount(metrics, reason), 0) << reason;
   }

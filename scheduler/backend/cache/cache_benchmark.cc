@@ -65,7 +65,8 @@ std::shared_ptr<const kube::Pod> MakeBenchPod(int i, const std::string& node) {
 struct Fixture {
   testing::FakeClock clock;
   stats::Registry registry;
-  CacheImpl cache{clock, stats::Scope(registry)};
+  CacheImpl cache{clock, StatsScopes{.upstream = stats::Scope(registry, "scheduler_"),
+                                     .own = stats::Scope(registry, "trimaran_")}};
   std::vector<std::shared_ptr<const kube::Node>> nodes;
 };
 

@@ -24,7 +24,7 @@ std::string Describe(const kube::Pod& pod) {
 }
 
 stats::Family<stats::Gauge>& CacheSizeFamily(const stats::Scope& scope) {
-  return scope.GaugeFamily("scheduler_scheduler_cache_size",
+  return scope.GaugeFamily("scheduler_cache_size",
                            "Number of nodes, pods, and assumed (bound) pods in the scheduler "
                            "cache.",
                            {"type"});
@@ -52,17 +52,17 @@ std::string CacheDump::DebugString() const {
 
 // ---- CacheImpl ----
 
-CacheImpl::CacheImpl(const Clock& clock, const stats::Scope& scope, CacheOptions options)
+CacheImpl::CacheImpl(const Clock& clock, const StatsScopes& scopes, CacheOptions options)
     : clock_(clock),
       options_(options),
-      invalid_operations_(scope.CounterFamily(
-          "trimaran_scheduler_cache_invalid_operations_total",
+      invalid_operations_(scopes.own.CounterFamily(
+          "cache_invalid_operations_total",
           "Cache operations rejected as invalid state transitions (e.g. ForgetPod of a pod "
           "that is not assumed), by operation.",
           {"operation"})),
-      nodes_gauge_(CacheSizeFamily(scope).WithLabels({"nodes"})),
-      pods_gauge_(CacheSizeFamily(scope).WithLabels({"pods"})),
-      assumed_pods_gauge_(CacheSizeFamily(scope).WithLabels({"assumed_pods"})),
+      nodes_gauge_(CacheSizeFamily(scopes.upstream).WithLabels({"nodes"})),
+      pods_gauge_(CacheSizeFamily(scopes.upstream).WithLabels({"pods"})),
+      assumed_pods_gauge_(CacheSizeFamily(scopes.upstream).WithLabels({"assumed_pods"})),
       tree_version_(NextGeneration()) {}
 
 absl::Status CacheImpl::Invalid(absl::string_view operation, absl::Status status) {

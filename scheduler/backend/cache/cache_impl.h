@@ -16,12 +16,15 @@
 // its NodeInfo (shared_ptr + precomputed requests); pods themselves are shared with the
 // informer store. Snapshots add one PodInfo copy per pod.
 //
-// Stats (registered in the Scope passed in; names are relative to its prefix):
-//   scheduler_scheduler_cache_size{type=nodes|pods|assumed_pods}   gauge (upstream)
-//   trimaran_scheduler_cache_invalid_operations_total{operation}    counter
+// Stats (stats_scopes.h; names relative to the scopes, which the composition root
+// prefixes: the daemon's "scheduler_" and "trimaran_" give the names in parentheses):
+//   upstream  scheduler_cache_size{type=nodes|pods|assumed_pods}  gauge
+//             (kube-scheduler's scheduler_scheduler_cache_size)
+//   own       cache_invalid_operations_total{operation}           counter
+//             (trimaran_cache_invalid_operations_total)
 //
 // Thread-safety: safe for concurrent use. Ownership: holds the Clock by reference; the
-// Clock and the Scope's Registry must outlive the cache.
+// Clock and the scopes' Registry must outlive the cache.
 
 #include <cstdint>
 #include <list>
@@ -37,10 +40,11 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
-#include "common/stats/scope.h"
+#include "common/stats/family.h"
 #include "scheduler/backend/cache/cache.h"
 #include "scheduler/backend/cache/node_tree.h"
 #include "scheduler/backend/cache/snapshot.h"
+#include "scheduler/framework/stats_scopes.h"
 
 namespace trimaran::sched {
 
@@ -53,7 +57,7 @@ struct CacheOptions {
 
 class CacheImpl final : public Cache {
  public:
-  CacheImpl(const Clock& clock, const stats::Scope& scope, CacheOptions options = {});
+  CacheImpl(const Clock& clock, const StatsScopes& scopes, CacheOptions options = {});
   CacheImpl(const CacheImpl&) = delete;
   CacheImpl& operator=(const CacheImpl&) = delete;
 

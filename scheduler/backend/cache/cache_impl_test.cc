@@ -47,10 +47,16 @@ std::shared_ptr<const kube::Pod> Pod(const std::string& name, const std::string&
                                                .Obj());
 }
 
+// Scopes with the daemon's prefixes (cmd/scheduler/app.cc).
+StatsScopes DaemonScopes(stats::Registry& registry) {
+  return {.upstream = stats::Scope(registry, "scheduler_"),
+          .own = stats::Scope(registry, "trimaran_")};
+}
+
 class CacheTest : public ::testing::Test {
  protected:
   explicit CacheTest(CacheOptions options = {})
-      : scope_(registry_), cache_(clock_, scope_, options) {}
+      : scopes_(DaemonScopes(registry_)), cache_(clock_, scopes_, options) {}
 
   void AddNodes(const std::vector<std::string>& names) {
     for (const std::string& name : names) ASSERT_THAT(cache_.AddNode(Node(name)), IsOk());
@@ -61,8 +67,7 @@ class CacheTest : public ::testing::Test {
         .Value();
   }
   double InvalidOps(absl::string_view op) {
-    return registry_
-        .CounterFamily("trimaran_scheduler_cache_invalid_operations_total", "", {"operation"})
+    return registry_.CounterFamily("trimaran_cache_invalid_operations_total", "", {"operation"})
         .WithLabels({op})
         .Value();
   }
@@ -81,7 +86,7 @@ class CacheTest : public ::testing::Test {
 
   FakeClock clock_;
   stats::Registry registry_;
-  stats::Scope scope_;
+  StatsScopes scopes_;
   CacheImpl cache_;
   Snapshot snapshot_;
 };
@@ -181,7 +186,7 @@ TEST_F(CacheTest, PodStateMachine) {
     SCOPED_TRACE(tc.name);
     FakeClock clock;
     stats::Registry registry;
-    CacheImpl cache(clock, stats::Scope(registry));
+    CacheImpl cache(clock, DaemonScopes(registry));
     ASSERT_THAT(cache.AddNode(Node("n1")), IsOk());
     ASSERT_THAT(cache.AddNode(Node("n2")), IsOk());
     int64_t want_invalid = 0;
@@ -330,7 +335,7 @@ TEST(CacheExpiryTest, CleanupAssumedPods) {
     SCOPED_TRACE(tc.name);
     FakeClock clock;
     stats::Registry registry;
-    CacheImpl cache(clock, stats::Scope(registry), {.assumed_pod_ttl = tc.ttl});
+    CacheImpl cache(clock, DaemonScopes(registry), {.assumed_pod_ttl = tc.ttl});
     ASSERT_THAT(cache.AddNode(Node("n1")), IsOk());
     const auto pod = Pod("p", "n1");
     ASSERT_THAT(cache.AssumePod(pod), IsOk());

@@ -12,13 +12,13 @@
 // Time: every timestamp, backoff expiry and flush deadline reads the Clock given at
 // construction; tests drive it with FakeClock and call the Flush* methods directly.
 //
-// Metrics, registered in the given Scope under kube-scheduler's names without the
-// "scheduler_" subsystem (a Scope with prefix "scheduler_" gives exactly
-// scheduler_pending_pods and scheduler_queue_incoming_pods_total; the Handle's
-// "trimaran_scheduler_" scope gives trimaran_scheduler_pending_pods, ...):
-//   <prefix>pending_pods{queue}                     gauge; queue ∈ active, backoff,
-//                                                   unschedulable, gated
-//   <prefix>queue_incoming_pods_total{queue,event}  counter; event ∈ PodAdd, PodUpdate,
+// Metrics, registered in the given Scope (the Scheduler passes its StatsScopes::upstream)
+// under kube-scheduler's names without the "scheduler_" subsystem, which the
+// composition root's prefix provides (the daemon's "scheduler_" gives exactly
+// scheduler_pending_pods and scheduler_queue_incoming_pods_total):
+//   pending_pods{queue}                     gauge; queue ∈ active, backoff,
+//                                           unschedulable, gated
+//   queue_incoming_pods_total{queue,event}  counter; event ∈ PodAdd, PodUpdate,
 //     ScheduleAttemptFailure, BackoffComplete, UnschedulableTimeout, or the label of the
 //     ClusterEvent that moved the pod
 //

@@ -25,7 +25,7 @@ absl::string_view MetricsStateName(MetricsState state) {
 FallbackReporter::FallbackReporter(absl::string_view plugin, const stats::Scope& scope)
     : plugin_(plugin) {
   auto& family = scope.CounterFamily(
-      "metrics_fallback_total",
+      "plugin_metrics_fallback_total",
       "Nodes scored by the staleness fallback (missing or stale load-watcher metrics).",
       {"plugin", "reason"});
   for (int i = 1; i < kNumMetricsStates; ++i) {

@@ -12,12 +12,13 @@
 //                    kMaxFutureSkew ahead of the scheduler's clock (every node)
 //
 // and for anything but kOk applies its fallback (trimaran_spec.h: Requests or MinScore)
-// and calls Report. Report counts every fallback in
-//   <plugin scope>metrics_fallback_total{plugin, reason}
-// (reason = no_metrics | node_missing | no_usable_metric | stale | bad_value; the runtime's plugin
-// scope gives the prefix, in the daemon scheduler_target_load_packing_) and logs once per
-// node per state change (warn on entering a fallback state, info when the node is back
-// to kOk), never per cycle. Scheduling always continues.
+// and calls Report. Report counts every fallback in the counter family
+//   plugin_metrics_fallback_total{plugin, reason}
+// named relative to the scope given (plugins pass their Handle's stats_scopes().own:
+// trimaran_plugin_metrics_fallback_total in the daemon; one family shared by every
+// load-aware plugin and profile; reason = no_metrics | node_missing | no_usable_metric |
+// stale | bad_value) and logs once per node per state change (warn on entering a fallback state,
+// info when the node is back to kOk), never per cycle. Scheduling always continues.
 //
 // Cost: Report(kOk) is one relaxed atomic load while no node is in fallback; otherwise a
 // mutex-guarded map lookup. Counters are bound at construction (no label lookup in Score).

@@ -10,7 +10,7 @@ absl::StatusOr<std::unique_ptr<PluginMetrics>> PluginMetrics::Create(const Trima
                                                                      Handle& handle,
                                                                      absl::string_view plugin) {
   TRIMARAN_ASSIGN_OR_RETURN(lw::Client * client, ResolveMetricsClient(spec, handle, plugin));
-  return std::make_unique<PluginMetrics>(spec, client, handle.clock(), handle.stats_scope(),
+  return std::make_unique<PluginMetrics>(spec, client, handle.clock(), handle.stats_scopes().own,
                                          plugin);
 }
 

@@ -46,7 +46,8 @@ class PluginMetrics {
   static absl::StatusOr<std::unique_ptr<PluginMetrics>> Create(const TrimaranSpec& spec,
                                                                Handle& handle,
                                                                absl::string_view plugin);
-  // For tests and tools: an explicit client (may be null).
+  // For tests and tools: an explicit client (may be null). `scope`: where the
+  // FallbackReporter registers (Create passes the Handle's stats_scopes().own).
   PluginMetrics(const TrimaranSpec& spec, lw::Client* client, const Clock& clock,
                 const stats::Scope& scope, absl::string_view plugin);
 

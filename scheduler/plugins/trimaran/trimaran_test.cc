@@ -159,8 +159,9 @@ TEST(FallbackReporterTest, CountsEveryFallback) {
   reporter.Report("a", MetricsState::kStale);
   EXPECT_EQ(reporter.count(MetricsState::kStale), 3);
   EXPECT_EQ(reporter.count(MetricsState::kNodeMissing), 1);
-  EXPECT_THAT(registry.PrometheusText(),
-              ::testing::HasSubstr("t_metrics_fallback_total{plugin=\"X\",reason=\"stale\"} 3"));
+  EXPECT_THAT(
+      registry.PrometheusText(),
+      ::testing::HasSubstr("t_plugin_metrics_fallback_total{plugin=\"X\",reason=\"stale\"} 3"));
 }
 
 TEST(FallbackReporterTest, ReportCachedCountsLikeReportAndNoticesOtherChanges) {

@@ -1,0 +1,32 @@
+#include "kube/informer_stats.h"
+
+namespace trimaran::kube {
+
+InformerStats::InformerStats(const stats::Scope& scope, absl::string_view resource,
+                             const InformerCounters& counters)
+    : events_(scope
+                  .CallbackCounterFamily("events_total", "Watch events received, by resource.",
+                                         {"resource"})
+                  .WithLabels({resource})),
+      watch_errors_(scope
+                        .CallbackCounterFamily("watch_errors_total",
+                                               "Failed watches (reconnects), by resource.",
+                                               {"resource"})
+                        .WithLabels({resource})),
+      relists_(scope
+                   .CallbackCounterFamily("relists_total", "Re-lists after 410 Gone, by resource.",
+                                          {"resource"})
+                   .WithLabels({resource})) {
+  const InformerCounters* c = &counters;
+  events_.Set([c] { return static_cast<double>(c->events.load()); });
+  watch_errors_.Set([c] { return static_cast<double>(c->watch_errors.load()); });
+  relists_.Set([c] { return static_cast<double>(c->relists_gone.load()); });
+}
+
+InformerStats::~InformerStats() {
+  events_.Clear();
+  watch_errors_.Clear();
+  relists_.Clear();
+}
+
+}  // namespace trimaran::kube

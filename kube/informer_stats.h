@@ -1,0 +1,40 @@
+#pragma once
+// InformerStats: exports one informer's counters (Informer<T>::counters()), read at
+// scrape time, as callback counters labelled resource=`resource`, named relative to the
+// Scope given (the daemon passes "trimaran_informer_", giving
+// trimaran_informer_events_total, ...):
+//
+//   events_total{resource}        watch events received
+//   watch_errors_total{resource}  failed watches (reconnects)
+//   relists_total{resource}       re-lists after 410 Gone
+//
+//   kube::InformerStats pod_stats(scope, "pods", pod_informer.counters());
+//
+// Informers of different resources share the families. The callbacks read `counters`
+// until the InformerStats is destroyed, which stops exporting them: destroy it before
+// the informer.
+//
+// Thread-safety: construct and destroy from the owner; scrapes may run concurrently.
+
+#include "absl/strings/string_view.h"
+#include "common/stats/callback_metric.h"
+#include "common/stats/scope.h"
+#include "kube/informer.h"
+
+namespace trimaran::kube {
+
+class InformerStats {
+ public:
+  InformerStats(const stats::Scope& scope, absl::string_view resource,
+                const InformerCounters& counters);
+  ~InformerStats();
+  InformerStats(const InformerStats&) = delete;
+  InformerStats& operator=(const InformerStats&) = delete;
+
+ private:
+  stats::CallbackCounter& events_;
+  stats::CallbackCounter& watch_errors_;
+  stats::CallbackCounter& relists_;
+};
+
+}  // namespace trimaran::kube
