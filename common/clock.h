@@ -1,7 +1,7 @@
 #pragma once
 // The time seam. Everything that reads time or waits (queue backoff, cache expiry,
-// leader election, the load watcher's windows) takes a Clock&, so tests and the
-// simulator drive time with FakeClock (common/testing/fake_clock.h) and never sleep.
+// leader election, the load watcher's windows) takes a Clock&, so tests drive time with
+// FakeClock (common/testing/fake_clock.h) and never sleep.
 //
 // Thread-safety: implementations are safe for concurrent use.
 

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/http/curl_transport.h"
 #include "common/status_macros.h"
-#include "providers/signalfx/provider.h"
+#include "providers/signalfx/signalfx_provider.h"
 
 namespace trimaran::providers {
 namespace {
