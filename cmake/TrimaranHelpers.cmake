@@ -5,8 +5,11 @@
 #   trimaran_cc_test(NAME foo_test SRCS foo_test.cc DEPS trimaran::foo [LABELS unit])
 #     -> gtest executable registered per test case with ctest (gtest_discover_tests)
 #   trimaran_cc_benchmark(NAME foo_benchmark SRCS foo_benchmark.cc DEPS ...)
-#     -> Google Benchmark executable (not run by ctest; see docs/benchmarks.md)
+#     -> Google Benchmark executable; ctest runs it once briefly as <name>.smoke
 #   trimaran_cc_binary(NAME trimaran-scheduler OUTPUT_NAME ... SRCS main.cc DEPS ...)
+#   trimaran_unit_tests_target()
+#     -> target unit_tests: every test executable labelled unit (call once, after all
+#        subdirectories; tools/check-clang.sh builds only this)
 #
 # The DEPS lists are the dependency rule of docs/architecture.md: a target can only
 # include what it links.
@@ -38,6 +41,9 @@ function(trimaran_cc_test)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
   if(NOT T_LABELS)
     set(T_LABELS unit)
+  endif()
+  if("unit" IN_LIST T_LABELS)
+    set_property(GLOBAL APPEND PROPERTY TRIMARAN_UNIT_TEST_TARGETS ${T_NAME})
   endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
@@ -108,4 +114,12 @@ function(trimaran_proto_library)
     target_link_libraries(trimaran_${T_NAME} PUBLIC gRPC::grpc++)
   endif()
   add_library(trimaran::${T_NAME} ALIAS trimaran_${T_NAME})
+endfunction()
+
+function(trimaran_unit_tests_target)
+  get_property(_tests GLOBAL PROPERTY TRIMARAN_UNIT_TEST_TARGETS)
+  add_custom_target(unit_tests)
+  if(_tests)
+    add_dependencies(unit_tests ${_tests})
+  endif()
 endfunction()

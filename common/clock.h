@@ -1,7 +1,7 @@
 #pragma once
 // The time seam. Everything that reads time or waits (queue backoff, cache expiry,
 // leader election, the load watcher's windows, retries and backoffs) takes a Clock&, so
-// tests and the simulator drive time with FakeClock (common/testing/fake_clock.h) and
+// tests and the offline tools drive time with ManualClock (common/manual_clock.h; FakeClock in tests) and
 // never sleep.
 //
 // Two ways to wait:

@@ -4,7 +4,7 @@
 // The scheduler, the informers, leader election and the metrics-server provider talk to
 // the cluster only through this interface. RestClient (rest_client.h) implements it over
 // HTTP; kube::testing::FakeClient (testing/fake_client.h) is an in-memory apiserver for
-// unit tests and the simulator.
+// unit tests and benchmarks.
 //
 // Error codes (the mapping is written down once in common/http/status_mapping.h):
 //   NotFound          the object does not exist (404)

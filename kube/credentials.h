@@ -50,8 +50,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/subprocess.h"
 #include "kube/rest_config.h"
-#include "kube/subprocess.h"
 
 namespace trimaran::kube {
 

@@ -14,9 +14,9 @@
 #include "absl/time/time.h"
 #include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
+#include "common/testing/temp_dir_for_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kube/internal/temp_dir_for_test.h"
 
 namespace trimaran::kube {
 namespace {
@@ -26,9 +26,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::Pair;
-using ::trimaran::kube::kube_internal::TempDirForTest;
 using ::trimaran::testing::FakeClock;
 using ::trimaran::testing::StatusIs;
+using ::trimaran::testing::TempDirForTest;
 
 constexpr char kCertPem[] = "-----BEGIN CERTIFICATE-----\nMIIBcert\n-----END CERTIFICATE-----\n";
 constexpr char kKeyPem[] = "-----BEGIN EC PRIVATE KEY-----\nMHckey\n-----END EC PRIVATE KEY-----\n";

@@ -3,15 +3,15 @@
 # (static token, rotating token file, exec credential plugins).
 trimaran_cc_library(
   NAME kube_rest_config
-  HDRS rest_config.h credentials.h subprocess.h internal/read_file.h
-  SRCS rest_config.cc credentials.cc subprocess.cc internal/read_file.cc
-  DEPS trimaran::common_http trimaran::common_clock trimaran::common_status
-       trimaran::common_logging yaml-cpp absl::status absl::statusor absl::strings
-       absl::time absl::synchronization absl::flat_hash_set)
+  HDRS rest_config.h credentials.h internal/read_file.h
+  SRCS rest_config.cc credentials.cc internal/read_file.cc
+  DEPS trimaran::common_http trimaran::common_subprocess trimaran::common_clock
+       trimaran::common_status trimaran::common_logging yaml-cpp absl::status
+       absl::statusor absl::strings absl::time absl::synchronization absl::flat_hash_set)
 # RapidJSON (ExecCredential) is header-only; Debian's config only sets the include dir.
 target_include_directories(trimaran_kube_rest_config PRIVATE ${RAPIDJSON_INCLUDE_DIRS})
 
 trimaran_cc_test(
   NAME kube_rest_config_test
-  SRCS rest_config_test.cc credentials_test.cc subprocess_test.cc
+  SRCS rest_config_test.cc credentials_test.cc
   DEPS trimaran::kube_rest_config trimaran::common_testing absl::strings absl::time)

@@ -12,9 +12,9 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/testing/status_matchers.h"
+#include "common/testing/temp_dir_for_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kube/internal/temp_dir_for_test.h"
 
 namespace trimaran::kube {
 
@@ -33,8 +33,8 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-using ::trimaran::kube::kube_internal::TempDirForTest;
 using ::trimaran::testing::StatusIs;
+using ::trimaran::testing::TempDirForTest;
 
 constexpr char kCaPem[] = "-----BEGIN CERTIFICATE-----\nMIIBcaCA\n-----END CERTIFICATE-----\n";
 constexpr char kCertPem[] =

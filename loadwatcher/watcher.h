@@ -52,7 +52,7 @@
 #include "common/clock.h"
 #include "common/stats/stats.h"
 #include "loadwatcher/metrics.h"
-#include "loadwatcher/provider.h"
+#include "loadwatcher/metrics_provider.h"
 
 namespace trimaran::lw {
 
@@ -95,8 +95,6 @@ class Watcher {
   // Fetches every window once. OK when every window's fetch returned data (possibly with
   // partial errors); otherwise the first failure, annotated with the window.
   absl::Status FetchOnce() ABSL_LOCKS_EXCLUDED(mu_);
-  // Alias kept for tests and the simulator's vocabulary.
-  absl::Status Tick() { return FetchOnce(); }
 
   // Fetches until `stop` is requested (see the header comment). Returns promptly after
   // the request, without starting another fetch.

@@ -7,7 +7,7 @@
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "providers/signalfx/provider.h"
+#include "providers/signalfx/signalfx_provider.h"
 
 namespace trimaran::providers {
 namespace {

@@ -43,9 +43,9 @@
 #include "absl/time/time.h"
 #include "common/http/transport.h"
 #include "kube/client.h"
-#include "loadwatcher/provider.h"
+#include "loadwatcher/metrics_provider.h"
 #include "loadwatcher/source_pool.h"  // lw::ProviderSpec
-#include "providers/metrics_server/provider.h"
+#include "providers/metrics_server/metrics_server_provider.h"
 #include "providers/prometheus/options.h"
 #include "providers/prometheus/prometheus_provider.h"
 

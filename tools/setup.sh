@@ -6,7 +6,9 @@
 #   tools/setup.sh --e2e    also the real components of the e2e tests (etcd, Prometheus,
 #                           kube-apiserver/kube-scheduler built from Debian's source package)
 #   tools/setup.sh --image  also buildah + debootstrap (the container image test, no Docker
-#                           engine needed); flags combine
+#                           engine needed)
+#   tools/setup.sh --clang  also clang 14, its sanitizer runtimes and llvm-symbolizer
+#                           (tools/check-clang.sh); flags combine
 set -euo pipefail
 
 BUILD_PKGS=(cmake ninja-build g++ pkg-config clang-format
@@ -15,6 +17,7 @@ BUILD_PKGS=(cmake ninja-build g++ pkg-config clang-format
   libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libcpp-httplib-dev openssl ccache)
 E2E_PKGS=(etcd-server prometheus jq curl procps)
 IMAGE_PKGS=(buildah debootstrap)
+CLANG_PKGS=(clang-14 libclang-rt-14-dev llvm-14)
 
 want=("${BUILD_PKGS[@]}")
 e2e=0
@@ -22,6 +25,7 @@ for arg in "$@"; do
   case "$arg" in
     --e2e) e2e=1; want+=("${E2E_PKGS[@]}") ;;
     --image) want+=("${IMAGE_PKGS[@]}") ;;
+    --clang) want+=("${CLANG_PKGS[@]}") ;;
     *) echo "setup: unknown argument $arg" >&2; exit 2 ;;
   esac
 done

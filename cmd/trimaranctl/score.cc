@@ -119,9 +119,12 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
                      rapidjson::GetParseError_En(doc.GetParseError())));
   }
   if (!doc.IsObject()) return PathError("$", "expected an object");
+  // Read through a const view: RapidJSON's non-const MemberIterator comparisons are
+  // ambiguous under C++20's reversed operators.
+  const rapidjson::Value& root = doc;
   static const std::set<std::string, std::less<>> kKnown = {"now", "nodes",   "pods",
                                                             "pod", "metrics", "schedulerConfig"};
-  for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
+  for (auto it = root.MemberBegin(); it != root.MemberEnd(); ++it) {
     absl::string_view key(it->name.GetString(), it->name.GetStringLength());
     if (!kKnown.contains(key)) {
       return PathError(key,
@@ -129,8 +132,8 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
     }
   }
   auto member = [&](const char* key) -> const rapidjson::Value* {
-    auto it = doc.FindMember(key);
-    return it == doc.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
+    auto it = root.FindMember(key);
+    return it == root.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
   };
 
   ScoreInput input;

@@ -1,8 +1,8 @@
 #pragma once
 // HttpTransport: the client-side I/O seam. Everything that talks HTTP to the outside
 // (the Kubernetes client, the Prometheus and SignalFx providers, the remote load-watcher
-// client) sends through an HttpTransport&, so unit tests and the simulator substitute
-// FakeTransport (common/http/testing/fake_transport.h) and never touch the network.
+// client) sends through an HttpTransport&, so unit tests substitute FakeTransport
+// (common/http/testing/fake_transport.h) and never touch the network.
 // The production implementation is CurlTransport (curl_transport.h).
 //
 // Contract of Send():

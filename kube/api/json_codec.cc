@@ -2,6 +2,7 @@
 
 #include "kube/api/json_codec.h"
 
+#include "absl/strings/str_cat.h"
 #include "kube/api/internal/json_codec_internal.h"
 
 namespace trimaran::kube {
@@ -298,5 +299,18 @@ std::string EncodePodStatusPatch(const PodStatusPatch& patch) {
     w.EndObject();
   });
 }
+
+absl::StatusOr<absl::Time> ParseRfc3339(std::string_view text) {
+  absl::Time t;
+  if (!json_internal::ParseRfc3339(text, t)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid RFC 3339 time \"", json_internal::ToAbsl(text), "\""));
+  }
+  return t;
+}
+
+std::string FormatRfc3339(absl::Time t) { return json_internal::TimeString(t); }
+
+std::string FormatRfc3339Micro(absl::Time t) { return json_internal::MicroTimeString(t); }
 
 }  // namespace trimaran::kube

@@ -1,7 +1,6 @@
 // JSON codec: Pod and its parts.
 
 #include "kube/api/internal/json_codec_internal.h"
-#include "kube/api/json_codec.h"
 
 namespace trimaran::kube::json_internal {
 
@@ -217,7 +216,7 @@ void Write(Writer& w, const PodCondition& v) {
   // As Go serializes a zero metav1.Time.
   Key(w, "lastProbeTime");
   if (v.last_probe_time) {
-    String(w, FormatRfc3339(*v.last_probe_time));
+    String(w, TimeString(*v.last_probe_time));
   } else {
     w.Null();
   }

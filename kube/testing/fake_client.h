@@ -1,6 +1,6 @@
 #pragma once
-// FakeClient: an in-memory apiserver behind kube::Client, for unit tests and the
-// simulator. It keeps pods, nodes, leases and events, assigns resourceVersions from one
+// FakeClient: an in-memory apiserver behind kube::Client, for unit tests and
+// benchmarks. It keeps pods, nodes, leases and events, assigns resourceVersions from one
 // counter like etcd, serves paged lists and watches that resume from a version (410
 // Gone when the version is older than the kept history), applies bindings the way the
 // apiserver does (spec.nodeName + PodScheduled=True; 409 if already bound), merges

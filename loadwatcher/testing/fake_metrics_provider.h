@@ -1,5 +1,5 @@
 #pragma once
-// FakeMetricsProvider: a scriptable MetricsProvider for tests and the simulator.
+// FakeMetricsProvider: a scriptable MetricsProvider for tests.
 //
 //   FakeMetricsProvider provider("Prometheus", &fake_clock);
 //   provider.SetResult("15m", HostsMetrics{...});            // sticky answer per window
@@ -25,7 +25,7 @@
 #include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "common/testing/fake_clock.h"
-#include "loadwatcher/provider.h"
+#include "loadwatcher/metrics_provider.h"
 
 namespace trimaran::lw::testing {
 

@@ -255,15 +255,18 @@ absl::StatusOr<std::vector<PrometheusProvider::Sample>> PrometheusProvider::RunQ
   if (!parsed) {
     return absl::DataLossError(absl::StrCat(context, ": response is not a JSON object"));
   }
-  auto status = doc.FindMember("status");
-  if (status == doc.MemberEnd() || !status->value.IsString() ||
+  // Read through a const view: RapidJSON's non-const MemberIterator comparisons are
+  // ambiguous under C++20's reversed operators.
+  const rapidjson::Value& root = doc;
+  auto status = root.FindMember("status");
+  if (status == root.MemberEnd() || !status->value.IsString() ||
       absl::string_view(status->value.GetString()) != "success") {
     std::string msg = ApiErrorMessage(doc);
     return absl::FailedPreconditionError(
         absl::StrCat(context, ": status is not success: ", msg.empty() ? "no error given" : msg));
   }
-  auto data = doc.FindMember("data");
-  if (data == doc.MemberEnd() || !data->value.IsObject()) {
+  auto data = root.FindMember("data");
+  if (data == root.MemberEnd() || !data->value.IsObject()) {
     return absl::DataLossError(absl::StrCat(context, ": no data object"));
   }
   auto rtype = data->value.FindMember("resultType");

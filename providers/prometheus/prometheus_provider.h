@@ -35,7 +35,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "common/http/transport.h"
-#include "loadwatcher/provider.h"
+#include "loadwatcher/metrics_provider.h"
 #include "providers/prometheus/options.h"
 
 namespace trimaran::providers::prometheus {

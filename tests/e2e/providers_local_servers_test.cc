@@ -7,7 +7,7 @@
 // the requests the server received. The bad-backend cases answer 500 or garbage for one
 // fetch: the watcher keeps its last good snapshot, counts the error and recovers.
 //
-// The unit tests (providers/*/provider_test.cc) cover the same arithmetic through a
+// The unit tests (providers/*/*_provider_test.cc) cover the same arithmetic through a
 // FakeTransport / FakeClient; these cover the wire: URL building and percent-encoding,
 // headers, TLS, the RestClient's paging, retries and error mapping.
 #include <stdlib.h>
@@ -44,8 +44,8 @@
 #include "kube/rest_config.h"
 #include "loadwatcher/metrics.h"
 #include "loadwatcher/watcher.h"
-#include "providers/metrics_server/provider.h"
-#include "providers/signalfx/provider.h"
+#include "providers/metrics_server/metrics_server_provider.h"
+#include "providers/signalfx/signalfx_provider.h"
 
 // Readable failure messages for the snapshot comparisons (gtest finds these by ADL).
 namespace trimaran::lw {

@@ -1,6 +1,6 @@
 #pragma once
-// FakeTransport: an in-memory HttpTransport for unit tests and the simulator. It
-// answers from a script of rules and records every request it receives.
+// FakeTransport: an in-memory HttpTransport for unit tests. It answers from a script
+// of rules and records every request it receives.
 //
 // A rule matches on the method ("" = any) and a URL prefix, and answers with one of
 //   - a canned HttpResponse (any status; 4xx/5xx are responses, not errors),

@@ -1,6 +1,8 @@
 #pragma once
 // Internals of the kube/api JSON codec, shared by its per-kind .cc files. Not part of
-// the public API; include kube/api/json_codec.h instead.
+// the public API; include kube/api/json_codec.h instead. Implemented in
+// json_codec_internal.cc; the layering is one-way: the public codec (json_codec.cc)
+// calls these functions, and nothing here calls back into the public codec.
 //
 // Decoding is a family of overloaded `Read(value, path, out)` functions, one per type,
 // with these rules: a JSON null leaves `out` untouched (same as a missing field); a
@@ -94,7 +96,7 @@ inline std::string_view View(const Value& v) {
 //
 // With `filter_ignored_members` (the default), members that no decoder reads and that
 // are bulky in real objects (managedFields, containerStatuses, volumes, env, probes, ...;
-// see FilteringHandler in json_util.cc) are tokenized but left out of the DOM.
+// see FilteringHandler in json_codec_internal.cc) are tokenized but left out of the DOM.
 class ValueParser {
  public:
   static constexpr int kMaxDepth = 512;
@@ -284,6 +286,10 @@ absl::Status ReadWatchEvent(const Value& v, const Path& path, WatchEvent<T>& out
 // ---- Time. ----
 // Fast RFC 3339 parser; false on any syntax or range error.
 bool ParseRfc3339(std::string_view text, absl::Time& out);
+// "2006-01-02T15:04:05Z" (metav1.Time: truncated to seconds, UTC).
+std::string TimeString(absl::Time t);
+// "2006-01-02T15:04:05.000000Z" (metav1.MicroTime: truncated to microseconds, UTC).
+std::string MicroTimeString(absl::Time t);
 
 // ---- Writing. ----
 inline void Key(Writer& w, std::string_view key) {

@@ -35,12 +35,15 @@ double TargetCurve(double u, double t);
 void TargetCurveBatch(std::span<const double> numerators, std::span<const double> capacities,
                       double t, std::span<double> out);
 
-// static_cast<int64_t>(std::round(x)), bit for bit, without a libm call or a branch for
-// |x| < 2^52: there i = trunc(x) is exact, and so is x − i (Sterbenz), so comparing the
-// fraction with ±0.5 decides exactly as round does. No branch, because the scores of
-// consecutive nodes round up or down at random. Inline: called once per node.
+// std::llround(x) (round half away from zero), bit for bit, without a libm call or a
+// branch for |x| < 2^52: there i = trunc(x) is exact, and so is x − i (Sterbenz), so
+// comparing the fraction with ±0.5 decides exactly as round does. No branch, because the
+// scores of consecutive nodes round up or down at random. Inline: called once per node.
+// Beyond 2^52 (and NaN) it is std::llround itself: no undefined float-to-int conversion
+// (out of int64_t's range the value is unspecified; glibc on x86-64 gives INT64_MIN, as
+// Go's int64(math.Round(x)) does on amd64).
 inline int64_t RoundScore(double x) {
-  if (!(std::abs(x) < 4503599627370496.0)) return static_cast<int64_t>(std::round(x));
+  if (!(std::abs(x) < 4503599627370496.0)) return std::llround(x);
   const int64_t i = static_cast<int64_t>(x);
   const double frac = x - static_cast<double>(i);
   return i + static_cast<int64_t>(frac >= 0.5) - static_cast<int64_t>(frac <= -0.5);

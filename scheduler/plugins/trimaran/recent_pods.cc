@@ -28,8 +28,9 @@ void RecentPodTracker::EraseLocked(absl::string_view key) {
   auto list = by_node_.find(it->second);
   if (list != by_node_.end()) {
     std::vector<Entry>& entries = list->second;
+    // The predicate runs inside this call, under mu_ (the annotation tells the analysis).
     entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                 [&](const Entry& e) {
+                                 [&](const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
                                    if (e.key != key) return false;
                                    AddToViewLocked(list->first, e.load, -1);
                                    return true;
@@ -79,14 +80,17 @@ void RecentPodTracker::AttachView(std::shared_ptr<const MetricsView> view, absl:
 void RecentPodTracker::PruneLocked(int64_t window_end, absl::Time horizon) {
   for (auto it = by_node_.begin(); it != by_node_.end();) {
     std::vector<Entry>& entries = it->second;
-    auto keep_end = std::remove_if(entries.begin(), entries.end(), [&](const Entry& e) {
-      const bool drop = window_end - e.ts_s >= kMetricsReportingAllowanceSeconds || e.ts < horizon;
-      if (drop) {
-        node_of_.erase(e.key);
-        AddToViewLocked(it->first, e.load, -1);
-      }
-      return drop;
-    });
+    // The predicate runs inside this call, under mu_ (the annotation tells the analysis).
+    auto keep_end = std::remove_if(
+        entries.begin(), entries.end(), [&](const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          const bool drop =
+              window_end - e.ts_s >= kMetricsReportingAllowanceSeconds || e.ts < horizon;
+          if (drop) {
+            node_of_.erase(e.key);
+            AddToViewLocked(it->first, e.load, -1);
+          }
+          return drop;
+        });
     entries.erase(keep_end, entries.end());
     if (entries.empty()) {
       by_node_.erase(it++);

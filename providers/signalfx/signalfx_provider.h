@@ -44,7 +44,7 @@
 #include "absl/time/time.h"
 #include "common/http/transport.h"
 #include "loadwatcher/metrics.h"
-#include "loadwatcher/provider.h"
+#include "loadwatcher/metrics_provider.h"
 
 namespace trimaran::providers::signalfx {
 

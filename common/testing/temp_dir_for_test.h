@@ -1,7 +1,6 @@
 #pragma once
 // TempDirForTest: a fresh directory under gtest's TempDir(), removed with its content
-// when the object dies, plus helpers to write files into it. Test-only (header-only,
-// used by the kube/rest_config tests); a candidate for common/testing/.
+// when the object dies, plus helpers to write files into it. Test-only, header-only.
 //
 // Thread-safety: externally synchronized.
 
@@ -16,14 +15,14 @@
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 
-namespace trimaran::kube::kube_internal {
+namespace trimaran::testing {
 
 class TempDirForTest {
  public:
   TempDirForTest() {
     std::string base = ::testing::TempDir();
     while (base.size() > 1 && base.back() == '/') base.pop_back();
-    std::string pattern = absl::StrCat(base, "/trimaran_kube_XXXXXX");
+    std::string pattern = absl::StrCat(base, "/trimaran_XXXXXX");
     char* made = ::mkdtemp(pattern.data());
     EXPECT_NE(made, nullptr) << "mkdtemp " << pattern;
     path_ = pattern;
@@ -58,4 +57,4 @@ class TempDirForTest {
   std::string path_;
 };
 
-}  // namespace trimaran::kube::kube_internal
+}  // namespace trimaran::testing

@@ -35,7 +35,7 @@
 #include "kube/api/quantity.h"
 #include "kube/client.h"
 #include "loadwatcher/metrics.h"
-#include "loadwatcher/provider.h"
+#include "loadwatcher/metrics_provider.h"
 
 namespace trimaran::providers::metrics_server {
 

@@ -1,4 +1,4 @@
-#include "providers/signalfx/provider.h"
+#include "providers/signalfx/signalfx_provider.h"
 
 #include <fstream>
 #include <functional>

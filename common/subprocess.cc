@@ -1,4 +1,4 @@
-#include "kube/subprocess.h"
+#include "common/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +19,7 @@
 
 extern char** environ;  // NOLINT: POSIX global, not declared by <unistd.h> in C++
 
-namespace trimaran::kube {
+namespace trimaran {
 namespace {
 
 std::string ErrnoText(int err) { return std::strerror(err); }
@@ -248,4 +248,4 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec) {
   return result;
 }
 
-}  // namespace trimaran::kube
+}  // namespace trimaran

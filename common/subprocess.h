@@ -1,5 +1,5 @@
 #pragma once
-// RunSubprocess: runs a program to completion and captures what it prints. It exists for
+// RunSubprocess: runs a program to completion and captures what it prints. Used by the
 // exec credential plugins (kube/credentials.h: `aws eks get-token`, `kubelogin`,
 // `gke-gcloud-auth-plugin`), which print an ExecCredential on stdout.
 //
@@ -32,7 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace trimaran::kube {
+namespace trimaran {
 
 struct SubprocessSpec {
   std::string command;
@@ -55,4 +55,4 @@ struct SubprocessResult {
 
 absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessSpec& spec);
 
-}  // namespace trimaran::kube
+}  // namespace trimaran

@@ -1,4 +1,4 @@
-#include "providers/metrics_server/provider.h"
+#include "providers/metrics_server/metrics_server_provider.h"
 
 #include <map>
 #include <string>
@@ -75,8 +75,11 @@ absl::StatusOr<NodeUsageList> ParseNodeMetricsList(absl::string_view json) {
                      " at offset ", doc.GetErrorOffset()));
   }
   if (!doc.IsObject()) return absl::InternalError("decode NodeMetricsList: not an object");
-  auto items = doc.FindMember("items");
-  if (items == doc.MemberEnd() || !(items->value.IsArray() || items->value.IsNull())) {
+  // Read through a const view: RapidJSON's non-const MemberIterator comparisons are
+  // ambiguous under C++20's reversed operators.
+  const rapidjson::Value& root = doc;
+  auto items = root.FindMember("items");
+  if (items == root.MemberEnd() || !(items->value.IsArray() || items->value.IsNull())) {
     return absl::InternalError("decode NodeMetricsList: no items array");
   }
   NodeUsageList out;

@@ -1,5 +1,8 @@
 // Shared machinery of the JSON codec: paths and errors, parsing, scalar and enum
-// readers, RFC 3339 timestamps and the small writer helpers.
+// readers, RFC 3339 timestamps and the small writer helpers. Calls nothing of the
+// public codec (kube/api/json_codec.h), which is built on top of this.
+
+#include "kube/api/internal/json_codec_internal.h"
 
 #include <charconv>
 #include <cstring>
@@ -10,8 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "kube/api/internal/json_codec_internal.h"
-#include "kube/api/json_codec.h"
 #include "rapidjson/error/en.h"
 
 namespace trimaran::kube {
@@ -630,16 +631,24 @@ bool ParseRfc3339(std::string_view s, absl::Time& out) {
   return true;
 }
 
+std::string TimeString(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
+
+std::string MicroTimeString(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
+}
+
 // ---- Writing. ----
 
 void TimeField(Writer& w, std::string_view key, absl::Time t) {
   Key(w, key);
-  String(w, FormatRfc3339(t));
+  String(w, TimeString(t));
 }
 
 void MicroTimeField(Writer& w, std::string_view key, absl::Time t) {
   Key(w, key);
-  String(w, FormatRfc3339Micro(t));
+  String(w, MicroTimeString(t));
 }
 
 void StringArrayField(Writer& w, std::string_view key, const std::vector<std::string>& values) {
@@ -667,22 +676,4 @@ void ResourceListField(Writer& w, std::string_view key, const ResourceList& valu
 }
 
 }  // namespace json_internal
-
-absl::StatusOr<absl::Time> ParseRfc3339(std::string_view text) {
-  absl::Time t;
-  if (!json_internal::ParseRfc3339(text, t)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid RFC 3339 time \"", json_internal::ToAbsl(text), "\""));
-  }
-  return t;
-}
-
-std::string FormatRfc3339(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
-}
-
-std::string FormatRfc3339Micro(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
-}
-
 }  // namespace trimaran::kube

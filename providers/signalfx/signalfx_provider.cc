@@ -1,4 +1,4 @@
-#include "providers/signalfx/provider.h"
+#include "providers/signalfx/signalfx_provider.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -148,8 +148,10 @@ absl::StatusOr<lw::HostsMetrics> SignalFxProvider::FetchAllHostsMetrics(const lw
                                 Get(absl::StrCat(options_.address, "/v2/metrictimeseries?query=",
                                                  query, "&limit=", options_.metadata_limit),
                                     what_meta));
-      TRIMARAN_ASSIGN_OR_RETURN(rapidjson::Document data, ParseObject(data_body, what_data));
-      TRIMARAN_ASSIGN_OR_RETURN(rapidjson::Document meta, ParseObject(meta_body, what_meta));
+      // Const: RapidJSON's non-const MemberIterator comparisons are ambiguous under C++20's
+      // reversed operators.
+      TRIMARAN_ASSIGN_OR_RETURN(const rapidjson::Document data, ParseObject(data_body, what_data));
+      TRIMARAN_ASSIGN_OR_RETURN(const rapidjson::Document meta, ParseObject(meta_body, what_meta));
       auto data_it = data.FindMember("data");
       if (data_it == data.MemberEnd() || !(data_it->value.IsObject() || data_it->value.IsNull())) {
         return absl::InternalError(absl::StrCat("decode ", what_data, ": no data object"));

@@ -1,7 +1,8 @@
 // Per-pod scheduling cost of TargetLoadPacking at 5,000 nodes (issue 7, "Benchmark"):
 // the full in-process cycle through the real Scheduler (queue → PreFilter → Filter →
 // PreScore → Score → select → Reserve → Assume → bind with a no-op binder), as
-// scheduler/scheduler_benchmark.cc, with these profiles:
+// scheduler_benchmark.cc beside it, with these profiles (it lives in scheduler/, not in
+// the plugin's folder, because it runs the whole Scheduler with every in-tree plugin):
 //
 //   BM_ScheduleOne/5000/0   MostAllocated (NodeResourcesFit, cpu+memory) alone
 //   BM_ScheduleOne/5000/1   MostAllocated + TargetLoadPacking (weight 1 each), with a
@@ -18,9 +19,9 @@
 //   BM_ScheduleOne/5000/5   MostAllocated + LowRiskOverCommitment (CPU AVG and STD)
 //
 //   cmake --build build --target target_load_packing_benchmark -j2
-//   TRIMARAN_BENCH_PARALLELISM=1 build/scheduler/plugins/target_load_packing/
-//     target_load_packing_benchmark --benchmark_repetitions=10
-//     --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true
+//   TRIMARAN_BENCH_PARALLELISM=1 build/scheduler/target_load_packing_benchmark
+//     --benchmark_repetitions=10 --benchmark_enable_random_interleaving=true
+//     --benchmark_report_aggregates_only=true
 //   (one command line)
 // (interleaved repetitions: this machine's speed drifts by several % between runs, which
 // is the size of the effect measured; compare the medians).

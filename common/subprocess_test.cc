@@ -1,4 +1,4 @@
-#include "kube/subprocess.h"
+#include "common/subprocess.h"
 
 #include <string>
 #include <vector>
@@ -6,16 +6,16 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/testing/status_matchers.h"
+#include "common/testing/temp_dir_for_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kube/internal/temp_dir_for_test.h"
 
-namespace trimaran::kube {
+namespace trimaran {
 namespace {
 
 using ::testing::HasSubstr;
-using ::trimaran::kube::kube_internal::TempDirForTest;
 using ::trimaran::testing::StatusIs;
+using ::trimaran::testing::TempDirForTest;
 
 SubprocessSpec Shell(std::string script) {
   SubprocessSpec spec;
@@ -100,4 +100,4 @@ TEST(RunSubprocessTest, TimeoutAppliesAfterTheOutputIsClosed) {
 }
 
 }  // namespace
-}  // namespace trimaran::kube
+}  // namespace trimaran

@@ -1,4 +1,4 @@
-#include "providers/metrics_server/provider.h"
+#include "providers/metrics_server/metrics_server_provider.h"
 
 #include <fstream>
 #include <functional>
