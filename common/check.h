@@ -43,10 +43,11 @@ uint64_t BugCount();
 
 }  // namespace trimaran
 
-#define TRIMARAN_CHECK(condition)                 \
-  (condition) ? (void)0                           \
-              : ::trimaran::check_internal::Voidify() & \
-                    ::trimaran::check_internal::CheckFailure(__FILE__, __LINE__, #condition).stream()
+#define TRIMARAN_CHECK(condition)               \
+  (condition)                                   \
+      ? (void)0                                 \
+      : ::trimaran::check_internal::Voidify() & \
+            ::trimaran::check_internal::CheckFailure(__FILE__, __LINE__, #condition).stream()
 
 #ifdef NDEBUG
 #define TRIMARAN_DCHECK(condition) \

@@ -1,8 +1,8 @@
 #pragma once
 // The time seam. Everything that reads time or waits (queue backoff, cache expiry,
 // leader election, the load watcher's windows, retries and backoffs) takes a Clock&, so
-// tests and the offline tools drive time with ManualClock (common/manual_clock.h; FakeClock in tests) and
-// never sleep.
+// tests and the offline tools drive time with ManualClock (common/manual_clock.h; FakeClock in
+// tests) and never sleep.
 //
 // Two ways to wait:
 //   SleepUntil / SleepFor   the cancellable sleep: until a deadline on this clock or until

@@ -12,7 +12,7 @@ namespace trimaran {
 namespace {
 
 constexpr std::array<absl::string_view, kNumComponents> kNames = {
-    "main",  "config", "kube",   "informer",    "queue",    "cache", "framework",
+    "main",   "config", "kube",        "informer", "queue", "cache", "framework",
     "plugin", "binder", "loadwatcher", "provider", "admin", "sim"};
 
 std::atomic<int> g_verbosity{0};
@@ -47,9 +47,7 @@ spdlog::logger& Log(Component component) {
   return *AllLoggers().loggers[static_cast<int>(component)];
 }
 
-absl::string_view ComponentName(Component component) {
-  return kNames[static_cast<int>(component)];
-}
+absl::string_view ComponentName(Component component) { return kNames[static_cast<int>(component)]; }
 
 void SetVerbosity(int v) {
   g_verbosity.store(v, std::memory_order_relaxed);

@@ -13,9 +13,9 @@
 // for the whole process.
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "spdlog/spdlog.h"
 
 namespace trimaran {

@@ -1,6 +1,6 @@
 #pragma once
 // ManualClock: a Clock whose time only moves when its owner says so (SetTime / Advance).
-// The offline tools (trimaranctl score, and the simulator to come) run the real
+// The offline tools (trimaranctl score) run the real
 // scheduling code at a chosen instant with it; tests use it as FakeClock
 // (common/testing/fake_clock.h).
 //
@@ -28,6 +28,7 @@
 #include <list>
 #include <stop_token>
 #include <thread>
+
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"

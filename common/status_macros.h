@@ -8,12 +8,12 @@
 //
 // Thread-safety: stateless macros and pure functions; safe anywhere.
 
-#include "absl/strings/string_view.h"
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace trimaran {
 
@@ -30,19 +30,19 @@ inline absl::Status Annotate(const absl::Status& status, absl::string_view conte
 #define TRIMARAN_STATUS_MACROS_CONCAT_(x, y) TRIMARAN_STATUS_MACROS_CONCAT_INNER_(x, y)
 
 // Evaluates `expr` (an absl::Status); returns it from the calling function if not OK.
-#define TRIMARAN_RETURN_IF_ERROR(expr)                                     \
-  do {                                                                     \
-    ::absl::Status trimaran_status_ = (expr);                              \
+#define TRIMARAN_RETURN_IF_ERROR(expr)                                       \
+  do {                                                                       \
+    ::absl::Status trimaran_status_ = (expr);                                \
     if (ABSL_PREDICT_FALSE(!trimaran_status_.ok())) return trimaran_status_; \
   } while (0)
 
 // Evaluates `rexpr` (an absl::StatusOr<T>); on error returns its status, otherwise
 // moves the value into `lhs` (which may be a declaration such as `auto x`).
-#define TRIMARAN_ASSIGN_OR_RETURN(lhs, rexpr) \
-  TRIMARAN_ASSIGN_OR_RETURN_IMPL_(            \
-      TRIMARAN_STATUS_MACROS_CONCAT_(trimaran_statusor_, __LINE__), lhs, rexpr)
+#define TRIMARAN_ASSIGN_OR_RETURN(lhs, rexpr)                                                   \
+  TRIMARAN_ASSIGN_OR_RETURN_IMPL_(TRIMARAN_STATUS_MACROS_CONCAT_(trimaran_statusor_, __LINE__), \
+                                  lhs, rexpr)
 
-#define TRIMARAN_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr)        \
-  auto statusor = (rexpr);                                           \
+#define TRIMARAN_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr)       \
+  auto statusor = (rexpr);                                          \
   if (ABSL_PREDICT_FALSE(!statusor.ok())) return statusor.status(); \
   lhs = std::move(statusor).value()

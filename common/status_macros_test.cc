@@ -49,8 +49,7 @@ TEST(StatusMacrosTest, AssignOrReturn) {
 
 TEST(StatusMacrosTest, AnnotateKeepsCodeAndPrependsContext) {
   absl::Status s = Annotate(absl::NotFoundError("no such node"), "binding pod default/web-1");
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound,
-                          "binding pod default/web-1: no such node"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound, "binding pod default/web-1: no such node"));
   EXPECT_THAT(Annotate(absl::OkStatus(), "ctx"), IsOk());
 }
 

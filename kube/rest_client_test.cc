@@ -1,8 +1,8 @@
 #include "kube/rest_client.h"
 
 #include "common/http/testing/fake_transport.h"
-#include "common/testing/fake_clock.h"
 #include "common/stats/registry.h"
+#include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

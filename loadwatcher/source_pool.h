@@ -16,7 +16,7 @@
 // This is the interface the plugins see (through Handle::load_watcher_sources()). The
 // production implementation is providers::ProviderSourcePool
 // (providers/provider_source_pool.h); plugin tests use
-// scheduler/plugins/trimaran/testing/fake_source_pool.h.
+// scheduler/plugins/load_aware/testing/fake_source_pool.h.
 //
 // Ownership: returned Clients are owned by the pool and live as long as it does.
 // Thread-safety: implementations are safe for concurrent use.

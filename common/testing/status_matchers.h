@@ -11,9 +11,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "common/status_macros.h"
 
 namespace trimaran::testing {
 namespace internal {
@@ -43,8 +43,7 @@ MATCHER_P2(StatusIs, code, message_matcher,
   const absl::Status& s = internal::GetStatus(arg);
   *result_listener << "status is " << s;
   return s.code() == code &&
-         ::testing::ExplainMatchResult(message_matcher, std::string(s.message()),
-                                       result_listener);
+         ::testing::ExplainMatchResult(message_matcher, std::string(s.message()), result_listener);
 }
 
 }  // namespace trimaran::testing
@@ -52,10 +51,10 @@ MATCHER_P2(StatusIs, code, message_matcher,
 #define TRIMARAN_ASSERT_OK(expr) ASSERT_THAT((expr), ::trimaran::testing::IsOk())
 #define TRIMARAN_EXPECT_OK(expr) EXPECT_THAT((expr), ::trimaran::testing::IsOk())
 
-#define TRIMARAN_ASSERT_OK_AND_ASSIGN(lhs, rexpr)                         \
-  TRIMARAN_ASSERT_OK_AND_ASSIGN_IMPL_(                                    \
+#define TRIMARAN_ASSERT_OK_AND_ASSIGN(lhs, rexpr) \
+  TRIMARAN_ASSERT_OK_AND_ASSIGN_IMPL_(            \
       TRIMARAN_STATUS_MACROS_CONCAT_(trimaran_assert_statusor_, __LINE__), lhs, rexpr)
 #define TRIMARAN_ASSERT_OK_AND_ASSIGN_IMPL_(statusor, lhs, rexpr) \
-  auto statusor = (rexpr);                                         \
-  ASSERT_TRUE(statusor.ok()) << statusor.status();                 \
+  auto statusor = (rexpr);                                        \
+  ASSERT_TRUE(statusor.ok()) << statusor.status();                \
   lhs = std::move(statusor).value()

@@ -1,10 +1,9 @@
 #pragma once
 // Explainer: runs the scheduler's real algorithm (sched::SchedulePod, the profile's real
 // plugins) offline and explains one cycle as a Report. It is the library behind
-// `trimaranctl score`, and is built for the tools that come after it (the dashboard's
-// explanations, the what-if simulator): build it once, keep changing the cluster through
-// cache(), and run as many cycles as needed; each profile's Framework is built on first
-// use and kept.
+// `trimaranctl score`, and is built to serve any tool that runs many cycles: build it
+// once, keep changing the cluster through cache(), and run as many cycles as needed; each
+// profile's Framework is built on first use and kept.
 //
 //   ASSIGN_OR_RETURN(auto explainer, Explainer::Create(profiles, {&registry, &clock}));
 //   RETURN_IF_ERROR(explainer->cache().AddNode(node));
@@ -34,7 +33,6 @@
 #include "common/clock.h"
 #include "common/stats/registry.h"
 #include "common/stats/scope.h"
-#include "scheduler/framework/stats_scopes.h"
 #include "kube/api/pod.h"
 #include "loadwatcher/metrics.h"
 #include "scheduler/backend/cache/cache_impl.h"
@@ -43,6 +41,7 @@
 #include "scheduler/explain/offline_handle.h"
 #include "scheduler/explain/report.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/framework/stats_scopes.h"
 #include "scheduler/runtime/framework.h"
 
 namespace trimaran::sched::explain {

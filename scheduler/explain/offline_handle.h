@@ -1,6 +1,6 @@
 #pragma once
-// OfflineHandle: the Handle the offline tools (trimaranctl score, the dashboard's
-// explanations, the simulator) build frameworks with. Plugins see the tool's snapshot,
+// OfflineHandle: the Handle the offline tools (trimaranctl score through the Explainer)
+// build frameworks with. Plugins see the tool's snapshot,
 // its clock (a ManualClock, usually), an in-memory apiserver (kube::testing::FakeClient;
 // score plugins never call it, binders write to it), an event recorder that drops
 // events, a sequential parallelizer (reports are deterministic) and the tool's load
@@ -10,11 +10,11 @@
 // Ownership: everything passed in must outlive the handle.
 
 #include "common/clock.h"
-#include "scheduler/framework/stats_scopes.h"
 #include "kube/testing/fake_client.h"
 #include "loadwatcher/client.h"
 #include "loadwatcher/source_pool.h"
 #include "scheduler/framework/handle.h"
+#include "scheduler/framework/stats_scopes.h"
 #include "scheduler/runtime/inline_parallelizer.h"
 
 namespace trimaran::sched::explain {

@@ -2,8 +2,7 @@
 // The report of one explained scheduling cycle: every node's filter verdict, every
 // score plugin's score, the weighted totals, the ranking and the chosen node, plus
 // remarks on what the daemon would do differently. Produced by Explainer (explainer.h),
-// printed by FormatTable / FormatJson (report_format.h); `trimaranctl score` prints it,
-// and the dashboard and the simulator read it.
+// printed by FormatTable / FormatJson (report_format.h); `trimaranctl score` prints it.
 //
 // Thread-safety: plain data.
 

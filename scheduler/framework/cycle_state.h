@@ -27,11 +27,11 @@
 
 #include <memory>
 #include <string>
-#include <utility>
-
-#include <typeinfo>
 #include <type_traits>
+#include <typeinfo>
+#include <utility>
 #include <vector>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -138,8 +138,7 @@ class CycleState {
     auto copy = std::make_unique<CycleState>();
     copy->data_.reserve(data_.size());
     for (const Entry& e : data_) {
-      copy->data_.push_back(
-          Entry{e.key, e.key_ptr, e.data == nullptr ? nullptr : e.data->Clone()});
+      copy->data_.push_back(Entry{e.key, e.key_ptr, e.data == nullptr ? nullptr : e.data->Clone()});
     }
     copy->skip_filter_plugins_ = skip_filter_plugins_;
     copy->skip_filter_mask_ = skip_filter_mask_;

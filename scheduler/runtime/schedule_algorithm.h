@@ -14,7 +14,7 @@
 // The steps are upstream's functions: FindNodesThatFitPod (PreFilter, the nominated
 // node, FindNodesThatPassFilters), PrioritizeNodes (PreScore, Score) and SelectHost.
 //
-// Tools (trimaranctl score, and later the dashboard and the simulator) run the SAME
+// Tools (trimaranctl score through scheduler/explain; any later offline tool) run the SAME
 // algorithm with ScheduleOptions: evaluate every node, break the last ties by name, and
 // keep every node's verdict and every plugin's raw and normalized score (CycleDetails).
 //

@@ -41,8 +41,8 @@ int Sync(const char* kubeconfig, int n) {
   auto client = trimaran::kube::RestClient::Create(*config, trimaran::RealClock::Get());
   if (!client.ok()) return Fail(client.status());
   absl::Time start = absl::Now();
-  trimaran::kube::Informer<trimaran::kube::Pod> informer(
-      trimaran::kube::PodListerWatcher(**client), trimaran::RealClock::Get());
+  trimaran::kube::Informer<trimaran::kube::Pod> informer(trimaran::kube::PodListerWatcher(**client),
+                                                         trimaran::RealClock::Get());
   informer.store().AddIndex(trimaran::kube::kPodsByNodeIndex, trimaran::kube::PodNodeIndexFunc);
   informer.Start();
   if (!informer.WaitForSync(absl::Minutes(5))) return Fail(absl::DeadlineExceededError("sync"));
@@ -96,7 +96,8 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& t : threads) t.join();
-  if (failures > 0) return Fail(absl::InternalError(absl::StrCat(failures.load(), " creates failed")));
+  if (failures > 0)
+    return Fail(absl::InternalError(absl::StrCat(failures.load(), " creates failed")));
   double create_seconds = absl::ToDoubleSeconds(absl::Now() - start);
 
   std::printf("{\"pods\":%d,\"create_seconds\":%.2f,", n, create_seconds);

@@ -19,9 +19,8 @@ TEST(ControlPlaneTest, StartsServesRestartsAndCompacts) {
   EXPECT_THAT(cp->server(), ::testing::StartsWith("https://127.0.0.1:"));
 
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
-      auto created,
-      cp->Request("POST", "/api/v1/nodes",
-                  R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}})"));
+      auto created, cp->Request("POST", "/api/v1/nodes",
+                                R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}})"));
   ASSERT_EQ(created.status_code, 201) << created.body;
 
   TRIMARAN_ASSERT_OK_AND_ASSIGN(auto got, cp->Request("GET", "/api/v1/nodes/n1"));

@@ -22,9 +22,9 @@
 namespace trimaran::e2e {
 namespace {
 
-using ::testing::HasSubstr;
 using kube::testing::MakeNode;
 using kube::testing::MakePod;
+using ::testing::HasSubstr;
 using trimaran::testing::StatusIs;
 
 bool Eventually(const std::function<bool()>& cond, absl::Duration timeout = absl::Seconds(60)) {
@@ -65,8 +65,11 @@ class KubeClientE2ETest : public ::testing::Test {
     for (int t = 0; t < 8; ++t) {
       threads.emplace_back([&] {
         for (int i = next++; i < n; i = next++) {
-          auto pod = MakePod().Name(absl::StrCat(prefix, "-", i)).Namespace(ns)
-                         .Req({{"cpu", "100m"}, {"memory", "128Mi"}}).Obj();
+          auto pod = MakePod()
+                         .Name(absl::StrCat(prefix, "-", i))
+                         .Namespace(ns)
+                         .Req({{"cpu", "100m"}, {"memory", "128Mi"}})
+                         .Obj();
           if (!client_->CreatePod(pod).ok()) ++failures;
         }
       });
@@ -133,7 +136,8 @@ TEST_F(KubeClientE2ETest, WatchSeesEveryAddUpdateAndDeleteInOrder) {
     patch.conditions.push_back(c);
     TRIMARAN_ASSERT_OK(client_->PatchPodStatus("w", pod->metadata.name, patch));
   }
-  for (int i = 0; i < kPods; ++i) TRIMARAN_ASSERT_OK(client_->DeletePod("w", absl::StrCat("w-", i)));
+  for (int i = 0; i < kPods; ++i)
+    TRIMARAN_ASSERT_OK(client_->DeletePod("w", absl::StrCat("w-", i)));
   auto deleted = [&] {
     absl::MutexLock lock(&mu);
     return std::count_if(seen.begin(), seen.end(),
@@ -162,9 +166,9 @@ TEST_F(KubeClientE2ETest, WatchSeesEveryAddUpdateAndDeleteInOrder) {
 
 TEST_F(KubeClientE2ETest, InformerSurvivesApiserverRestartAndEndsEqualToAFreshList) {
   CreatePods("default", "a", 50);
-  kube::Informer<kube::Pod> informer(kube::PodListerWatcher(*client_), RealClock::Get(),
-                                     {.page_size = 20, .min_backoff = absl::Milliseconds(200),
-                                      .max_backoff = absl::Seconds(1)});
+  kube::Informer<kube::Pod> informer(
+      kube::PodListerWatcher(*client_), RealClock::Get(),
+      {.page_size = 20, .min_backoff = absl::Milliseconds(200), .max_backoff = absl::Seconds(1)});
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
   EXPECT_EQ(informer.store().Size(), 50u);
@@ -172,7 +176,8 @@ TEST_F(KubeClientE2ETest, InformerSurvivesApiserverRestartAndEndsEqualToAFreshLi
   // Changes cannot happen while it is down; restart, then change things.
   TRIMARAN_ASSERT_OK(cp_->StartApiserver());
   auto other = NewClient();
-  for (int i = 0; i < 10; ++i) TRIMARAN_ASSERT_OK(other->DeletePod("default", absl::StrCat("a-", i)));
+  for (int i = 0; i < 10; ++i)
+    TRIMARAN_ASSERT_OK(other->DeletePod("default", absl::StrCat("a-", i)));
   CreatePods("default", "b", 20);
   ASSERT_TRUE(Eventually([&] { return informer.store().Size() == 60u; }));
   EXPECT_GE(informer.counters().watch_errors.load(), 1u) << "the cut was noticed and counted";
@@ -215,10 +220,10 @@ TEST_F(CompactionE2ETest, CompactionMakesTheWatchGoneAndTheInformerRelists) {
   };
   kube::Informer<kube::Pod> informer(std::move(lw), RealClock::Get());
   std::atomic<int> tombstones{0};
-  informer.AddEventHandlers({.on_delete = [&](const std::shared_ptr<const kube::Pod>&,
-                                              bool unknown) {
-    if (unknown) ++tombstones;
-  }});
+  informer.AddEventHandlers(
+      {.on_delete = [&](const std::shared_ptr<const kube::Pod>&, bool unknown) {
+        if (unknown) ++tombstones;
+      }});
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
   ASSERT_EQ(informer.store().Size(), 5u);
@@ -253,8 +258,9 @@ TEST_F(CompactionE2ETest, CompactionMakesTheWatchGoneAndTheInformerRelists) {
 
 TEST_F(KubeClientE2ETest, BindEventAndConditionReadBack) {
   TRIMARAN_ASSERT_OK(client_->CreateNode(MakeNode().Name("n1").Obj()).status());
-  TRIMARAN_ASSERT_OK(client_->CreatePod(
-      MakePod().Name("web").Namespace("default").Req({{"cpu", "100m"}}).Obj()).status());
+  TRIMARAN_ASSERT_OK(
+      client_->CreatePod(MakePod().Name("web").Namespace("default").Req({{"cpu", "100m"}}).Obj())
+          .status());
 
   kube::PodStatusPatch patch;
   kube::PodCondition c;

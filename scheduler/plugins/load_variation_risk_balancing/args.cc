@@ -2,13 +2,13 @@
 
 #include <vector>
 
-#include "scheduler/plugins/trimaran/args_decoding.h"
+#include "scheduler/plugins/load_aware/args_decoding.h"
 
 namespace trimaran::sched::plugins {
 
 LoadVariationRiskBalancingArgs DefaultLoadVariationRiskBalancingArgs() {
   LoadVariationRiskBalancingArgs args;
-  args.trimaran = trimaran::DefaultTrimaranSpec();
+  args.trimaran = load_aware::DefaultTrimaranSpec();
   return args;
 }
 
@@ -17,26 +17,27 @@ absl::StatusOr<LoadVariationRiskBalancingArgs> DecodeLoadVariationRiskBalancingA
   const YAML::Node& node = plugin_args.args;
   const absl::string_view path = plugin_args.path;
   LoadVariationRiskBalancingArgs args = DefaultLoadVariationRiskBalancingArgs();
-  if (!trimaran::Present(node)) return args;
+  if (!load_aware::Present(node)) return args;
 
-  trimaran::FieldErrors errors;
+  load_aware::FieldErrors errors;
   std::vector<absl::string_view> known = {"apiVersion", "kind", "safeVarianceMargin",
                                           "safeVarianceSensitivity"};
-  for (absl::string_view f : trimaran::TrimaranSpecFields()) known.push_back(f);
-  if (!trimaran::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
-  trimaran::CheckKind(node, path, "LoadVariationRiskBalancingArgs", errors);
-  trimaran::DecodeTrimaranSpec(node, path, args.trimaran, errors);
+  for (absl::string_view f : load_aware::TrimaranSpecFields()) known.push_back(f);
+  if (!load_aware::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
+  load_aware::CheckKind(node, path, "LoadVariationRiskBalancingArgs", errors);
+  load_aware::DecodeTrimaranSpec(node, path, args.trimaran, errors);
   // Upstream v1 defaulting: nil or < 0 -> 1.
-  if (trimaran::Present(node["safeVarianceMargin"])) {
-    const double v = trimaran::DecodeDouble(node["safeVarianceMargin"],
-                                            trimaran::ChildPath(path, "safeVarianceMargin"), errors)
-                         .value_or(1);
+  if (load_aware::Present(node["safeVarianceMargin"])) {
+    const double v =
+        load_aware::DecodeDouble(node["safeVarianceMargin"],
+                                 load_aware::ChildPath(path, "safeVarianceMargin"), errors)
+            .value_or(1);
     args.safe_variance_margin = v < 0 ? 1 : v;
   }
-  if (trimaran::Present(node["safeVarianceSensitivity"])) {
+  if (load_aware::Present(node["safeVarianceSensitivity"])) {
     const double v =
-        trimaran::DecodeDouble(node["safeVarianceSensitivity"],
-                               trimaran::ChildPath(path, "safeVarianceSensitivity"), errors)
+        load_aware::DecodeDouble(node["safeVarianceSensitivity"],
+                                 load_aware::ChildPath(path, "safeVarianceSensitivity"), errors)
             .value_or(1);
     args.safe_variance_sensitivity = v < 0 ? 1 : v;
   }

@@ -13,12 +13,12 @@
 
 #include "absl/status/statusor.h"
 #include "scheduler/framework/registry.h"
-#include "scheduler/plugins/trimaran/trimaran_spec.h"
+#include "scheduler/plugins/load_aware/trimaran_spec.h"
 
 namespace trimaran::sched::plugins {
 
 struct LoadVariationRiskBalancingArgs {
-  trimaran::TrimaranSpec trimaran;
+  load_aware::TrimaranSpec trimaran;
   double safe_variance_margin = 1;
   double safe_variance_sensitivity = 1;
 

@@ -12,15 +12,15 @@
 namespace trimaran::sched::plugins {
 namespace {
 
-using trimaran::CpuMem;
-using trimaran::MetricsState;
-using trimaran::ResourceStats;
-using trimaran::StatsResource;
+using load_aware::CpuMem;
+using load_aware::MetricsState;
+using load_aware::ResourceStats;
+using load_aware::StatsResource;
 
 }  // namespace
 
 struct LoadVariationRiskBalancing::CycleData final : public StateData {
-  trimaran::CycleMetrics metrics;
+  load_aware::CycleMetrics metrics;
   bool attached = false;  // PreScore attached metrics.view to the tracker
   CpuMem request;
   std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
@@ -31,8 +31,8 @@ absl::StatusOr<std::unique_ptr<Plugin>> LoadVariationRiskBalancing::New(const Pl
                                                                         Handle& handle) {
   TRIMARAN_ASSIGN_OR_RETURN(LoadVariationRiskBalancingArgs typed,
                             DecodeLoadVariationRiskBalancingArgs(args));
-  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<trimaran::PluginMetrics> metrics,
-                            trimaran::PluginMetrics::Create(typed.trimaran, handle, kName));
+  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<load_aware::PluginMetrics> metrics,
+                            load_aware::PluginMetrics::Create(typed.trimaran, handle, kName));
   return std::make_unique<LoadVariationRiskBalancing>(std::move(typed), std::move(metrics));
 }
 
@@ -43,7 +43,7 @@ PluginDescriptor LoadVariationRiskBalancing::Descriptor() {
 }
 
 LoadVariationRiskBalancing::LoadVariationRiskBalancing(
-    LoadVariationRiskBalancingArgs args, std::unique_ptr<trimaran::PluginMetrics> metrics)
+    LoadVariationRiskBalancingArgs args, std::unique_ptr<load_aware::PluginMetrics> metrics)
     : args_(std::move(args)), metrics_(std::move(metrics)), tracker_(metrics_->clock()) {}
 
 double LoadVariationRiskBalancing::RiskScore(const ResourceStats& stats, double margin,
@@ -66,18 +66,18 @@ Status LoadVariationRiskBalancing::PreScore(CycleState& state, const kube::Pod& 
                                             std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
   data->metrics = metrics_->ForCycle();
-  data->request = trimaran::PodRequests(pod);
+  data->request = load_aware::PodRequests(pod);
   if (data->metrics.view != nullptr) {
     // Once per new view: prune what its window covers and link the pending sums.
     tracker_.AttachView(data->metrics.view,
                         metrics_->clock().Now() - metrics_->spec().metrics_max_age -
-                            absl::Seconds(trimaran::kMetricsReportingAllowanceSeconds));
+                            absl::Seconds(load_aware::kMetricsReportingAllowanceSeconds));
     data->attached = true;
   }
   // Once per (view × node set) change, not per cycle (see TargetLoadPacking::PreScore).
   if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
-    table_ =
-        Table::Build(data->metrics.view, nodes, table_.get(), &trimaran::MakeUsageRecord, nullptr);
+    table_ = Table::Build(data->metrics.view, nodes, table_.get(), &load_aware::MakeUsageRecord,
+                          nullptr);
   }
   data->table = table_;
   state.Write(kStateKey, std::move(data));
@@ -97,7 +97,7 @@ Status LoadVariationRiskBalancing::ScoreNodes(const CycleState& state, const kub
                                               std::span<NodeScore> scores) const {
   const CycleData* data = nullptr;
   if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
-  return trimaran::ScoreEach(nodes, scores, [&](const NodeInfo& node_info, size_t& cursor) {
+  return load_aware::ScoreEach(nodes, scores, [&](const NodeInfo& node_info, size_t& cursor) {
     return ScoreOne(data, pod, node_info, cursor);
   });
 }
@@ -110,13 +110,13 @@ ScoreResult LoadVariationRiskBalancing::ScoreOne(const CycleData* data, const ku
   if (data == nullptr) {
     local.emplace();
     local->metrics = metrics_->ForCycleNonBlocking();
-    local->request = trimaran::PodRequests(pod);
+    local->request = load_aware::PodRequests(pod);
     data = &*local;
   }
   NodeRecord fresh;
   bool from_table = false;
-  const NodeRecord& record = trimaran::RecordFor(data->table.get(), data->metrics.view.get(),
-                                                 node_info, cursor, fresh, &from_table);
+  const NodeRecord& record = load_aware::RecordFor(data->table.get(), data->metrics.view.get(),
+                                                   node_info, cursor, fresh, &from_table);
   return ScoreRecord(*data, record, node_info, /*cached_report=*/from_table);
 }
 
@@ -124,7 +124,7 @@ ScoreResult LoadVariationRiskBalancing::ScoreRecord(const CycleData& data, const
                                                     const NodeInfo& node_info,
                                                     bool cached_report) const {
   const kube::Node& node = *record.key;
-  const MetricsState mstate = trimaran::NodeState(data.metrics.state, record);
+  const MetricsState mstate = load_aware::NodeState(data.metrics.state, record);
   if (cached_report) {
     metrics_->ReportCached(node.metadata.name, mstate, record.reported);
   } else {
@@ -136,24 +136,24 @@ ScoreResult LoadVariationRiskBalancing::ScoreRecord(const CycleData& data, const
   double s_cpu = 0, s_mem = 0;
   bool ok_cpu = false, ok_mem = false;
   if (mstate == MetricsState::kOk) {
-    const trimaran::NodeUsage& usage = *record.usage;
-    const trimaran::PodLoad recent = trimaran::PendingLoad(tracker_, *data.metrics.view, usage,
-                                                           node.metadata.name, data.attached);
+    const load_aware::NodeUsage& usage = *record.usage;
+    const load_aware::PodLoad recent = load_aware::PendingLoad(tracker_, *data.metrics.view, usage,
+                                                               node.metadata.name, data.attached);
     if (usage.cpu.valid) {
-      s_cpu = RiskScore(trimaran::CreateResourceStats(usage.cpu, record.allocatable,
-                                                      data.request.milli_cpu + recent.milli_cpu,
-                                                      StatsResource::kCpu),
+      s_cpu = RiskScore(load_aware::CreateResourceStats(usage.cpu, record.allocatable,
+                                                        data.request.milli_cpu + recent.milli_cpu,
+                                                        StatsResource::kCpu),
                         margin, sensitivity);
       ok_cpu = true;
     }
     if (usage.memory.valid) {
-      s_mem = RiskScore(trimaran::CreateResourceStats(usage.memory, record.allocatable,
-                                                      data.request.memory + recent.memory,
-                                                      StatsResource::kMemory),
+      s_mem = RiskScore(load_aware::CreateResourceStats(usage.memory, record.allocatable,
+                                                        data.request.memory + recent.memory,
+                                                        StatsResource::kMemory),
                         margin, sensitivity);
       ok_mem = true;
     }
-  } else if (metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+  } else if (metrics_->fallback() == load_aware::FallbackPolicy::kMinScore) {
     return ScoreResult::Of(kMinNodeScore);
   } else {
     // Requests: the node's requested resources stand in for the measured mean, σ = 0.
@@ -179,7 +179,7 @@ Status LoadVariationRiskBalancing::Reserve(CycleState& state, const kube::Pod& p
   auto read = state.Read<CycleData>(kStateKey);
   if (!read.ok() || !(*read)->attached) return Status();
   const CpuMem& req = (*read)->request;
-  tracker_.Assume(pod, node_name, trimaran::PodLoad{req.milli_cpu, req.memory});
+  tracker_.Assume(pod, node_name, load_aware::PodLoad{req.milli_cpu, req.memory});
   return Status();
 }
 

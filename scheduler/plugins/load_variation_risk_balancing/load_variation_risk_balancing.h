@@ -20,7 +20,7 @@
 // (Requests: A = the node's requested resources from the scheduler cache, S = 0, same
 // formula; MinScore: 0), counted and logged as in trimaran/fallback.h. The snapshot is
 // read once per cycle (PreScore). As TargetLoadPacking, Score finds the node's usage,
-// allocatable and fallback-report word in a trimaran::NodeTable record built in PreScore
+// allocatable and fallback-report word in a load_aware::NodeTable record built in PreScore
 // (no name hashing, Quantity conversion or lock per node); a node without a record is
 // scored the same way from a record made on the spot.
 //
@@ -34,12 +34,12 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/load_aware/node_table.h"
+#include "scheduler/plugins/load_aware/plugin_metrics.h"
+#include "scheduler/plugins/load_aware/recent_pods.h"
+#include "scheduler/plugins/load_aware/resource_stats.h"
+#include "scheduler/plugins/load_aware/usage_record.h"
 #include "scheduler/plugins/load_variation_risk_balancing/args.h"
-#include "scheduler/plugins/trimaran/node_table.h"
-#include "scheduler/plugins/trimaran/plugin_metrics.h"
-#include "scheduler/plugins/trimaran/recent_pods.h"
-#include "scheduler/plugins/trimaran/resource_stats.h"
-#include "scheduler/plugins/trimaran/usage_record.h"
 
 namespace trimaran::sched::plugins {
 
@@ -56,7 +56,7 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
   static PluginDescriptor Descriptor();
 
   LoadVariationRiskBalancing(LoadVariationRiskBalancingArgs args,
-                             std::unique_ptr<trimaran::PluginMetrics> metrics);
+                             std::unique_ptr<load_aware::PluginMetrics> metrics);
 
   absl::string_view Name() const override { return kName; }
 
@@ -72,15 +72,16 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
 
   // riskScore of spec §3 (unrounded, 0..100).
-  static double RiskScore(const trimaran::ResourceStats& stats, double margin, double sensitivity);
+  static double RiskScore(const load_aware::ResourceStats& stats, double margin,
+                          double sensitivity);
 
-  const trimaran::RecentPodTracker& tracker() const { return tracker_; }
-  const trimaran::PluginMetrics& metrics() const { return *metrics_; }
+  const load_aware::RecentPodTracker& tracker() const { return tracker_; }
+  const load_aware::PluginMetrics& metrics() const { return *metrics_; }
 
  private:
   struct CycleData;
-  using NodeRecord = trimaran::UsageRecord;
-  using Table = trimaran::NodeTable<NodeRecord>;
+  using NodeRecord = load_aware::UsageRecord;
+  using Table = load_aware::NodeTable<NodeRecord>;
 
   // One node from its record (found in the cycle's table, or made on the spot).
   ScoreResult ScoreRecord(const CycleData& data, const NodeRecord& record,
@@ -90,8 +91,8 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
                        size_t& cursor) const;
 
   LoadVariationRiskBalancingArgs args_;
-  std::unique_ptr<trimaran::PluginMetrics> metrics_;
-  trimaran::RecentPodTracker tracker_;
+  std::unique_ptr<load_aware::PluginMetrics> metrics_;
+  load_aware::RecentPodTracker tracker_;
   // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
   std::shared_ptr<const Table> table_;
 };

@@ -16,7 +16,7 @@
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
-#include "scheduler/plugins/trimaran/testing/plugin_env.h"
+#include "scheduler/plugins/load_aware/testing/plugin_env.h"
 #include "scheduler/testing/fake_handle.h"
 #include "yaml-cpp/yaml.h"
 
@@ -28,8 +28,8 @@ using ::trimaran::kube::testing::MakeNode;
 using ::trimaran::kube::testing::MakePod;
 using ::trimaran::lw::testing::FakeLoadWatcherClient;
 using ::trimaran::lw::testing::MakeWatcherMetrics;
-using ::trimaran::sched::plugins::trimaran::MetricsState;
-using ::trimaran::sched::plugins::trimaran::ResourceStats;
+using ::trimaran::sched::plugins::load_aware::MetricsState;
+using ::trimaran::sched::plugins::load_aware::ResourceStats;
 using ::trimaran::testing::IsOk;
 using ::trimaran::testing::StatusIs;
 
@@ -71,11 +71,11 @@ TEST(LoadVariationRiskBalancingTest, RiskScoreBranches) {
   EXPECT_EQ(std::round(s), 57);
 }
 
-using Env = trimaran::testing::PluginEnv<LoadVariationRiskBalancing>;
+using Env = load_aware::testing::PluginEnv<LoadVariationRiskBalancing>;
 
 // One 4-core / 8Gi node "n" with `pods` on it.
 std::unique_ptr<Env> MakeEnv(const std::vector<kube::Pod>& pods, const std::string& yaml) {
-  return trimaran::testing::MakePluginEnv<LoadVariationRiskBalancing>(
+  return load_aware::testing::MakePluginEnv<LoadVariationRiskBalancing>(
       {MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj()}, pods, yaml);
 }
 
@@ -223,7 +223,7 @@ TEST(LoadVariationRiskBalancingTest, NodeTableAndBatchMatchNodeByNode) {
   for (const char* n : {"a", "b", "c", "d"}) {
     nodes.push_back(MakeNode().Name(n).Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj());
   }
-  auto env = trimaran::testing::MakePluginEnv<LoadVariationRiskBalancing>(nodes, {}, "{}");
+  auto env = load_aware::testing::MakePluginEnv<LoadVariationRiskBalancing>(nodes, {}, "{}");
   ASSERT_NE(env, nullptr);
   env->client.Set(MakeWatcherMetrics()
                       .Node("a")
@@ -254,10 +254,10 @@ TEST(LoadVariationRiskBalancingTest, NodeTableAndBatchMatchNodeByNode) {
     EXPECT_EQ(want[i].score, expected.at(list[i]->name())) << list[i]->name();
     CycleState bare;  // no PreScore: no table
     const ScoreResult slow = env->plugin->Score(bare, kPod, *list[i]);
-    trimaran::testing::ExpectSameScore(slow.score, slow.exact, want[i].score, want[i].exact,
-                                       list[i]->name());
+    load_aware::testing::ExpectSameScore(slow.score, slow.exact, want[i].score, want[i].exact,
+                                         list[i]->name());
   }
-  trimaran::testing::ExpectBatchMatches(*env->plugin, state, kPod, list, want);
+  load_aware::testing::ExpectBatchMatches(*env->plugin, state, kPod, list, want);
   EXPECT_GE(env->plugin->metrics().reporter().count(MetricsState::kNodeMissing), 1);
 }
 

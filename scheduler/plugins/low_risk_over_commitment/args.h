@@ -17,12 +17,12 @@
 
 #include "absl/status/statusor.h"
 #include "scheduler/framework/registry.h"
-#include "scheduler/plugins/trimaran/trimaran_spec.h"
+#include "scheduler/plugins/load_aware/trimaran_spec.h"
 
 namespace trimaran::sched::plugins {
 
 struct LowRiskOverCommitmentArgs {
-  trimaran::TrimaranSpec trimaran;
+  load_aware::TrimaranSpec trimaran;
   int64_t smoothing_window_size = 5;
   double cpu_risk_limit_weight = 0.5;
   double memory_risk_limit_weight = 0.5;

@@ -11,14 +11,14 @@
 namespace trimaran::sched::plugins {
 namespace {
 
-using trimaran::CpuMem;
-using trimaran::MetricsState;
-using trimaran::StatsResource;
+using load_aware::CpuMem;
+using load_aware::MetricsState;
+using load_aware::StatsResource;
 
 }  // namespace
 
 struct LowRiskOverCommitment::CycleData final : public StateData {
-  trimaran::CycleMetrics metrics;
+  load_aware::CycleMetrics metrics;
   CpuMem request;
   CpuMem limit;
   std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
@@ -28,8 +28,8 @@ struct LowRiskOverCommitment::CycleData final : public StateData {
 absl::StatusOr<std::unique_ptr<Plugin>> LowRiskOverCommitment::New(const PluginArgs& args,
                                                                    Handle& handle) {
   TRIMARAN_ASSIGN_OR_RETURN(LowRiskOverCommitmentArgs typed, DecodeLowRiskOverCommitmentArgs(args));
-  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<trimaran::PluginMetrics> metrics,
-                            trimaran::PluginMetrics::Create(typed.trimaran, handle, kName));
+  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<load_aware::PluginMetrics> metrics,
+                            load_aware::PluginMetrics::Create(typed.trimaran, handle, kName));
   return std::make_unique<LowRiskOverCommitment>(std::move(typed), std::move(metrics));
 }
 
@@ -40,29 +40,29 @@ PluginDescriptor LowRiskOverCommitment::Descriptor() {
 }
 
 LowRiskOverCommitment::LowRiskOverCommitment(LowRiskOverCommitmentArgs args,
-                                             std::unique_ptr<trimaran::PluginMetrics> metrics)
+                                             std::unique_ptr<load_aware::PluginMetrics> metrics)
     : args_(std::move(args)), metrics_(std::move(metrics)) {}
 
 Status LowRiskOverCommitment::PreScore(CycleState& state, const kube::Pod& pod,
                                        std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
   data->metrics = metrics_->ForCycle();
-  data->request = trimaran::PodRequests(pod);
-  data->limit = trimaran::PodLimits(pod);
-  trimaran::SetMaxLimits(data->request, data->limit);
+  data->request = load_aware::PodRequests(pod);
+  data->limit = load_aware::PodLimits(pod);
+  load_aware::SetMaxLimits(data->request, data->limit);
   // Once per (view × node set) change, not per cycle (see TargetLoadPacking::PreScore).
   if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
-    table_ =
-        Table::Build(data->metrics.view, nodes, table_.get(), &trimaran::MakeUsageRecord, nullptr);
+    table_ = Table::Build(data->metrics.view, nodes, table_.get(), &load_aware::MakeUsageRecord,
+                          nullptr);
   }
   data->table = table_;
   state.Write(kStateKey, std::move(data));
   return Status();
 }
 
-double LowRiskOverCommitment::Risk(const NodeInfo& node_info, const trimaran::NodeTotals& totals,
+double LowRiskOverCommitment::Risk(const NodeInfo& node_info, const load_aware::NodeTotals& totals,
                                    StatsResource resource,
-                                   const trimaran::ResourceData* data) const {
+                                   const load_aware::ResourceData* data) const {
   const bool cpu = resource == StatsResource::kCpu;
   const int64_t req = cpu ? totals.request.milli_cpu : totals.request.memory;
   const int64_t lim = cpu ? totals.limit.milli_cpu : totals.limit.memory;
@@ -80,9 +80,9 @@ double LowRiskOverCommitment::Risk(const NodeInfo& node_info, const trimaran::No
   // (2) load risk.
   double risk_load = 0;
   if (data != nullptr && node_info.node() != nullptr) {
-    const trimaran::ResourceStats stats =
-        trimaran::CreateResourceStats(*data, totals.capacity, 0, resource);
-    const trimaran::MuSigma ms = trimaran::GetMuSigma(stats);
+    const load_aware::ResourceStats stats =
+        load_aware::CreateResourceStats(*data, totals.capacity, 0, resource);
+    const load_aware::MuSigma ms = load_aware::GetMuSigma(stats);
     const double mu = ms.mu;
     double sigma = ms.sigma * std::sqrt(static_cast<double>(args_.smoothing_window_size));
     const double max_var = (mu > 0 && mu < 1) ? mu * (1 - mu) : 0;
@@ -122,7 +122,7 @@ Status LowRiskOverCommitment::ScoreNodes(const CycleState& state, const kube::Po
                                          std::span<NodeScore> scores) const {
   const CycleData* data = nullptr;
   if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
-  return trimaran::ScoreEach(nodes, scores, [&](const NodeInfo& node_info, size_t& cursor) {
+  return load_aware::ScoreEach(nodes, scores, [&](const NodeInfo& node_info, size_t& cursor) {
     return ScoreOne(data, pod, node_info, cursor);
   });
 }
@@ -134,25 +134,25 @@ ScoreResult LowRiskOverCommitment::ScoreOne(const CycleData* data, const kube::P
   if (data == nullptr) {
     local.emplace();
     local->metrics = metrics_->ForCycleNonBlocking();
-    local->request = trimaran::PodRequests(pod);
-    local->limit = trimaran::PodLimits(pod);
-    trimaran::SetMaxLimits(local->request, local->limit);
+    local->request = load_aware::PodRequests(pod);
+    local->limit = load_aware::PodLimits(pod);
+    load_aware::SetMaxLimits(local->request, local->limit);
     data = &*local;
   }
   // 1. Best effort: skipped (upstream), before any metrics lookup or fallback count.
   if (data->request == CpuMem{} && data->limit == CpuMem{}) return ScoreResult::Of(kMinNodeScore);
-  trimaran::UsageRecord fresh;
+  load_aware::UsageRecord fresh;
   bool from_table = false;
-  const trimaran::UsageRecord& record = trimaran::RecordFor(
+  const load_aware::UsageRecord& record = load_aware::RecordFor(
       data->table.get(), data->metrics.view.get(), node_info, cursor, fresh, &from_table);
   return ScoreRecord(*data, record, node_info, /*cached_report=*/from_table);
 }
 
 ScoreResult LowRiskOverCommitment::ScoreRecord(const CycleData& data,
-                                               const trimaran::UsageRecord& record,
+                                               const load_aware::UsageRecord& record,
                                                const NodeInfo& node_info,
                                                bool cached_report) const {
-  const MetricsState mstate = trimaran::NodeState(data.metrics.state, record);
+  const MetricsState mstate = load_aware::NodeState(data.metrics.state, record);
   if (cached_report) {
     metrics_->ReportCached(record.key->metadata.name, mstate, record.reported);
   } else {
@@ -162,12 +162,12 @@ ScoreResult LowRiskOverCommitment::ScoreRecord(const CycleData& data,
   // listed with metrics of other kinds only is not "no metrics" upstream: it is scored
   // by its limit risk (its load risk is 0 without a CPU or Memory metric), as here.
   if (mstate != MetricsState::kOk && mstate != MetricsState::kNoUsableMetric &&
-      metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+      metrics_->fallback() == load_aware::FallbackPolicy::kMinScore) {
     return ScoreResult::Of(kMinNodeScore);
   }
-  const trimaran::NodeUsage* usage = mstate == MetricsState::kOk ? record.usage : nullptr;
-  const trimaran::NodeTotals totals =
-      trimaran::NodeRequestsAndLimits(node_info, record.allocatable, data.request, data.limit);
+  const load_aware::NodeUsage* usage = mstate == MetricsState::kOk ? record.usage : nullptr;
+  const load_aware::NodeTotals totals =
+      load_aware::NodeRequestsAndLimits(node_info, record.allocatable, data.request, data.limit);
   const double risk_cpu = Risk(node_info, totals, StatsResource::kCpu,
                                usage != nullptr && usage->cpu.valid ? &usage->cpu : nullptr);
   const double risk_mem = Risk(node_info, totals, StatsResource::kMemory,

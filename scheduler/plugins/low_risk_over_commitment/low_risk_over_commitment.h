@@ -29,7 +29,7 @@
 // assumed pods; the measured load excludes the pod by definition (§4).
 //
 // Hot path: as LoadVariationRiskBalancing, Score finds the node's usage, allocatable and
-// fallback-report word in a trimaran::NodeTable of UsageRecords built in PreScore.
+// fallback-report word in a load_aware::NodeTable of UsageRecords built in PreScore.
 //
 // Thread-safety: Score is const and safe for concurrent use.
 
@@ -41,11 +41,11 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/load_aware/node_table.h"
+#include "scheduler/plugins/load_aware/plugin_metrics.h"
+#include "scheduler/plugins/load_aware/resource_stats.h"
+#include "scheduler/plugins/load_aware/usage_record.h"
 #include "scheduler/plugins/low_risk_over_commitment/args.h"
-#include "scheduler/plugins/trimaran/node_table.h"
-#include "scheduler/plugins/trimaran/plugin_metrics.h"
-#include "scheduler/plugins/trimaran/resource_stats.h"
-#include "scheduler/plugins/trimaran/usage_record.h"
 
 namespace trimaran::sched::plugins {
 
@@ -61,7 +61,7 @@ class LowRiskOverCommitment final : public PreScorePlugin, public ScorePlugin {
   static PluginDescriptor Descriptor();
 
   LowRiskOverCommitment(LowRiskOverCommitmentArgs args,
-                        std::unique_ptr<trimaran::PluginMetrics> metrics);
+                        std::unique_ptr<load_aware::PluginMetrics> metrics);
 
   absl::string_view Name() const override { return kName; }
 
@@ -76,23 +76,23 @@ class LowRiskOverCommitment final : public PreScorePlugin, public ScorePlugin {
 
   // risk_r of step 3. `data` is null when the resource has no usable metric;
   // totals.capacity is the node's allocatable (NodeRequestsAndLimits).
-  double Risk(const NodeInfo& node_info, const trimaran::NodeTotals& totals,
-              trimaran::StatsResource resource, const trimaran::ResourceData* data) const;
+  double Risk(const NodeInfo& node_info, const load_aware::NodeTotals& totals,
+              load_aware::StatsResource resource, const load_aware::ResourceData* data) const;
 
-  const trimaran::PluginMetrics& metrics() const { return *metrics_; }
+  const load_aware::PluginMetrics& metrics() const { return *metrics_; }
 
  private:
   struct CycleData;
-  using Table = trimaran::NodeTable<trimaran::UsageRecord>;
+  using Table = load_aware::NodeTable<load_aware::UsageRecord>;
 
   // Score with `data` already read (null: no PreScore ran) and the run's table cursor.
   ScoreResult ScoreOne(const CycleData* data, const kube::Pod& pod, const NodeInfo& node_info,
                        size_t& cursor) const;
-  ScoreResult ScoreRecord(const CycleData& data, const trimaran::UsageRecord& record,
+  ScoreResult ScoreRecord(const CycleData& data, const load_aware::UsageRecord& record,
                           const NodeInfo& node_info, bool cached_report) const;
 
   LowRiskOverCommitmentArgs args_;
-  std::unique_ptr<trimaran::PluginMetrics> metrics_;
+  std::unique_ptr<load_aware::PluginMetrics> metrics_;
   // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
   std::shared_ptr<const Table> table_;
 };

@@ -17,8 +17,8 @@
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
+#include "scheduler/plugins/load_aware/testing/plugin_env.h"
 #include "scheduler/plugins/low_risk_over_commitment/beta.h"
-#include "scheduler/plugins/trimaran/testing/plugin_env.h"
 #include "scheduler/testing/fake_handle.h"
 #include "yaml-cpp/yaml.h"
 
@@ -30,7 +30,7 @@ using ::trimaran::kube::testing::MakeNode;
 using ::trimaran::kube::testing::MakePod;
 using ::trimaran::lw::testing::FakeLoadWatcherClient;
 using ::trimaran::lw::testing::MakeWatcherMetrics;
-using ::trimaran::sched::plugins::trimaran::MetricsState;
+using ::trimaran::sched::plugins::load_aware::MetricsState;
 using ::trimaran::testing::IsOk;
 using ::trimaran::testing::StatusIs;
 
@@ -94,11 +94,11 @@ TEST(BetaTest, ComputeProbabilityBranches) {
   }
 }
 
-using Env = trimaran::testing::PluginEnv<LowRiskOverCommitment>;
+using Env = load_aware::testing::PluginEnv<LowRiskOverCommitment>;
 
 // One 4-core / 8Gi node "n" with `pods` on it.
 std::unique_ptr<Env> MakeEnv(const std::vector<kube::Pod>& pods, const std::string& yaml) {
-  return trimaran::testing::MakePluginEnv<LowRiskOverCommitment>(
+  return load_aware::testing::MakePluginEnv<LowRiskOverCommitment>(
       {MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj()}, pods, yaml);
 }
 
@@ -223,7 +223,7 @@ TEST(LowRiskOverCommitmentTest, NodeTableAndBatchMatchNodeByNode) {
                        .Lim({{"cpu", "3"}})
                        .Obj());
   }
-  auto env = trimaran::testing::MakePluginEnv<LowRiskOverCommitment>(nodes, pods, "{}");
+  auto env = load_aware::testing::MakePluginEnv<LowRiskOverCommitment>(nodes, pods, "{}");
   ASSERT_NE(env, nullptr);
   env->client.Set(MakeWatcherMetrics()
                       .Node("a")
@@ -255,15 +255,15 @@ TEST(LowRiskOverCommitmentTest, NodeTableAndBatchMatchNodeByNode) {
     by_name[list[i]->name()] = want[i].score;
     CycleState bare;  // no PreScore: no table
     const ScoreResult slow = env->plugin->Score(bare, pod, *list[i]);
-    trimaran::testing::ExpectSameScore(slow.score, slow.exact, want[i].score, want[i].exact,
-                                       list[i]->name());
+    load_aware::testing::ExpectSameScore(slow.score, slow.exact, want[i].score, want[i].exact,
+                                         list[i]->name());
   }
   EXPECT_EQ(by_name["b"], 83);
   EXPECT_EQ(by_name["c"], 83);
   EXPECT_EQ(by_name["d"], 83);
   EXPECT_LT(by_name["a"], 83);  // the load risk counts
   EXPECT_EQ(by_name["e"], by_name["a"]);
-  trimaran::testing::ExpectBatchMatches(*env->plugin, state, pod, list, want);
+  load_aware::testing::ExpectBatchMatches(*env->plugin, state, pod, list, want);
 }
 
 TEST(LowRiskOverCommitmentArgsTest, DefaultsAndValidation) {

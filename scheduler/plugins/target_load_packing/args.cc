@@ -5,14 +5,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "kube/api/quantity.h"
-#include "scheduler/plugins/trimaran/args_decoding.h"
+#include "scheduler/plugins/load_aware/args_decoding.h"
 
 namespace trimaran::sched::plugins {
 namespace {
 
-using trimaran::ChildPath;
-using trimaran::FieldErrors;
-using trimaran::Present;
+using load_aware::ChildPath;
+using load_aware::FieldErrors;
+using load_aware::Present;
 
 constexpr absl::string_view kKind = "TargetLoadPackingArgs";
 
@@ -30,7 +30,7 @@ void DecodeDefaultRequests(const YAML::Node& node, absl::string_view path,
   for (const auto& entry : node) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
     const std::string item_path = ChildPath(path, key);
-    auto text = trimaran::DecodeString(entry.second, item_path, errors);
+    auto text = load_aware::DecodeString(entry.second, item_path, errors);
     if (!text.has_value()) continue;
     absl::StatusOr<kube::Quantity> q = kube::Quantity::Parse(*text);
     if (!q.ok()) {
@@ -55,24 +55,25 @@ void DecodeResources(const YAML::Node& node, absl::string_view path, std::option
   for (size_t i = 0; i < node.size(); ++i) {
     const std::string item_path = Index(path, i);
     const YAML::Node item = node[i];
-    if (!trimaran::DecodeMapKeys(item, item_path, {"name", "weight", "targetUtilization"},
-                                 errors)) {
+    if (!load_aware::DecodeMapKeys(item, item_path, {"name", "weight", "targetUtilization"},
+                                   errors)) {
       continue;
     }
     TargetLoadPackingResource r;
     r.target_utilization = target.value_or(0);  // resolved after the top level is defaulted
     if (Present(item["name"])) {
       r.name =
-          trimaran::DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
+          load_aware::DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
     }
     if (Present(item["weight"])) {
       r.weight =
-          trimaran::DecodeInt(item["weight"], ChildPath(item_path, "weight"), errors).value_or(1);
+          load_aware::DecodeInt(item["weight"], ChildPath(item_path, "weight"), errors).value_or(1);
     }
     if (Present(item["targetUtilization"])) {
-      r.target_utilization = trimaran::DecodeInt(item["targetUtilization"],
-                                                 ChildPath(item_path, "targetUtilization"), errors)
-                                 .value_or(40);
+      r.target_utilization =
+          load_aware::DecodeInt(item["targetUtilization"],
+                                ChildPath(item_path, "targetUtilization"), errors)
+              .value_or(40);
     }
     out.push_back(std::move(r));
   }
@@ -121,7 +122,7 @@ void Validate(const TargetLoadPackingArgs& args, absl::string_view path, FieldEr
 
 TargetLoadPackingArgs DefaultTargetLoadPackingArgs() {
   TargetLoadPackingArgs args;
-  args.trimaran = trimaran::DefaultTrimaranSpec();
+  args.trimaran = load_aware::DefaultTrimaranSpec();
   args.resources = {{std::string(kube::kResourceCPU), 1, args.target_utilization}};
   return args;
 }
@@ -136,15 +137,15 @@ absl::StatusOr<TargetLoadPackingArgs> DecodeTargetLoadPackingArgs(const PluginAr
   std::vector<absl::string_view> known = {"apiVersion",        "kind",
                                           "defaultRequests",   "defaultRequestsMultiplier",
                                           "targetUtilization", "resources"};
-  for (absl::string_view f : trimaran::TrimaranSpecFields()) known.push_back(f);
-  if (!trimaran::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
-  trimaran::CheckKind(node, path, kKind, errors);
-  trimaran::DecodeTrimaranSpec(node, path, args.trimaran, errors);
+  for (absl::string_view f : load_aware::TrimaranSpecFields()) known.push_back(f);
+  if (!load_aware::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
+  load_aware::CheckKind(node, path, kKind, errors);
+  load_aware::DecodeTrimaranSpec(node, path, args.trimaran, errors);
 
   std::optional<int64_t> explicit_target;
   if (Present(node["targetUtilization"])) {
-    explicit_target = trimaran::DecodeInt(node["targetUtilization"],
-                                          ChildPath(path, "targetUtilization"), errors);
+    explicit_target = load_aware::DecodeInt(node["targetUtilization"],
+                                            ChildPath(path, "targetUtilization"), errors);
     // Upstream v1 defaulting: nil or <= 0 -> 40.
     args.target_utilization = explicit_target.value_or(40) <= 0 ? 40 : explicit_target.value_or(40);
   }
@@ -154,7 +155,7 @@ absl::StatusOr<TargetLoadPackingArgs> DecodeTargetLoadPackingArgs(const PluginAr
   }
   if (Present(node["defaultRequestsMultiplier"])) {
     const std::string m_path = ChildPath(path, "defaultRequestsMultiplier");
-    if (auto s = trimaran::DecodeString(node["defaultRequestsMultiplier"], m_path, errors)) {
+    if (auto s = load_aware::DecodeString(node["defaultRequestsMultiplier"], m_path, errors)) {
       args.default_requests_multiplier = *s;
       double m = 0;
       if (!absl::SimpleAtod(*s, &m) || !std::isfinite(m)) {

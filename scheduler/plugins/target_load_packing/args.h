@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "kube/api/resource_list.h"
 #include "scheduler/framework/registry.h"
-#include "scheduler/plugins/trimaran/trimaran_spec.h"
+#include "scheduler/plugins/load_aware/trimaran_spec.h"
 
 namespace trimaran::sched::plugins {
 
@@ -41,7 +41,7 @@ struct TargetLoadPackingResource {
 };
 
 struct TargetLoadPackingArgs {
-  trimaran::TrimaranSpec trimaran;
+  load_aware::TrimaranSpec trimaran;
   int64_t target_utilization = 40;
   // In the pod's units: cpu millicores, memory bytes (absent: 0).
   int64_t default_requests_milli_cpu = 1000;

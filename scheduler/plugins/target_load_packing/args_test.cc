@@ -37,7 +37,7 @@ TEST(TargetLoadPackingArgsTest, Defaults) {
     EXPECT_FALSE(args->trimaran.metric_provider.insecure_skip_verify);
     EXPECT_FALSE(args->trimaran.watcher_address.has_value());
     EXPECT_EQ(args->trimaran.metrics_max_age, absl::Minutes(5));
-    EXPECT_EQ(args->trimaran.fallback, trimaran::FallbackPolicy::kRequests);
+    EXPECT_EQ(args->trimaran.fallback, load_aware::FallbackPolicy::kRequests);
   }
 }
 
@@ -68,7 +68,7 @@ fallback: MinScore
   EXPECT_EQ(args->trimaran.metric_provider.type, "Prometheus");
   EXPECT_FALSE(args->trimaran.metric_provider.insecure_skip_verify);
   EXPECT_EQ(args->trimaran.metrics_max_age, absl::Seconds(90));
-  EXPECT_EQ(args->trimaran.fallback, trimaran::FallbackPolicy::kMinScore);
+  EXPECT_EQ(args->trimaran.fallback, load_aware::FallbackPolicy::kMinScore);
 }
 
 TEST(TargetLoadPackingArgsTest, UpstreamDefaulting) {

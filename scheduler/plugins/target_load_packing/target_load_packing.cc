@@ -19,8 +19,8 @@
 namespace trimaran::sched::plugins {
 namespace {
 
-using trimaran::MetricsState;
-using trimaran::PodLoad;
+using load_aware::MetricsState;
+using load_aware::PodLoad;
 
 int64_t Get(const kube::ResourceList& list, std::string_view name, bool milli) {
   auto it = list.find(name);
@@ -35,14 +35,14 @@ int64_t Get(const kube::ResourceList& list, std::string_view name, bool milli) {
 struct alignas(64) TargetLoadPacking::NodeRecord {
   const kube::Node* key = nullptr;  // the table key (the table keeps it alive)
   // FallbackReporter::ReportCached's word for this node.
-  mutable std::atomic<uint64_t> reported{trimaran::FallbackReporter::kNotReported};
+  mutable std::atomic<uint64_t> reported{load_aware::FallbackReporter::kNotReported};
   // node.status.capacity cpu (millicores) and memory (bytes), as doubles.
   double capacity[2] = {0, 0};
   // kOk only: (u/100) × C per resource (cpu, memory), the formula's first term.
   double used[2] = {0, 0};
   // The node's usage in the view; null when the view does not list the node (or there
   // is no view).
-  const trimaran::NodeUsage* usage = nullptr;
+  const load_aware::NodeUsage* usage = nullptr;
   // view->IndexOf(*usage) when usage is set (the pending-load bit and sums).
   uint32_t usage_index = 0;
   // The node's state when the view is usable: kOk, kNodeMissing or kNoUsableMetric.
@@ -64,7 +64,7 @@ struct alignas(64) TargetLoadPacking::NodeRecord {
 };
 
 struct TargetLoadPacking::CycleData final : public StateData {
-  trimaran::CycleMetrics metrics;
+  load_aware::CycleMetrics metrics;
   bool attached = false;  // PreScore attached metrics.view to the tracker
   PodLoad prediction;
   std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
@@ -74,8 +74,8 @@ struct TargetLoadPacking::CycleData final : public StateData {
 absl::StatusOr<std::unique_ptr<Plugin>> TargetLoadPacking::New(const PluginArgs& args,
                                                                Handle& handle) {
   TRIMARAN_ASSIGN_OR_RETURN(TargetLoadPackingArgs typed, DecodeTargetLoadPackingArgs(args));
-  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<trimaran::PluginMetrics> metrics,
-                            trimaran::PluginMetrics::Create(typed.trimaran, handle, kName));
+  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<load_aware::PluginMetrics> metrics,
+                            load_aware::PluginMetrics::Create(typed.trimaran, handle, kName));
   return std::make_unique<TargetLoadPacking>(std::move(typed), std::move(metrics));
 }
 
@@ -88,7 +88,7 @@ PluginDescriptor TargetLoadPacking::Descriptor() {
 }
 
 TargetLoadPacking::TargetLoadPacking(TargetLoadPackingArgs args,
-                                     std::unique_ptr<trimaran::PluginMetrics> metrics)
+                                     std::unique_ptr<load_aware::PluginMetrics> metrics)
     : args_(std::move(args)), metrics_(std::move(metrics)), tracker_(metrics_->clock()) {
   TRIMARAN_CHECK(!args_.resources.empty());
   for (const TargetLoadPackingResource& r : args_.resources) {
@@ -125,7 +125,7 @@ PodLoad TargetLoadPacking::Predict(const kube::Pod& pod) const {
 
 double TargetLoadPacking::Curve(double u, double t) { return tlp::TargetCurve(u, t); }
 
-void TargetLoadPacking::MakeRecord(const void* self, const trimaran::MetricsView* view,
+void TargetLoadPacking::MakeRecord(const void* self, const load_aware::MetricsView* view,
                                    const NodeInfo& node_info, NodeRecord& out) {
   static_assert(sizeof(NodeRecord) == 64, "one cache line per node");
   const auto& plugin = *static_cast<const TargetLoadPacking*>(self);
@@ -168,7 +168,7 @@ Status TargetLoadPacking::PreScore(CycleState& state, const kube::Pod& pod,
     // Once per new view: prune what its window covers and link the pending sums.
     tracker_.AttachView(data->metrics.view,
                         metrics_->clock().Now() - metrics_->spec().metrics_max_age -
-                            absl::Seconds(trimaran::kMetricsReportingAllowanceSeconds));
+                            absl::Seconds(load_aware::kMetricsReportingAllowanceSeconds));
     data->attached = true;
   }
   // Once per (view × node set) change, not per cycle: a new view, or a node the table
@@ -219,15 +219,16 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline std::optional<double> TargetLoadPacking::Sco
   const MetricsState mstate =
       data.metrics.state != MetricsState::kOk ? data.metrics.state : record.state;
   metrics_->ReportCached(record.key->metadata.name, mstate, record.reported);
-  if (mstate != MetricsState::kOk && metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+  if (mstate != MetricsState::kOk &&
+      metrics_->fallback() == load_aware::FallbackPolicy::kMinScore) {
     return std::nullopt;
   }
   PodLoad missing;
   // PreScore attached the view: the tracker keeps the sums in the view (read only for
   // nodes that have had recent pods under this view).
   if (mstate == MetricsState::kOk) {
-    missing = trimaran::PendingLoad(tracker_, *data.metrics.view, *record.usage,
-                                    record.key->metadata.name, /*attached=*/true);
+    missing = load_aware::PendingLoad(tracker_, *data.metrics.view, *record.usage,
+                                      record.key->metadata.name, /*attached=*/true);
   }
   return ScoreNode(data, record, mstate, missing, node_info);
 }
@@ -278,9 +279,9 @@ Status TargetLoadPacking::ScoreNodes(const CycleState& state, const kube::Pod& p
   const Term& term = terms_.front();
   const bool cpu = term.resource == 0;
   const int64_t p = cpu ? data->prediction.milli_cpu : data->prediction.memory;
-  const bool min_score = metrics_->fallback() == trimaran::FallbackPolicy::kMinScore;
+  const bool min_score = metrics_->fallback() == load_aware::FallbackPolicy::kMinScore;
   const MetricsState cycle_state = data->metrics.state;
-  const trimaran::MetricsView* view = data->metrics.view.get();
+  const load_aware::MetricsView* view = data->metrics.view.get();
   constexpr size_t kGroup = 64;
   constexpr size_t kPrefetchAhead = 8;
   double numerator[kGroup];
@@ -312,7 +313,7 @@ Status TargetLoadPacking::ScoreNodes(const CycleState& state, const kube::Pod& p
       int64_t m = 0;
       if (ABSL_PREDICT_TRUE(mstate == MetricsState::kOk)) {
         if (ABSL_PREDICT_FALSE(view->MaybePending(record->usage_index))) {
-          const trimaran::PendingSums& sums = view->pending(record->usage_index);
+          const load_aware::PendingSums& sums = view->pending(record->usage_index);
           m = (cpu ? sums.milli_cpu : sums.memory).load(std::memory_order_relaxed);
         }
       } else if (min_score) {
@@ -352,13 +353,14 @@ ScoreResult TargetLoadPacking::ScoreSlow(const CycleData* data, const kube::Pod&
   const MetricsState mstate =
       data->metrics.state != MetricsState::kOk ? data->metrics.state : fresh.state;
   metrics_->Report(node_info.name(), mstate);
-  if (mstate != MetricsState::kOk && metrics_->fallback() == trimaran::FallbackPolicy::kMinScore) {
+  if (mstate != MetricsState::kOk &&
+      metrics_->fallback() == load_aware::FallbackPolicy::kMinScore) {
     return ScoreResult::Of(kMinNodeScore);
   }
   PodLoad missing;
   if (mstate == MetricsState::kOk) {
-    missing = trimaran::PendingLoad(tracker_, *data->metrics.view, *fresh.usage, node_info.name(),
-                                    data->attached);
+    missing = load_aware::PendingLoad(tracker_, *data->metrics.view, *fresh.usage, node_info.name(),
+                                      data->attached);
   }
   return ToResult(ScoreNode(*data, fresh, mstate, missing, node_info));
 }

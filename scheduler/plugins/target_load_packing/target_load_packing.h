@@ -34,7 +34,7 @@
 // the metrics snapshot is read once per cycle in PreScore, from a source shared by all
 // plugins with the same provider config.
 //
-// Hot path (issue 7 "Benchmark"): PreScore hands Score a trimaran::NodeTable of per-node
+// Hot path (issue 7 "Benchmark"): PreScore hands Score a load_aware::NodeTable of per-node
 // records (capacity, the base load u/100 × C, the node's metrics state, the reported
 // fallback state), built once per (metrics view × node set) change and reused across
 // cycles, so Score finds its node by the Node pointer and does no string hashing, no
@@ -61,10 +61,10 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/load_aware/node_table.h"
+#include "scheduler/plugins/load_aware/plugin_metrics.h"
+#include "scheduler/plugins/load_aware/recent_pods.h"
 #include "scheduler/plugins/target_load_packing/args.h"
-#include "scheduler/plugins/trimaran/node_table.h"
-#include "scheduler/plugins/trimaran/plugin_metrics.h"
-#include "scheduler/plugins/trimaran/recent_pods.h"
 
 namespace trimaran::sched::plugins {
 
@@ -81,7 +81,7 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
   static PluginDescriptor Descriptor();
 
   // `args` must be valid; `metrics` must not be null.
-  TargetLoadPacking(TargetLoadPackingArgs args, std::unique_ptr<trimaran::PluginMetrics> metrics);
+  TargetLoadPacking(TargetLoadPackingArgs args, std::unique_ptr<load_aware::PluginMetrics> metrics);
 
   absl::string_view Name() const override { return kName; }
   const TargetLoadPackingArgs& args() const { return args_; }
@@ -100,7 +100,7 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
 
   // The pod's predicted load P (cpu millicores, memory bytes) per the args (§2.2).
-  trimaran::PodLoad Predict(const kube::Pod& pod) const;
+  load_aware::PodLoad Predict(const kube::Pod& pod) const;
 
   // The target curve of §2.5 for utilisation U (percent) and target T: the unrounded
   // score (0 when U > 100 and U > T).
@@ -109,26 +109,26 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
   // (the score's rounding; std::round's call was ~3% of a 5,000-node cycle).
   static int64_t Round(double x);
 
-  const trimaran::RecentPodTracker& tracker() const { return tracker_; }
-  const trimaran::PluginMetrics& metrics() const { return *metrics_; }
+  const load_aware::RecentPodTracker& tracker() const { return tracker_; }
+  const load_aware::PluginMetrics& metrics() const { return *metrics_; }
 
  private:
   struct CycleData;
   struct NodeRecord;
-  using Table = trimaran::NodeTable<NodeRecord>;
+  using Table = load_aware::NodeTable<NodeRecord>;
 
   // Fills `out` (all but out.node) for `node_info` against `view` (may be null).
-  static void MakeRecord(const void* self, const trimaran::MetricsView* view,
+  static void MakeRecord(const void* self, const load_aware::MetricsView* view,
                          const NodeInfo& node_info, NodeRecord& out);
   // X of §2.4 for one resource (0 cpu, 1 memory): used + predicted + pending with
   // metrics, requested + predicted without. The one place the load is summed.
-  static double LoadNumerator(const NodeRecord& record, trimaran::MetricsState mstate,
+  static double LoadNumerator(const NodeRecord& record, load_aware::MetricsState mstate,
                               int64_t pending, const NodeInfo& node_info, int resource,
                               int64_t predicted);
   // The exact (unrounded) score of one node (several resources, or a node outside the
   // table); the same LoadNumerator / Utilisation / TargetCurve as the batch loop.
-  double ScoreNode(const CycleData& data, const NodeRecord& record, trimaran::MetricsState mstate,
-                   const trimaran::PodLoad& missing, const NodeInfo& node_info) const;
+  double ScoreNode(const CycleData& data, const NodeRecord& record, load_aware::MetricsState mstate,
+                   const load_aware::PodLoad& missing, const NodeInfo& node_info) const;
   // The hot path for a node with a record in the cycle's table: reports the node's
   // metrics state, then its exact score, or nullopt for the MinScore fallback.
   std::optional<double> ScoreRecord(const CycleData& data, const NodeRecord& record,
@@ -149,8 +149,8 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
 
   TargetLoadPackingArgs args_;
   std::vector<Term> terms_;
-  std::unique_ptr<trimaran::PluginMetrics> metrics_;
-  trimaran::RecentPodTracker tracker_;
+  std::unique_ptr<load_aware::PluginMetrics> metrics_;
+  load_aware::RecentPodTracker tracker_;
   // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
   std::shared_ptr<const Table> table_;
 };

@@ -19,8 +19,8 @@
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
-#include "scheduler/plugins/trimaran/testing/fake_source_pool.h"
-#include "scheduler/plugins/trimaran/testing/plugin_env.h"
+#include "scheduler/plugins/load_aware/testing/fake_source_pool.h"
+#include "scheduler/plugins/load_aware/testing/plugin_env.h"
 #include "scheduler/testing/fake_handle.h"
 #include "yaml-cpp/yaml.h"
 
@@ -32,8 +32,8 @@ using ::trimaran::kube::testing::MakeNode;
 using ::trimaran::kube::testing::MakePod;
 using ::trimaran::lw::testing::FakeLoadWatcherClient;
 using ::trimaran::lw::testing::MakeWatcherMetrics;
-using ::trimaran::sched::plugins::trimaran::MetricsState;
-using ::trimaran::sched::plugins::trimaran::testing::FakeSourcePool;
+using ::trimaran::sched::plugins::load_aware::MetricsState;
+using ::trimaran::sched::plugins::load_aware::testing::FakeSourcePool;
 using ::trimaran::testing::IsOk;
 using ::trimaran::testing::StatusIs;
 
@@ -44,11 +44,11 @@ kube::Node Node4(const std::string& name) {
   return MakeNode().Name(name).Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Obj();
 }
 
-using Env = trimaran::testing::PluginEnv<TargetLoadPacking>;
+using Env = load_aware::testing::PluginEnv<TargetLoadPacking>;
 
 std::unique_ptr<Env> MakeEnv(const std::vector<kube::Node>& nodes,
                              const std::vector<kube::Pod>& pods, const std::string& yaml) {
-  return trimaran::testing::MakePluginEnv<TargetLoadPacking>(nodes, pods, yaml);
+  return load_aware::testing::MakePluginEnv<TargetLoadPacking>(nodes, pods, yaml);
 }
 
 // Runs PreScore once, then scores every node with ScoreNodes in runs of two (the batch
@@ -58,7 +58,7 @@ std::map<std::string, int64_t> ScoreAll(Env& env, const kube::Pod& pod, CycleSta
   auto nodes = env.handle->snapshot_lister().NodeInfos().List();
   EXPECT_TRUE(env.plugin->PreScore(state, pod, nodes).IsSuccess());
   const std::vector<NodeScore> batch =
-      trimaran::testing::ScoreInRuns(*env.plugin, state, pod, nodes, 2);
+      load_aware::testing::ScoreInRuns(*env.plugin, state, pod, nodes, 2);
   std::map<std::string, int64_t> scores;
   for (size_t i = 0; i < nodes.size(); ++i) scores[nodes[i]->name()] = batch[i].score;
   return scores;
@@ -600,10 +600,10 @@ TEST(TargetLoadPackingTest, ScoreNodesMatchesScoreBitForBit) {
     for (size_t run : {1, 2, 3, 9}) {
       SCOPED_TRACE(::testing::Message() << "runs of " << run);
       const std::vector<NodeScore> got =
-          trimaran::testing::ScoreInRuns(*env->plugin, state, pod, list, run);
+          load_aware::testing::ScoreInRuns(*env->plugin, state, pod, list, run);
       for (size_t i = 0; i < list.size(); ++i) {
-        trimaran::testing::ExpectSameScore(got[i].score, got[i].exact, want[i].score, want[i].exact,
-                                           list[i]->name());
+        load_aware::testing::ExpectSameScore(got[i].score, got[i].exact, want[i].score,
+                                             want[i].exact, list[i]->name());
       }
     }
     // The cases do reach the branches they name: a spread of scores, not one value.

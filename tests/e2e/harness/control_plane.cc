@@ -54,8 +54,8 @@ absl::StatusOr<std::string> K8sAssetsDir() {
     const char* v = std::getenv(var);
     if (v != nullptr && HasAssets(v)) return std::string(v);
   }
-  TRIMARAN_ASSIGN_OR_RETURN(
-      std::string dir, RunCapture(absl::StrCat(TRIMARAN_SOURCE_DIR, "/tools/build-k8s.sh")));
+  TRIMARAN_ASSIGN_OR_RETURN(std::string dir,
+                            RunCapture(absl::StrCat(TRIMARAN_SOURCE_DIR, "/tools/build-k8s.sh")));
   if (!HasAssets(dir)) {
     return absl::FailedPreconditionError(
         absl::StrCat("tools/build-k8s.sh printed \"", dir, "\", which lacks kube-apiserver/etcd"));
@@ -99,16 +99,14 @@ absl::Status ControlPlane::StartEtcd() {
   TRIMARAN_ASSIGN_OR_RETURN(int peer_port, PickFreePort());
   etcd_url_ = absl::StrCat("http://127.0.0.1:", client_port);
   TRIMARAN_ASSIGN_OR_RETURN(
-      etcd_, Subprocess::Start({assets_ + "/etcd", "--data-dir", dir_ + "/etcd",
-                                "--listen-client-urls", etcd_url_, "--advertise-client-urls",
-                                etcd_url_, "--listen-peer-urls",
-                                absl::StrCat("http://127.0.0.1:", peer_port),
-                                "--initial-advertise-peer-urls",
-                                absl::StrCat("http://127.0.0.1:", peer_port),
-                                "--initial-cluster",
-                                absl::StrCat("default=http://127.0.0.1:", peer_port),
-                                "--unsafe-no-fsync=false", "--log-level", "warn"},
-                               dir_ + "/etcd.log", {"ETCD_UNSUPPORTED_ARCH=amd64"}));
+      etcd_, Subprocess::Start(
+                 {assets_ + "/etcd", "--data-dir", dir_ + "/etcd", "--listen-client-urls",
+                  etcd_url_, "--advertise-client-urls", etcd_url_, "--listen-peer-urls",
+                  absl::StrCat("http://127.0.0.1:", peer_port), "--initial-advertise-peer-urls",
+                  absl::StrCat("http://127.0.0.1:", peer_port), "--initial-cluster",
+                  absl::StrCat("default=http://127.0.0.1:", peer_port), "--unsafe-no-fsync=false",
+                  "--log-level", "warn"},
+                 dir_ + "/etcd.log", {"ETCD_UNSUPPORTED_ARCH=amd64"}));
   // etcd is ready when its HTTP health endpoint answers.
   TRIMARAN_ASSIGN_OR_RETURN(auto plain, http::CurlTransport::Create());
   absl::Time deadline = absl::Now() + absl::Seconds(30);
@@ -154,8 +152,7 @@ absl::Status ControlPlane::WaitReady(absl::Duration timeout) {
   absl::Status last = absl::UnknownError("not polled");
   while (absl::Now() < deadline) {
     if (!apiserver_->Running()) {
-      return absl::InternalError(
-          absl::StrCat("kube-apiserver exited: ", apiserver_->LogTail()));
+      return absl::InternalError(absl::StrCat("kube-apiserver exited: ", apiserver_->LogTail()));
     }
     if (std::filesystem::exists(ca_file_)) {
       if (!transport_) {
@@ -169,18 +166,19 @@ absl::Status ControlPlane::WaitReady(absl::Duration timeout) {
         // right after /readyz, creating a pod there can still fail (seen under load).
         auto ns = Request("GET", "/api/v1/namespaces/default");
         if (ns.ok() && ns->status_code == 200) return absl::OkStatus();
-        last = ns.ok() ? absl::UnavailableError(absl::StrCat("namespace default: HTTP ",
-                                                             ns->status_code))
-                       : ns.status();
+        last =
+            ns.ok()
+                ? absl::UnavailableError(absl::StrCat("namespace default: HTTP ", ns->status_code))
+                : ns.status();
       } else {
         last = resp.ok() ? absl::UnavailableError(resp->body) : resp.status();
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  return absl::DeadlineExceededError(
-      absl::StrCat("kube-apiserver not ready after ", absl::FormatDuration(timeout), ": ",
-                   last.ToString(), "\n", apiserver_->LogTail()));
+  return absl::DeadlineExceededError(absl::StrCat("kube-apiserver not ready after ",
+                                                  absl::FormatDuration(timeout), ": ",
+                                                  last.ToString(), "\n", apiserver_->LogTail()));
 }
 
 absl::StatusOr<std::string> ControlPlane::WriteKubeconfig(const std::string& name) const {

@@ -62,10 +62,9 @@ class ControlPlane {
   absl::StatusOr<int64_t> CompactEtcd();
 
   // An authenticated request to the apiserver (path like "/api/v1/nodes").
-  absl::StatusOr<http::HttpResponse> Request(const std::string& method, const std::string& path,
-                                             const std::string& body = "",
-                                             const std::string& content_type =
-                                                 "application/json") const;
+  absl::StatusOr<http::HttpResponse> Request(
+      const std::string& method, const std::string& path, const std::string& body = "",
+      const std::string& content_type = "application/json") const;
 
   std::string ApiserverLogTail() const;
 

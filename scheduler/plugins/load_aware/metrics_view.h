@@ -27,7 +27,7 @@
 #include "absl/time/time.h"
 #include "loadwatcher/metrics.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 // GetResourceData's result for one resource type.
 struct ResourceData {
@@ -112,4 +112,4 @@ class MetricsView {
   absl::Time timestamp_;
 };
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

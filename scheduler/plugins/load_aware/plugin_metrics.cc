@@ -1,10 +1,10 @@
-#include "scheduler/plugins/trimaran/plugin_metrics.h"
+#include "scheduler/plugins/load_aware/plugin_metrics.h"
 
 #include <utility>
 
 #include "common/status_macros.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 absl::StatusOr<std::unique_ptr<PluginMetrics>> PluginMetrics::Create(const TrimaranSpec& spec,
                                                                      Handle& handle,
@@ -34,4 +34,4 @@ CycleMetrics PluginMetrics::Classify(std::shared_ptr<const MetricsView> view) co
   return cycle;
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -1,8 +1,8 @@
-#include "scheduler/plugins/trimaran/fallback.h"
+#include "scheduler/plugins/load_aware/fallback.h"
 
 #include "common/logging.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 absl::string_view MetricsStateName(MetricsState state) {
   switch (state) {
@@ -68,4 +68,4 @@ void FallbackReporter::Report(absl::string_view node, MetricsState state) {
             MetricsStateName(state));
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -1,11 +1,11 @@
-#include "scheduler/plugins/trimaran/metrics_source.h"
+#include "scheduler/plugins/load_aware/metrics_source.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 absl::StatusOr<lw::Client*> ResolveMetricsClient(const TrimaranSpec& spec, Handle& handle,
                                                  absl::string_view plugin) {
@@ -85,4 +85,4 @@ std::shared_ptr<const MetricsView> MetricsCache::TryGet() {
   return view();
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -1,10 +1,10 @@
-#include "scheduler/plugins/trimaran/resource_stats.h"
+#include "scheduler/plugins/load_aware/resource_stats.h"
 
 #include <algorithm>
 
 #include "kube/api/resource_list.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 namespace {
 
 int64_t MilliCpu(const kube::ResourceList& list) {
@@ -113,4 +113,4 @@ NodeTotals NodeRequestsAndLimits(const NodeInfo& node_info, const CpuMem& alloca
   return t;
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

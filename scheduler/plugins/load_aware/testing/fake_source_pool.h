@@ -10,7 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "loadwatcher/source_pool.h"
 
-namespace trimaran::sched::plugins::trimaran::testing {
+namespace trimaran::sched::plugins::load_aware::testing {
 
 class FakeSourcePool final : public lw::SourcePool {
  public:
@@ -49,4 +49,4 @@ class FakeSourcePool final : public lw::SourcePool {
   std::vector<std::string> remote_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace trimaran::sched::plugins::trimaran::testing
+}  // namespace trimaran::sched::plugins::load_aware::testing

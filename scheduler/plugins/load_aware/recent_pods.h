@@ -48,9 +48,9 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "kube/api/pod.h"
-#include "scheduler/plugins/trimaran/metrics_view.h"
+#include "scheduler/plugins/load_aware/metrics_view.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 // Upstream's metricsAgentReportingIntervalSeconds.
 inline constexpr int64_t kMetricsReportingAllowanceSeconds = 60;
@@ -117,4 +117,4 @@ inline PodLoad PendingLoad(const RecentPodTracker& tracker, const MetricsView& v
                  sums.memory.load(std::memory_order_relaxed)};
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -1,11 +1,11 @@
-#include "scheduler/plugins/trimaran/recent_pods.h"
+#include "scheduler/plugins/load_aware/recent_pods.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 std::string RecentPodTracker::Key(const kube::Pod& pod) {
   if (!pod.metadata.uid.empty()) return pod.metadata.uid;
@@ -116,4 +116,4 @@ PodLoad RecentPodTracker::Pending(absl::string_view node, int64_t window_end) co
   return sum;
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -33,10 +33,10 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "loadwatcher/source_pool.h"
-#include "scheduler/plugins/trimaran/args_decoding.h"
+#include "scheduler/plugins/load_aware/args_decoding.h"
 #include "yaml-cpp/yaml.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 // What a plugin does with a node whose metrics are missing or older than metricsMaxAge.
 enum class FallbackPolicy {
@@ -75,4 +75,4 @@ TrimaranSpec DefaultTrimaranSpec();
 // Validates an already decoded spec (also used for programmatically built args).
 void ValidateTrimaranSpec(const TrimaranSpec& spec, absl::string_view path, FieldErrors& errors);
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -41,9 +41,9 @@
 #include "absl/base/optimization.h"
 #include "kube/api/node.h"
 #include "scheduler/framework/node_info.h"
-#include "scheduler/plugins/trimaran/metrics_view.h"
+#include "scheduler/plugins/load_aware/metrics_view.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 template <typename Record>
 class NodeTable {
@@ -177,4 +177,4 @@ class NodeTable {
   mutable std::atomic<bool> misses_{false};
 };
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

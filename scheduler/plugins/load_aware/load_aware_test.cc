@@ -11,13 +11,13 @@
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
-#include "scheduler/plugins/trimaran/fallback.h"
-#include "scheduler/plugins/trimaran/metrics_source.h"
-#include "scheduler/plugins/trimaran/metrics_view.h"
-#include "scheduler/plugins/trimaran/recent_pods.h"
-#include "scheduler/plugins/trimaran/resource_stats.h"
+#include "scheduler/plugins/load_aware/fallback.h"
+#include "scheduler/plugins/load_aware/metrics_source.h"
+#include "scheduler/plugins/load_aware/metrics_view.h"
+#include "scheduler/plugins/load_aware/recent_pods.h"
+#include "scheduler/plugins/load_aware/resource_stats.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 namespace {
 
 using ::trimaran::kube::testing::MakePod;
@@ -211,4 +211,4 @@ TEST(MetricsViewTest, PendingSumsAndBits) {
 }
 
 }  // namespace
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

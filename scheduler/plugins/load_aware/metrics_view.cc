@@ -1,8 +1,8 @@
-#include "scheduler/plugins/trimaran/metrics_view.h"
+#include "scheduler/plugins/load_aware/metrics_view.h"
 
 #include <cmath>
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 ResourceData GetResourceData(const std::vector<lw::Metric>& metrics, absl::string_view type) {
   ResourceData data;
@@ -62,4 +62,4 @@ MetricsView::MetricsView(const lw::WatcherMetrics& metrics)
   }
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -26,12 +26,12 @@
 #include "common/clock.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/handle.h"
-#include "scheduler/plugins/trimaran/fallback.h"
-#include "scheduler/plugins/trimaran/metrics_source.h"
-#include "scheduler/plugins/trimaran/metrics_view.h"
-#include "scheduler/plugins/trimaran/trimaran_spec.h"
+#include "scheduler/plugins/load_aware/fallback.h"
+#include "scheduler/plugins/load_aware/metrics_source.h"
+#include "scheduler/plugins/load_aware/metrics_view.h"
+#include "scheduler/plugins/load_aware/trimaran_spec.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 // One cycle's metrics: the view (may be null) and its state as a whole (kOk, kNoMetrics
 // or kStale).
@@ -90,4 +90,4 @@ class PluginMetrics {
   FallbackReporter reporter_;
 };
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -23,9 +23,9 @@
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
 #include "scheduler/framework/node_info.h"
-#include "scheduler/plugins/trimaran/metrics_view.h"
+#include "scheduler/plugins/load_aware/metrics_view.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 struct CpuMem {
   int64_t milli_cpu = 0;
@@ -79,4 +79,4 @@ NodeTotals NodeRequestsAndLimits(const NodeInfo& node_info, const CpuMem& alloca
 // node.status.allocatable cpu (millicores) and memory (bytes); 0 when absent.
 CpuMem Allocatable(const kube::Node& node);
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -1,6 +1,6 @@
-#include "scheduler/plugins/trimaran/usage_record.h"
+#include "scheduler/plugins/load_aware/usage_record.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 void MakeUsageRecord(const void* /*ctx*/, const MetricsView* view, const NodeInfo& node_info,
                      UsageRecord& out) {
@@ -18,4 +18,4 @@ void MakeUsageRecord(const void* /*ctx*/, const MetricsView* view, const NodeInf
   }
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -34,10 +34,10 @@
 #include "common/clock.h"
 #include "loadwatcher/client.h"
 #include "scheduler/framework/handle.h"
-#include "scheduler/plugins/trimaran/metrics_view.h"
-#include "scheduler/plugins/trimaran/trimaran_spec.h"
+#include "scheduler/plugins/load_aware/metrics_view.h"
+#include "scheduler/plugins/load_aware/trimaran_spec.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 // See above. `plugin` names the caller in errors.
 absl::StatusOr<lw::Client*> ResolveMetricsClient(const TrimaranSpec& spec, Handle& handle,
@@ -78,4 +78,4 @@ class MetricsCache {
   std::shared_ptr<const MetricsView> view_ ABSL_GUARDED_BY(view_mu_);
 };
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -1,4 +1,4 @@
-#include "scheduler/plugins/trimaran/node_table.h"
+#include "scheduler/plugins/load_aware/node_table.h"
 
 #include <memory>
 #include <string>
@@ -9,7 +9,7 @@
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/metrics.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 namespace {
 
 struct Record {
@@ -126,4 +126,4 @@ TEST(NodeTableTest, NullNodesAreSkipped) {
 }
 
 }  // namespace
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

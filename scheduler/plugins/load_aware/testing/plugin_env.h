@@ -34,7 +34,7 @@
 #include "scheduler/testing/fake_handle.h"
 #include "yaml-cpp/yaml.h"
 
-namespace trimaran::sched::plugins::trimaran::testing {
+namespace trimaran::sched::plugins::load_aware::testing {
 
 template <typename P>
 struct PluginEnv {
@@ -102,4 +102,4 @@ inline void ExpectBatchMatches(const ScorePlugin& plugin, const CycleState& stat
   }
 }
 
-}  // namespace trimaran::sched::plugins::trimaran::testing
+}  // namespace trimaran::sched::plugins::load_aware::testing

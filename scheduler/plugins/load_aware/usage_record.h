@@ -1,5 +1,5 @@
 #pragma once
-// UsageRecord: one node's constants for one metrics view, as a trimaran::NodeTable record
+// UsageRecord: one node's constants for one metrics view, as a load_aware::NodeTable record
 // (node_table.h) of the plugins that read a node's whole usage (LoadVariationRiskBalancing,
 // LowRiskOverCommitment): the node's usage in the view, its allocatable already
 // converted from Quantities, its view-level metrics state and its fallback-report word
@@ -17,12 +17,12 @@
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
-#include "scheduler/plugins/trimaran/fallback.h"
-#include "scheduler/plugins/trimaran/metrics_view.h"
-#include "scheduler/plugins/trimaran/node_table.h"
-#include "scheduler/plugins/trimaran/resource_stats.h"
+#include "scheduler/plugins/load_aware/fallback.h"
+#include "scheduler/plugins/load_aware/metrics_view.h"
+#include "scheduler/plugins/load_aware/node_table.h"
+#include "scheduler/plugins/load_aware/resource_stats.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 struct alignas(64) UsageRecord {
   const kube::Node* key = nullptr;  // the table key (NodeTable keeps it alive)
@@ -90,4 +90,4 @@ inline MetricsState NodeState(MetricsState cycle_state, const UsageRecord& recor
   return cycle_state != MetricsState::kOk ? cycle_state : record.state;
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

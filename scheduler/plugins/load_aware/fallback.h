@@ -43,7 +43,7 @@
 #include "common/stats/counter.h"
 #include "common/stats/scope.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 enum class MetricsState : uint8_t {
   kOk,
@@ -104,4 +104,4 @@ class FallbackReporter {
   absl::flat_hash_map<std::string, MetricsState> state_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -1,10 +1,10 @@
-#include "scheduler/plugins/trimaran/trimaran_spec.h"
+#include "scheduler/plugins/load_aware/trimaran_spec.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "loadwatcher/metrics.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 absl::string_view FallbackPolicyName(FallbackPolicy policy) {
   return policy == FallbackPolicy::kMinScore ? "MinScore" : "Requests";
@@ -113,4 +113,4 @@ void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, Trimaran
   ValidateTrimaranSpec(spec, path, errors);
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

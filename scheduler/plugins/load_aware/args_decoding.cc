@@ -1,4 +1,4 @@
-#include "scheduler/plugins/trimaran/args_decoding.h"
+#include "scheduler/plugins/load_aware/args_decoding.h"
 
 #include <cmath>
 
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 void FieldErrors::Add(absl::string_view path, absl::string_view message) {
   list_.push_back(absl::StrCat(path.empty() ? "args" : path, ": ", message));
@@ -94,4 +94,4 @@ void CheckKind(const YAML::Node& node, absl::string_view path, absl::string_view
   }
 }
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware

@@ -18,7 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "yaml-cpp/yaml.h"
 
-namespace trimaran::sched::plugins::trimaran {
+namespace trimaran::sched::plugins::load_aware {
 
 class FieldErrors {
  public:
@@ -58,4 +58,4 @@ std::optional<bool> DecodeBool(const YAML::Node& node, absl::string_view path, F
 void CheckKind(const YAML::Node& node, absl::string_view path, absl::string_view kind,
                FieldErrors& errors);
 
-}  // namespace trimaran::sched::plugins::trimaran
+}  // namespace trimaran::sched::plugins::load_aware
