@@ -53,8 +53,10 @@ function(trimaran_cc_test)
   if("e2e" IN_LIST T_LABELS)
     set(_serial TRUE)
   endif()
+  # Several labels ("e2e;fault"): the list must reach the discovered tests as one value.
+  string(REPLACE ";" "\\;" _labels "${T_LABELS}")
   gtest_discover_tests(${T_NAME}
-    PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} RUN_SERIAL ${_serial}
+    PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT} RUN_SERIAL ${_serial}
     DISCOVERY_TIMEOUT 60)
 endfunction()
 

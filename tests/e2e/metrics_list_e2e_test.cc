@@ -39,6 +39,8 @@
 #include "kube/rest_client.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/curl.h"
+#include "tests/e2e/harness/eventually.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/subprocess.h"
 
@@ -316,32 +318,6 @@ TEST(MetricsListTest, ComparisonCatchesEveryKindOfDifference) {
 
 constexpr char kCpu[] = "instance:node_cpu:ratio";
 constexpr char kMem[] = "instance:node_memory_utilisation:ratio";
-
-bool Eventually(const std::function<bool()>& cond, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (cond()) return true;
-    absl::SleepFor(absl::Milliseconds(200));
-  }
-  return cond();
-}
-
-// GET `url` with curl (-k: the scheduler's certificate is self-signed). The body;
-// *status gets the HTTP status (0: no answer).
-std::string Curl(const std::string& url, int* status = nullptr) {
-  const std::string cmd =
-      absl::StrCat("curl -ks --max-time 10 -o - -w '\\n%{http_code}' '", url, "'");
-  std::string out;
-  if (FILE* f = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, k);
-    pclose(f);
-  }
-  const size_t nl = out.rfind('\n');
-  if (status != nullptr) *status = nl == std::string::npos ? 0 : std::atoi(out.c_str() + nl + 1);
-  return nl == std::string::npos ? out : out.substr(0, nl);
-}
 
 // Two profiles: "trimaran" (the defaults) and "tlp" (+ TargetLoadPacking reading
 // Prometheus through an in-process load watcher).

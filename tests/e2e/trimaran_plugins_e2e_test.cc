@@ -40,6 +40,8 @@
 #include "rapidjson/document.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/curl.h"
+#include "tests/e2e/harness/eventually.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/subprocess.h"
 
@@ -50,32 +52,6 @@ constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
 constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
 constexpr char kCpu[] = "instance:node_cpu:ratio";
 constexpr char kMem[] = "instance:node_memory_utilisation:ratio";
-
-bool Eventually(const std::function<bool()>& cond, absl::Duration timeout = absl::Seconds(60)) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (cond()) return true;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  return cond();
-}
-
-// GET `url` with curl (-k: the scheduler's serving certificate is self-signed; the test
-// checks content only). Returns the body; *status gets the HTTP status (0: no answer).
-std::string Curl(const std::string& url, int* status = nullptr) {
-  const std::string cmd =
-      absl::StrCat("curl -ks --max-time 10 -o - -w '\\n%{http_code}' '", url, "'");
-  std::string out;
-  if (FILE* f = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, k);
-    pclose(f);
-  }
-  const size_t nl = out.rfind('\n');
-  if (status != nullptr) *status = nl == std::string::npos ? 0 : std::atoi(out.c_str() + nl + 1);
-  return nl == std::string::npos ? out : out.substr(0, nl);
-}
 
 // Sum of trimaran_plugin_metrics_fallback_total{...,reason="<reason>",...} samples in a
 // Prometheus text exposition (0 when absent).
@@ -250,7 +226,7 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
   }
 
   bool AllBound(const std::string& prefix, size_t n) {
-    return Eventually([&] { return Placement(prefix).size() == n; });
+    return Eventually([&] { return Placement(prefix).size() == n; }, absl::Seconds(60));
   }
 
   std::unique_ptr<Cluster> cluster_;
