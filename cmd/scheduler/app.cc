@@ -186,6 +186,7 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   so.backoff.initial = absl::Seconds(c.pod_initial_backoff_seconds);
   so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
   so.percentage_of_nodes_to_score = c.percentage_of_nodes_to_score;
+  so.assumed_pod_ttl = sched::kDaemonAssumedPodTtl;
   TRIMARAN_ASSIGN_OR_RETURN(
       s->scheduler,
       sched::Scheduler::Create(std::move(profiles), plugins, *s->client, s->clock,
