@@ -445,7 +445,7 @@ class BadWatcher {
     return absl::StrCat("{\"timestamp\":", ts,
                         ",\"window\":{\"duration\":\"15m\",\"start\":", ts - 900, ",\"end\":", ts,
                         "},\"source\":\"Prometheus\",\"data\":{\"NodeMetricsMap\":{",
-                        Node("node-good", "40"), ",", Node("node-negative", "-5"), ",",
+                        Node("node-good", "20"), ",", Node("node-negative", "-5"), ",",
                         Node("node-huge", "1e308"), ",", Node("node-nan", "NaN"), ",",
                         Node("node-dup", "10"), ",", Node("node-dup", "20"), "}}}");
   }
@@ -522,17 +522,20 @@ TEST_F(FaultInjectionTest, BrokenWatcherAnswers) {
   const pid_t pid = sched.process->pid();
   const absl::Time start = absl::Now();
 
-  // (1) Bad values: one pod starts the refresher; then the good node (40 % of 4 cores,
-  // target 50 %) outscores every node on the Requests fallback.
-  TRIMARAN_ASSERT_OK(CreateTlpPods(1, "warm"));
-  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("warm-") == 1; }, absl::Seconds(30)));
+  // (1) Bad values (the refresher started with the plugin): the good node (20 % of 4
+  // cores, target 50 %: room for 8 pods of 100m, predicted 150m each) outscores every
+  // node on the Requests fallback.
   ASSERT_TRUE(
       Eventually([&] { return bad.Served(BadWatcher::Mode::kBadValues) >= 1; }, absl::Seconds(30)));
   absl::SleepFor(absl::Seconds(1));
+  TRIMARAN_ASSERT_OK(CreateTlpPods(1, "warm"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("warm-") == 1; }, absl::Seconds(30)));
   TRIMARAN_ASSERT_OK(CreateTlpPods(3, "good"));
   ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("good-") == 3; }, absl::Seconds(30)));
-  for (const auto& [pod, node] : Placement("good-")) EXPECT_EQ(node, "node-good") << pod;
   std::string metrics = Curl(metrics_url);
+  for (const auto& [pod, node] : Placement("good-")) {
+    EXPECT_EQ(node, "node-good") << pod << "\n" << metrics << sched.process->LogTail();
+  }
   EXPECT_GT(Sample(metrics, "scheduler_target_load_packing_metrics_fallback_total",
                    {R"(reason="bad_value")"}),
             0);
