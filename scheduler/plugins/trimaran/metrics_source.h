@@ -26,10 +26,10 @@
 //   good snapshot of a background MetricsRefresher, one per source (per client, clock
 //   and intervals; every plugin and profile reading that client shares it), started by
 //   the first MetricsCache of the source (at plugin creation, so that the first read is
-//   usually done before the first cycle). Its thread reads the client, then sleeps (the clock's
-//   cancellable sleep) `refresh_interval` after a good read or `retry_interval` after a failed one,
-//   both measured from the end of the read; so at most one request per source is ever
-//   in flight, and each has a deadline of `request_timeout` (10 s; the client's own
+//   usually done before the first cycle). Its thread reads the client, then sleeps
+//   (the clock's cancellable sleep) `refresh_interval` after a good read or
+//   `retry_interval` after a failed one, both measured from the end of the read; so at
+//   most one request per source is ever in flight, and each has a deadline of `request_timeout` (10 s; the client's own
 //   55 s when larger is cut to it). Before the first good read the view is null (every
 //   node takes the fallback); a frozen or hung watcher only ages the last good view.
 //   Destroying the last MetricsCache of a source stops its thread at once if it sleeps,
