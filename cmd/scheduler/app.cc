@@ -178,8 +178,11 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
   s->recorder = std::make_unique<sched::AsyncEventRecorder>(
       *s->events_client, s->clock, stats::Scope(s->registry, "trimaran_events_"), rec);
+  providers::ProviderSourcePoolOptions pool_options;
+  pool_options.remote_max_response_bytes =
+      static_cast<size_t>(options.load_watcher_max_response_bytes);
   s->sources = std::make_unique<providers::ProviderSourcePool>(
-      s->clock, stats::Scope(s->registry, "trimaran_"), s->client.get());
+      s->clock, stats::Scope(s->registry, "trimaran_"), s->client.get(), pool_options);
   sched::SchedulerOptions so;
   so.load_watcher_sources = s->sources.get();
   so.parallelism = c.parallelism;
