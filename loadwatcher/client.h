@@ -19,11 +19,13 @@
 //
 // Thread-safety: implementations are safe for concurrent use.
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "loadwatcher/metrics.h"
 
 namespace trimaran::lw {
@@ -31,7 +33,15 @@ namespace trimaran::lw {
 struct MetricsRequest {
   std::string window = std::string(kWindow15m);
   std::vector<std::string> hosts{};  // empty: all hosts
+  // The request's deadline for remote clients: the smaller of this and the client's own
+  // timeout applies (InfiniteDuration: the client's). Ignored by in-process clients.
+  absl::Duration timeout = absl::InfiniteDuration();
 };
+
+// The most bytes a remote client accepts in one answer (an HTTP body, a gRPC message)
+// unless configured otherwise: far above a real snapshot (about 1 KiB per node), far
+// below what would hurt the scheduler. A larger answer fails with ResourceExhausted.
+inline constexpr size_t kDefaultMaxResponseBytes = size_t{64} << 20;
 
 // An immutable, shared snapshot.
 using WatcherMetricsPtr = std::shared_ptr<const WatcherMetrics>;
@@ -44,6 +54,11 @@ class Client {
   absl::StatusOr<WatcherMetricsPtr> GetLatestMetrics() {
     return GetLatestMetrics(MetricsRequest{});
   }
+  // Whether GetLatestMetrics may wait on the network (HttpClient, GrpcClient). Callers on
+  // a latency-critical thread read such a client in the background (the plugins'
+  // MetricsCache, scheduler/plugins/load_aware/metrics_source.h); an in-process client
+  // answers from memory and is read inline.
+  virtual bool remote() const { return false; }
 };
 
 using ClientPtr = std::unique_ptr<Client>;

@@ -1,6 +1,8 @@
 #include "loadwatcher/grpc_client.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -11,9 +13,13 @@
 namespace trimaran::lw {
 
 GrpcClient::GrpcClient(GrpcClientOptions options) : options_(std::move(options)) {
-  channel_ = grpc::CreateChannel(options_.target, options_.credentials != nullptr
-                                                      ? options_.credentials
-                                                      : grpc::InsecureChannelCredentials());
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(static_cast<int>(
+      std::min<size_t>(options_.max_receive_message_bytes, std::numeric_limits<int>::max())));
+  channel_ = grpc::CreateCustomChannel(
+      options_.target,
+      options_.credentials != nullptr ? options_.credentials : grpc::InsecureChannelCredentials(),
+      args);
   stub_ = loadwatcher::v1::LoadWatcher::NewStub(channel_);
 }
 
@@ -22,7 +28,8 @@ absl::StatusOr<WatcherMetricsPtr> GrpcClient::GetLatestMetrics(const MetricsRequ
   req.set_window(request.window);
   for (const std::string& host : request.hosts) req.add_hosts(host);
   grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + options_.timeout));
+  context.set_deadline(
+      absl::ToChronoTime(absl::Now() + std::min(options_.timeout, request.timeout)));
   loadwatcher::v1::WatcherMetrics response;
   grpc::Status status = stub_->GetLatestMetrics(&context, req, &response);
   if (!status.ok()) {

@@ -4,7 +4,9 @@
 // "grpc://"). Plaintext channel unless credentials are given.
 //
 // gRPC status codes map to absl codes one to one (UNAVAILABLE before the server's
-// first fetch or when the server cannot be reached).
+// first fetch or when the server cannot be reached; RESOURCE_EXHAUSTED for an answer
+// larger than max_receive_message_bytes, 64 MiB by default). The deadline is the
+// smaller of `timeout` and the request's.
 //
 // Thread-safety: safe for concurrent use (gRPC channels and stubs are).
 
@@ -21,7 +23,8 @@ namespace trimaran::lw {
 struct GrpcClientOptions {
   std::string target{};  // "127.0.0.1:2021", "dns:///load-watcher:2021"
   absl::Duration timeout = absl::Seconds(55);
-  std::shared_ptr<grpc::ChannelCredentials> credentials{};  // default: insecure
+  std::shared_ptr<grpc::ChannelCredentials> credentials{};      // default: insecure
+  size_t max_receive_message_bytes = kDefaultMaxResponseBytes;  // at most INT_MAX
 };
 
 class GrpcClient final : public Client {
@@ -29,6 +32,7 @@ class GrpcClient final : public Client {
   explicit GrpcClient(GrpcClientOptions options);
   using Client::GetLatestMetrics;
   absl::StatusOr<WatcherMetricsPtr> GetLatestMetrics(const MetricsRequest& request) override;
+  bool remote() const override { return true; }
 
  private:
   const GrpcClientOptions options_;

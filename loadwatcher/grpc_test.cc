@@ -80,6 +80,16 @@ TEST_F(GrpcTest, GetLatestMetricsRoundTrip) {
   EXPECT_EQ(one->data.node_metrics_map.at("n2").metrics.at(0).value, 0.5);
 }
 
+TEST_F(GrpcTest, AnAnswerOverTheReceiveCapIsResourceExhausted) {
+  GrpcClient capped(
+      {.target = target_, .timeout = absl::Seconds(10), .max_receive_message_bytes = 16});
+  Fetch(40);
+  EXPECT_THAT(capped.GetLatestMetrics(), StatusIs(absl::StatusCode::kResourceExhausted));
+  GrpcClient roomy({.target = target_, .timeout = absl::Seconds(10)});
+  TRIMARAN_EXPECT_OK(roomy.GetLatestMetrics().status());
+  EXPECT_TRUE(roomy.remote());
+}
+
 TEST_F(GrpcTest, WatchMetricsStreamsEachNewSnapshotUntilCancelled) {
   auto channel = grpc::CreateChannel(target_, grpc::InsecureChannelCredentials());
   auto stub = loadwatcher::v1::LoadWatcher::NewStub(channel);

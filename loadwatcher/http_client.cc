@@ -1,5 +1,6 @@
 #include "loadwatcher/http_client.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -19,7 +20,8 @@ absl::StatusOr<WatcherMetricsPtr> HttpClient::GetLatestMetrics(const MetricsRequ
   req.url = absl::StrCat(options_.address, "/watcher");
   if (request.window != kWindow15m) absl::StrAppend(&req.url, "?window=", request.window);
   req.headers.Set("Content-Type", "application/json");
-  req.timeout = options_.timeout;
+  req.timeout = std::min(options_.timeout, request.timeout);
+  req.max_body_bytes = options_.max_body_bytes;
   absl::StatusOr<http::HttpResponse> response = transport_.Send(req);
   if (!response.ok()) return Annotate(response.status(), "get load-watcher metrics");
   if (response->status_code != 200) {

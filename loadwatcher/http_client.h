@@ -4,7 +4,10 @@
 //
 // GET {address}/watcher (the address is used as-is and must include the scheme, e.g.
 // "http://load-watcher.loadwatcher.svc.cluster.local:2020"), header Content-Type:
-// application/json, timeout 55 s by default, no retries (spec §5.5). A window other
+// application/json, timeout 55 s by default (or the request's, when smaller), no
+// retries (spec §5.5). The body is capped at max_body_bytes (64 MiB by default): a
+// larger body, or a line that never ends, fails with ResourceExhausted once the cap is
+// reached, and nothing more is read. A window other
 // than 15m is requested with `?window=`, which our server honours and upstream's
 // ignores (it always answers 15m-with-fallback); hosts are filtered client-side.
 //
@@ -25,6 +28,7 @@ namespace trimaran::lw {
 struct HttpClientOptions {
   std::string address{};  // "http://host:2020"
   absl::Duration timeout = absl::Seconds(55);
+  size_t max_body_bytes = kDefaultMaxResponseBytes;
 };
 
 class HttpClient final : public Client {
@@ -32,6 +36,7 @@ class HttpClient final : public Client {
   HttpClient(http::HttpTransport& transport, HttpClientOptions options);
   using Client::GetLatestMetrics;
   absl::StatusOr<WatcherMetricsPtr> GetLatestMetrics(const MetricsRequest& request) override;
+  bool remote() const override { return true; }
 
  private:
   http::HttpTransport& transport_;

@@ -136,5 +136,22 @@ TEST_F(HttpTest, HttpClientReportsGarbageAndUnreachable) {
   EXPECT_FALSE(gone.GetLatestMetrics().ok());
 }
 
+TEST_F(HttpTest, HttpClientCutsOffABodyOverItsCap) {
+  auto big = http::HttpServer::Create({.name = "big"});
+  ASSERT_TRUE(big.ok());
+  http::Route route;
+  route.path = "/watcher";
+  route.handler = [](const http::ServerRequest&, http::ServerResponse& res) {
+    res.body = "{\"timestamp\":1,\"window\":{},\"source\":\"" + std::string(4096, 'x') + "\"}";
+  };
+  TRIMARAN_ASSERT_OK((*big)->AddRoute(std::move(route)));
+  TRIMARAN_ASSERT_OK((*big)->Start());
+  HttpClient capped(*transport_, {.address = (*big)->url(), .max_body_bytes = 1024});
+  EXPECT_THAT(capped.GetLatestMetrics(),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("exceeds 1024 bytes")));
+  EXPECT_EQ(HttpClientOptions{}.max_body_bytes, kDefaultMaxResponseBytes);
+  EXPECT_TRUE(capped.remote());
+}
+
 }  // namespace
 }  // namespace trimaran::lw

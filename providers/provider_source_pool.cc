@@ -116,6 +116,7 @@ absl::StatusOr<lw::Client*> ProviderSourcePool::Remote(absl::string_view raw_add
     lw::HttpClientOptions http_options;
     http_options.address = std::string(base);
     http_options.timeout = options_.remote_timeout;
+    http_options.max_body_bytes = options_.remote_max_response_bytes;
     client = std::make_unique<lw::HttpClient>(*remote_transport_, std::move(http_options));
   } else if (absl::StartsWith(address, "grpc://") || absl::StartsWith(address, "dns:///")) {
     lw::GrpcClientOptions grpc_options;
@@ -129,6 +130,7 @@ absl::StatusOr<lw::Client*> ProviderSourcePool::Remote(absl::string_view raw_add
     }
     grpc_options.target = std::string(target);
     grpc_options.timeout = options_.remote_timeout;
+    grpc_options.max_receive_message_bytes = options_.remote_max_response_bytes;
     client = std::make_unique<lw::GrpcClient>(std::move(grpc_options));
   } else {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -63,6 +63,10 @@ struct ProviderSourcePoolOptions {
   ProviderExtras extras{};
   // Remote HTTP clients: the request timeout (upstream's 55 s).
   absl::Duration remote_timeout = absl::Seconds(55);
+  // Remote clients (HTTP and gRPC): the largest answer accepted (HttpClientOptions::
+  // max_body_bytes, GrpcClientOptions::max_receive_message_bytes); larger ones fail with
+  // ResourceExhausted, and the plugins keep their previous metrics or fall back.
+  size_t remote_max_response_bytes = lw::kDefaultMaxResponseBytes;
   // Remote HTTP clients send through this; null: a CurlTransport made on first use.
   std::shared_ptr<http::HttpTransport> remote_transport{};
 };

@@ -196,7 +196,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
   s->parallelizer_ =
       std::make_unique<ThreadPoolParallelizer>(std::clamp(options.parallelism, 1, cores));
   s->handle_ = std::make_unique<SchedulerHandle>(*s);
-  s->cache_ = std::make_unique<CacheImpl>(clock, scopes);
+  s->cache_ = std::make_unique<CacheImpl>(
+      clock, scopes, CacheOptions{.assumed_pod_ttl = s->options_.assumed_pod_ttl});
   s->metrics_ = std::make_unique<Metrics>(scopes.upstream);
 
   PriorityQueueOptions queue_options;
@@ -261,7 +262,19 @@ Framework* Scheduler::FrameworkFor(absl::string_view scheduler_name) const {
 void Scheduler::Run(std::stop_token stop) {
   if (options_.run_queue_flushers) queue_->Run(stop);
   std::stop_callback on_stop(stop, [this] { queue_->Close(); });
+  std::jthread cleanup;
+  if (options_.assumed_pod_ttl > absl::ZeroDuration()) {
+    cleanup = std::jthread([this](std::stop_token cleanup_stop) {
+      while (clock_.SleepFor(options_.assumed_pod_cleanup_period, cleanup_stop)) {
+        cache_->CleanupAssumedPods(clock_.Now());
+      }
+    });
+  }
   while (ScheduleOne()) {
+  }
+  if (cleanup.joinable()) {
+    cleanup.request_stop();
+    cleanup.join();
   }
   Stop();
 }

@@ -107,7 +107,22 @@ struct SchedulerOptions {
   // The per-args metrics sources handed through Handle::load_watcher_sources() (not
   // owned; must outlive the Scheduler). Null: none.
   lw::SourcePool* load_watcher_sources = nullptr;
+  // How long an assumed pod whose binding finished may wait for the informer's Add
+  // before it is dropped from the cache (CacheOptions::assumed_pod_ttl). Zero (the
+  // cache's default, upstream since kubernetes#106361) means never; the daemon sets
+  // kDaemonAssumedPodTtl. When positive, Run() expires them every
+  // `assumed_pod_cleanup_period` (upstream's cleanAssumedPeriod, 1 s).
+  absl::Duration assumed_pod_ttl = absl::ZeroDuration();
+  absl::Duration assumed_pod_cleanup_period = absl::Seconds(1);
 };
+
+// The daemon's assumed-pod TTL: kube-scheduler 1.20's durationToExpireAssumedPod. Long
+// enough that a slow informer (a watch that relists, an apiserver under load) never
+// loses a pod the scheduler bound (an expired pod's resources are free again until the
+// informer's Add arrives, so a too-short TTL can overcommit a node); short enough that a
+// bind whose confirmation never arrives (the pod was deleted between the Bind and the
+// watch event, a lost watch event) does not hold the node's resources for ever.
+inline constexpr absl::Duration kDaemonAssumedPodTtl = absl::Minutes(15);
 
 class Scheduler {
  public:
@@ -130,8 +145,11 @@ class Scheduler {
   // One scheduling cycle (see the header comment). Blocks in Pop until a pod is
   // queued; false once the queue is closed.
   bool ScheduleOne();
-  // Starts the queue flushers (if enabled) and loops ScheduleOne until `stop` is
-  // requested or Stop() is called; then drains in-flight bindings.
+  // Starts the queue flushers (if enabled) and, when options.assumed_pod_ttl is
+  // positive, a thread that runs Cache::CleanupAssumedPods(clock.Now()) every
+  // options.assumed_pod_cleanup_period (on the clock's cancellable sleep); loops
+  // ScheduleOne until `stop` is requested or Stop() is called; then stops the cleanup
+  // thread and drains in-flight bindings.
   void Run(std::stop_token stop);
   // Closes the queue (Pop returns nullopt; Run ends) and waits for the binding pool to
   // finish the in-flight binding cycles. Idempotent.

@@ -2,7 +2,9 @@
 
 #include <memory>
 #include <set>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -230,6 +232,57 @@ TEST_F(SchedulerTest, ATombstoneOfAnAssumedPodRemovesIt) {
   ASSERT_EQ(dump.nodes.size(), 1u);
   EXPECT_EQ(dump.nodes[0].requested().milli_cpu, 0);
   EXPECT_TRUE(dump.assumed_pods.empty());
+}
+
+TEST_F(SchedulerTest, RunExpiresAssumedPodsWhoseConfirmationNeverArrives) {
+  // Bound, but the informer's Add never comes: with a TTL, Run's periodic cleanup drops
+  // the assumed pod TTL after its binding finished and frees its node's resources.
+  SchedulerOptions options;
+  options.assumed_pod_ttl = absl::Minutes(1);
+  options.assumed_pod_cleanup_period = absl::Seconds(1);
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml(), options));
+  AddNode(SmallNode("node-a", "4"));
+  std::shared_ptr<const kube::Pod> pod =
+      AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+  Drain();
+  ASSERT_TRUE(sched_->cache().IsAssumedPod(*pod));
+
+  const size_t others = clock_.sleepers();
+  std::stop_source stop;
+  std::thread run([&] { sched_->Run(stop.get_token()); });
+  ASSERT_TRUE(clock_.AwaitSleepers(others + 1));  // the cleanup thread sleeps 1 s
+  clock_.Advance(absl::Seconds(59));              // one cleanup at TTL - 1 s: kept
+  ASSERT_TRUE(clock_.AwaitSleepers(others + 1));
+  EXPECT_TRUE(sched_->cache().IsAssumedPod(*pod));
+  EXPECT_EQ(sched_->cache().PodCount(), 1);
+
+  clock_.Advance(absl::Seconds(2));  // past the TTL: expired
+  ASSERT_TRUE(clock_.AwaitSleepers(others + 1));
+  EXPECT_FALSE(sched_->cache().IsAssumedPod(*pod));
+  EXPECT_EQ(sched_->cache().PodCount(), 0);
+  const CacheDump dump = sched_->cache().Dump();
+  ASSERT_EQ(dump.nodes.size(), 1u);
+  EXPECT_EQ(dump.nodes[0].requested().milli_cpu, 0);
+
+  stop.request_stop();
+  run.join();
+  EXPECT_EQ(clock_.sleepers(), others);  // the cleanup thread is gone
+}
+
+TEST_F(SchedulerTest, WithoutATtlAssumedPodsNeverExpire) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  std::shared_ptr<const kube::Pod> pod =
+      AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+  Drain();
+  const size_t others = clock_.sleepers();
+  std::stop_source stop;
+  std::thread run([&] { sched_->Run(stop.get_token()); });
+  clock_.Advance(absl::Hours(24));
+  stop.request_stop();
+  run.join();
+  EXPECT_EQ(clock_.sleepers(), others);  // no cleanup thread was started
+  EXPECT_TRUE(sched_->cache().IsAssumedPod(*pod));
 }
 
 TEST_F(SchedulerTest, PodEventHandlers) {

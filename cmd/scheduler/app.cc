@@ -196,14 +196,18 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
   s->recorder =
       std::make_unique<sched::AsyncEventRecorder>(*s->events_client, s->clock, trimaran_stats, rec);
+  providers::ProviderSourcePoolOptions pool_options;
+  pool_options.remote_max_response_bytes =
+      static_cast<size_t>(options.load_watcher_max_response_bytes);
   s->sources = std::make_unique<providers::ProviderSourcePool>(
-      s->clock, trimaran_stats.Child("loadwatcher_"), s->client.get());
+      s->clock, trimaran_stats.Child("loadwatcher_"), s->client.get(), pool_options);
   sched::SchedulerOptions so;
   so.load_watcher_sources = s->sources.get();
   so.parallelism = c.parallelism;
   so.backoff.initial = absl::Seconds(c.pod_initial_backoff_seconds);
   so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
   so.percentage_of_nodes_to_score = c.percentage_of_nodes_to_score;
+  so.assumed_pod_ttl = sched::kDaemonAssumedPodTtl;
   TRIMARAN_ASSIGN_OR_RETURN(
       s->scheduler, sched::Scheduler::Create(std::move(profiles), plugins, *s->client, s->clock,
                                              sched_stats, so, s->recorder.get()));

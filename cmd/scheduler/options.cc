@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -126,6 +127,20 @@ const std::vector<FlagDef>& Flags() {
          "The address of the Kubernetes API server (overrides any value in kubeconfig)",
          [](SchedulerOptions& o, const std::string& v) {
            o.master = v;
+           return std::string();
+         }},
+        {"load-watcher-max-response-bytes", 0, "misc", "int",
+         absl::StrCat(kDefaultLoadWatcherMaxResponseBytes),
+         "Trimaran: the largest answer accepted from a remote load watcher (watcherAddress), "
+         "HTTP body or gRPC message, in bytes (at most 2147483647). A larger answer is cut off "
+         "there and counted as a failed read; the plugins keep their previous metrics.",
+         [](SchedulerOptions& o, const std::string& v) {
+           int64_t n = 0;
+           if (!absl::SimpleAtoi(v, &n)) return std::string("not an integer");
+           if (n <= 0 || n > std::numeric_limits<int32_t>::max()) {
+             return std::string("must be between 1 and 2147483647");
+           }
+           o.load_watcher_max_response_bytes = n;
            return std::string();
          }},
         {"write-config-to", 0, "misc", "string", "",

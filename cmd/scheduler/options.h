@@ -32,6 +32,7 @@
 // Thread-safety: pure functions over plain values; ApplyLogging sets process-wide log
 // levels (call it once at startup).
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -43,6 +44,9 @@
 namespace trimaran::cmd {
 
 inline constexpr int kDefaultSecurePort = 10259;
+// The largest answer accepted from a remote load watcher (watcherAddress), HTTP body or
+// gRPC message (lw::kDefaultMaxResponseBytes).
+inline constexpr int64_t kDefaultLoadWatcherMaxResponseBytes = int64_t{64} << 20;
 inline constexpr char kDefaultBindAddress[] = "0.0.0.0";
 
 struct SchedulerOptions {
@@ -50,6 +54,8 @@ struct SchedulerOptions {
   std::string config_file{};      // --config
   std::string master{};           // --master: overrides the kubeconfig's server
   std::string write_config_to{};  // --write-config-to: write the effective config and exit
+  // --load-watcher-max-response-bytes: ProviderSourcePoolOptions::remote_max_response_bytes.
+  int64_t load_watcher_max_response_bytes = kDefaultLoadWatcherMaxResponseBytes;
 
   // Deprecated upstream; see the precedence notes above.
   std::optional<std::string> kubeconfig{};  // --kubeconfig (set only when given)

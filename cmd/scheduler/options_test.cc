@@ -32,8 +32,18 @@ TEST(ParseSchedulerFlagsTest, Defaults) {
   EXPECT_FALSE(o.leader_elect.has_value());
   EXPECT_FALSE(o.kubeconfig.has_value());
   EXPECT_TRUE(o.cert_dir.empty());
+  EXPECT_EQ(o.load_watcher_max_response_bytes, int64_t{64} << 20);
   EXPECT_FALSE(o.help);
   EXPECT_FALSE(o.version);
+}
+
+TEST(ParseSchedulerFlagsTest, LoadWatcherMaxResponseBytes) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions o,
+                                Parse({"--load-watcher-max-response-bytes=1048576"}));
+  EXPECT_EQ(o.load_watcher_max_response_bytes, 1048576);
+  EXPECT_FALSE(Parse({"--load-watcher-max-response-bytes=0"}).ok());
+  EXPECT_FALSE(Parse({"--load-watcher-max-response-bytes=4294967296"}).ok());
+  EXPECT_FALSE(Parse({"--load-watcher-max-response-bytes=64Mi"}).ok());
 }
 
 TEST(ParseSchedulerFlagsTest, EqualsAndSpaceForms) {

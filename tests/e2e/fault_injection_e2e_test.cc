@@ -4,15 +4,30 @@
 // invariants of tests/e2e/harness/invariants.h (0 pods lost, 0 bound twice, 0 nodes
 // overcommitted, no failure written on a bound pod) and a bounded time to recover;
 // docs/benchmarks.md records the recovery times.
+//
+// Scenarios 7 and 8 fault the scheduler's metrics source instead (TargetLoadPacking in
+// service mode, `watcherAddress`): 7 freezes the real load-watcher (SIGSTOP, over a real
+// Prometheus) during a 500-pod burst; 8 serves broken /watcher answers from a local
+// HttpServer (bad values, a year-3000 timestamp, duplicate hosts, a 200 MB body, a line
+// that never ends).
 #include <signal.h>
 
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/http/http_server.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,12 +35,85 @@
 #include "tests/e2e/harness/eventually.h"
 #include "tests/e2e/harness/fault_proxy.h"
 #include "tests/e2e/harness/invariants.h"
+#include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/scheduler_process.h"
+#include "tests/e2e/harness/subprocess.h"
 
 namespace trimaran::e2e {
 namespace {
 
 constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
+constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
+
+// GET `url` with curl (-k: the scheduler's serving certificate is self-signed). Returns
+// the body; *status gets the HTTP status (0: no answer).
+std::string Curl(const std::string& url, int* status = nullptr) {
+  const std::string cmd =
+      absl::StrCat("curl -ks --max-time 10 -o - -w '\\n%{http_code}' '", url, "'");
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, k);
+    pclose(f);
+  }
+  const size_t nl = out.rfind('\n');
+  if (status != nullptr) *status = nl == std::string::npos ? 0 : std::atoi(out.c_str() + nl + 1);
+  return nl == std::string::npos ? out : out.substr(0, nl);
+}
+
+// The sum of the samples of `name` (exactly: the series name before '{' or ' ') whose
+// labels contain every one of `labels` (e.g. R"(le="1.024")").
+double Sample(const std::string& exposition, absl::string_view name,
+              const std::vector<std::string>& labels = {}) {
+  double sum = 0;
+  for (absl::string_view line : absl::StrSplit(exposition, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t end = line.find_first_of("{ ");
+    if (end == absl::string_view::npos || line.substr(0, end) != name) continue;
+    bool match = true;
+    for (const std::string& l : labels) match = match && absl::StrContains(line, l);
+    if (!match) continue;
+    const size_t sp = line.rfind(' ');
+    double v = 0;
+    if (absl::SimpleAtod(line.substr(sp + 1), &v)) sum += v;
+  }
+  return sum;
+}
+
+// A /proc/<pid>/status field in kB ("VmRSS", "VmHWM"); -1 when unreadable.
+int64_t ProcStatusKb(pid_t pid, absl::string_view field) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, absl::StrCat(field, ":"))) {
+      int64_t kb = -1;
+      std::vector<std::string> parts = absl::StrSplit(line, ' ', absl::SkipEmpty());
+      if (parts.size() >= 2 && absl::SimpleAtoi(parts[1], &kb)) return kb;
+    }
+  }
+  return -1;
+}
+
+// One profile "tlp" scoring with TargetLoadPacking only, in service mode (a continuation
+// of SchedulerConfigYaml's profile item).
+std::string TlpProfile(const std::string& watcher_url, const std::string& extra_args) {
+  return absl::StrCat(R"(    plugins:
+      multiPoint:
+        enabled:
+          - name: TargetLoadPacking
+      score:
+        disabled:
+          - name: "*"
+        enabled:
+          - name: TargetLoadPacking
+    pluginConfig:
+      - name: TargetLoadPacking
+        args:
+          targetUtilization: 50
+          watcherAddress: )",
+                      watcher_url, "\n", extra_args);
+}
 
 class FaultInjectionTest : public ::testing::Test {
  protected:
@@ -54,6 +142,44 @@ class FaultInjectionTest : public ::testing::Test {
                       .cpu = "100m",
                       .memory = "128Mi"};
     });
+  }
+
+  // Starts trimaran-scheduler with the one profile "tlp" (TlpProfile) straight against
+  // the apiserver (these scenarios fault the metrics source, not the API).
+  absl::StatusOr<SchedulerProcess> StartTlpScheduler(const std::string& tag,
+                                                     const std::string& watcher_url,
+                                                     const std::string& extra_args) {
+    return StartSchedulerProcess(
+        {.binary = kSchedulerBin,
+         .dir = cluster_->control_plane().dir(),
+         .tag = tag,
+         .config_yaml = SchedulerConfigYaml("tlp", false, TlpProfile(watcher_url, extra_args)),
+         .kubeconfig = cluster_->kubeconfig()});
+  }
+
+  absl::Status CreateTlpPods(int n, const std::string& prefix) {
+    return cluster_->CreatePods(n, [&](int i) {
+      return PodShape{.name = absl::StrCat(prefix, "-", i),
+                      .scheduler_name = "tlp",
+                      .cpu = "100m",
+                      .memory = "64Mi"};
+    });
+  }
+
+  // Pods whose name starts with `prefix` -> their node ("" while unbound).
+  std::map<std::string, std::string> Placement(const std::string& prefix) {
+    std::map<std::string, std::string> out;
+    auto pods = cluster_->client().ListPods("default", {});
+    if (!pods.ok()) return out;
+    for (const kube::Pod& p : pods->items) {
+      if (absl::StartsWith(p.metadata.name, prefix)) out[p.metadata.name] = p.spec.node_name;
+    }
+    return out;
+  }
+  int BoundWithPrefix(const std::string& prefix) {
+    int n = 0;
+    for (const auto& [pod, node] : Placement(prefix)) n += !node.empty();
+    return n;
   }
 
   int Bound() {
@@ -118,6 +244,344 @@ TEST_F(FaultInjectionTest, BindCommitsButItsAnswerIsA504) {
   EXPECT_EQ(conflicts, 3);
   std::cout << "[scenario 6] all " << kPods << " pods bound in " << recovery << "\n";
 
+  sched.process->Signal(SIGTERM);
+  absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << sched.process->LogTail();
+}
+
+// Node `node`'s Prometheus history: 20 minutes of constant CPU (`cpu`, a fraction) and
+// 30 % memory every 15 s, the last sample at `now` - 5 s.
+void AddHistory(const std::string& node, double cpu, int64_t now, std::vector<PromSample>* out) {
+  for (int64_t t = now - 20 * 60; t <= now - 5; t += 15) {
+    out->push_back({"instance:node_cpu:ratio", {{"instance", node}}, t, cpu});
+    out->push_back({"instance:node_memory_utilisation:ratio", {{"instance", node}}, t, 0.30});
+  }
+}
+
+// Scheduling-cycle figures from the scheduler's /metrics: attempts, and how many took
+// longer than 1.024 s (the histogram's bucket nearest 1 s); PreScore runs (where the
+// load-aware plugins read their metrics) and how many took longer than 0.2048 s.
+struct CycleFigures {
+  double attempts = 0;
+  double attempts_over_1s = 0;
+  double prescores = 0;
+  double prescores_over_200ms = 0;
+
+  static CycleFigures Read(const std::string& metrics) {
+    CycleFigures f;
+    const std::string attempt = "scheduler_scheduling_attempt_duration_seconds";
+    f.attempts = Sample(metrics, attempt + "_count");
+    f.attempts_over_1s = f.attempts - Sample(metrics, attempt + "_bucket", {R"(le="1.024")"});
+    const std::string point = "scheduler_framework_extension_point_duration_seconds";
+    f.prescores = Sample(metrics, point + "_count", {R"(extension_point="PreScore")"});
+    f.prescores_over_200ms =
+        f.prescores -
+        Sample(metrics, point + "_bucket", {R"(extension_point="PreScore")", R"(le="0.2048")"});
+    return f;
+  }
+  CycleFigures Since(const CycleFigures& before) const {
+    return {attempts - before.attempts, attempts_over_1s - before.attempts_over_1s,
+            prescores - before.prescores, prescores_over_200ms - before.prescores_over_200ms};
+  }
+};
+
+// Scenario 7: the load watcher the scheduler reads (watcherAddress, the real
+// load-watcher over a real Prometheus) is frozen with SIGSTOP: its socket accepts, it
+// never answers. The plugins read it on a background refresher, so no scheduling cycle
+// waits for it; its last good snapshot goes stale after metricsMaxAge (10 s) and a
+// 500-pod burst binds through the Requests fallback at >= 50 % of the throughput of the
+// same burst with the watcher up.
+TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
+  if (!Prometheus::Available()) GTEST_SKIP() << "prometheus/promtool not on PATH";
+  constexpr int kNodes = 20;
+  constexpr int kBurst = 500;
+  const std::vector<std::string> nodes = NumberedNames("node", kNodes);
+  TRIMARAN_ASSERT_OK(cluster_->AddNodes(nodes, {.cpu = "16", .memory = "64Gi"}));
+  std::vector<PromSample> history;
+  const int64_t now = absl::ToUnixSeconds(absl::Now());
+  for (int i = 0; i < kNodes; ++i) AddHistory(nodes[i], 0.05 * (i % 10), now, &history);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Prometheus> prom, Prometheus::Start(history));
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(int lw_port, PickFreePort());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<Subprocess> watcher,
+      Subprocess::Start(
+          {kLoadWatcherBin, "--bind-address=127.0.0.1", absl::StrCat("--port=", lw_port),
+           "--grpc-port=0", "--fetch-interval=1s", "--kubeconfig=" + cluster_->kubeconfig()},
+          cluster_->control_plane().dir() + "/load-watcher-frozen.log",
+          {"METRICS_PROVIDER_NAME=Prometheus", "METRICS_PROVIDER_ADDRESS=" + prom->url()}));
+  const std::string watcher_url = absl::StrCat("http://127.0.0.1:", lw_port);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        int status = 0;
+        Curl(watcher_url + "/watcher", &status);
+        return status == 200;
+      },
+      absl::Seconds(30)))
+      << "load-watcher never served a snapshot\n"
+      << watcher->LogTail();
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerProcess sched,
+      StartTlpScheduler("frozen", watcher_url,
+                        "          metricsMaxAge: 10s\n          fallback: Requests\n"));
+  const std::string metrics_url = absl::StrCat("https://127.0.0.1:", sched.secure_port, "/metrics");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        int status = 0;
+        Curl(absl::StrCat("https://127.0.0.1:", sched.secure_port, "/readyz"), &status);
+        return status == 200;
+      },
+      absl::Seconds(30)))
+      << sched.process->LogTail();
+  // One pod first: it starts the refresher, whose first read the burst then uses.
+  TRIMARAN_ASSERT_OK(CreateTlpPods(1, "warm"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("warm-") == 1; }, absl::Seconds(30)));
+  absl::SleepFor(absl::Seconds(2));
+
+  // (a) The watcher up: the reference throughput.
+  CycleFigures before = CycleFigures::Read(Curl(metrics_url));
+  absl::Time start = absl::Now();
+  TRIMARAN_ASSERT_OK(CreateTlpPods(kBurst, "normal"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("normal-") == kBurst; }, absl::Seconds(120)))
+      << BoundWithPrefix("normal-") << "/" << kBurst << "\n"
+      << sched.process->LogTail();
+  const absl::Duration normal = absl::Now() - start;
+  const CycleFigures normal_cycles = CycleFigures::Read(Curl(metrics_url)).Since(before);
+  const std::string before_freeze = Curl(metrics_url);
+  const double stale_before = Sample(
+      before_freeze, "scheduler_target_load_packing_metrics_fallback_total", {R"(reason="stale")"});
+
+  // (b) Frozen: past metricsMaxAge the last good snapshot is stale.
+  watcher->Signal(SIGSTOP);
+  absl::SleepFor(absl::Seconds(12));
+  before = CycleFigures::Read(Curl(metrics_url));
+  start = absl::Now();
+  TRIMARAN_ASSERT_OK(CreateTlpPods(kBurst, "frozen"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("frozen-") == kBurst; }, absl::Seconds(120)))
+      << BoundWithPrefix("frozen-") << "/" << kBurst << "\n"
+      << sched.process->LogTail();
+  const absl::Duration frozen = absl::Now() - start;
+  const std::string after = Curl(metrics_url);
+  const CycleFigures frozen_cycles = CycleFigures::Read(after).Since(before);
+  const double stale =
+      Sample(after, "scheduler_target_load_packing_metrics_fallback_total", {R"(reason="stale")"}) -
+      stale_before;
+  const double fetch_failures =
+      Sample(after, "scheduler_target_load_packing_metrics_fetch_failures_total");
+
+  const double normal_rate = kBurst / absl::ToDoubleSeconds(normal);
+  const double frozen_rate = kBurst / absl::ToDoubleSeconds(frozen);
+  std::cout << "[scenario 7] watcher up: " << kBurst << " pods in " << normal << " (" << normal_rate
+            << " pods/s), attempts " << normal_cycles.attempts
+            << " (> 1.024 s: " << normal_cycles.attempts_over_1s
+            << "), PreScore > 0.2 s: " << normal_cycles.prescores_over_200ms << "\n"
+            << "[scenario 7] watcher frozen: " << kBurst << " pods in " << frozen << " ("
+            << frozen_rate << " pods/s, " << 100 * frozen_rate / normal_rate
+            << " % of normal), attempts " << frozen_cycles.attempts
+            << " (> 1.024 s: " << frozen_cycles.attempts_over_1s << "), PreScore runs "
+            << frozen_cycles.prescores << " (> 0.2 s: " << frozen_cycles.prescores_over_200ms
+            << "), stale fallbacks " << stale << ", failed reads " << fetch_failures
+            << ", scheduler RSS " << ProcStatusKb(sched.process->pid(), "VmRSS") << " kB\n";
+  EXPECT_GE(frozen_rate, 0.5 * normal_rate);
+  EXPECT_GE(frozen_cycles.attempts, kBurst);
+  EXPECT_EQ(frozen_cycles.attempts_over_1s, 0);
+  EXPECT_GE(frozen_cycles.prescores, kBurst);
+  EXPECT_EQ(frozen_cycles.prescores_over_200ms, 0);
+  EXPECT_GE(stale, kBurst) << "the burst was not scored by the fallback";
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ClusterAudit audit, AuditCluster(cluster_->client(), "default"));
+  EXPECT_EQ(audit.Violations(2 * kBurst + 1), "");
+
+  // Shutdown does not wait for the hung read longer than its 10 s deadline.
+  const absl::Time term = absl::Now();
+  sched.process->Signal(SIGTERM);
+  absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << sched.process->LogTail();
+  std::cout << "[scenario 7] SIGTERM to exit with the watcher frozen: " << absl::Now() - term
+            << "\n";
+  watcher->Signal(SIGCONT);
+}
+
+// A /watcher that misbehaves as told (scenario 8).
+class BadWatcher {
+ public:
+  enum class Mode { kBadValues, kFutureTimestamp, kHugeBody, kEndlessLine };
+
+  absl::Status Start() {
+    TRIMARAN_ASSIGN_OR_RETURN(server_, http::HttpServer::Create({.name = "bad-watcher"}));
+    http::Route route;
+    route.path = "/watcher";
+    route.handler = [this](const http::ServerRequest&, http::ServerResponse& res) { Serve(res); };
+    TRIMARAN_RETURN_IF_ERROR(server_->AddRoute(std::move(route)));
+    return server_->Start();
+  }
+  std::string url() const { return server_->url(); }
+  void Set(Mode mode) {
+    absl::MutexLock lock(&mu_);
+    mode_ = mode;
+  }
+  // Requests answered in `mode` so far.
+  int Served(Mode mode) const {
+    absl::MutexLock lock(&mu_);
+    return served_[static_cast<int>(mode)];
+  }
+  // Bytes of streamed bodies written so far.
+  int64_t streamed() const {
+    absl::MutexLock lock(&mu_);
+    return streamed_;
+  }
+
+ private:
+  static std::string Node(const std::string& name, const std::string& cpu) {
+    return absl::StrCat("\"", name,
+                        "\":{\"metrics\":[{\"name\":\"c\",\"type\":\"CPU\",\"operator\":\"AVG\","
+                        "\"rollup\":\"15m\",\"value\":",
+                        cpu, "}],\"tags\":{},\"metadata\":{\"dataCenter\":\"\"}}");
+  }
+  static std::string Doc(int64_t ts) {
+    return absl::StrCat("{\"timestamp\":", ts,
+                        ",\"window\":{\"duration\":\"15m\",\"start\":", ts - 900, ",\"end\":", ts,
+                        "},\"source\":\"Prometheus\",\"data\":{\"NodeMetricsMap\":{",
+                        Node("node-good", "20"), ",", Node("node-negative", "-5"), ",",
+                        Node("node-huge", "1e308"), ",", Node("node-nan", "NaN"), ",",
+                        Node("node-dup", "10"), ",", Node("node-dup", "20"), "}}}");
+  }
+
+  void Serve(http::ServerResponse& res) {
+    Mode mode;
+    {
+      absl::MutexLock lock(&mu_);
+      mode = mode_;
+      ++served_[static_cast<int>(mode)];
+    }
+    res.content_type = "application/json";
+    const int64_t now = absl::ToUnixSeconds(absl::Now());
+    switch (mode) {
+      case Mode::kBadValues:
+        res.body = Doc(now);
+        return;
+      case Mode::kFutureTimestamp:
+        res.body = Doc(absl::ToUnixSeconds(
+            absl::FromCivil(absl::CivilSecond(3000, 1, 1), absl::UTCTimeZone())));
+        return;
+      case Mode::kHugeBody:
+      case Mode::kEndlessLine:
+        res.stream = [this, mode, now](http::ChunkWriter& writer) {
+          // A document whose one string never ends (endless line) or that goes on for
+          // 200 MB: the client must stop reading at its cap.
+          const std::string chunk(64 << 10, mode == Mode::kHugeBody ? ' ' : 'x');
+          std::string head = mode == Mode::kHugeBody ? absl::StrCat("{\"timestamp\":", now, ",")
+                                                     : std::string("{\"source\":\"");
+          if (!writer.Write(head)) return;
+          const int64_t limit = mode == Mode::kHugeBody ? int64_t{200} << 20 : INT64_MAX;
+          for (int64_t sent = 0; sent < limit; sent += chunk.size()) {
+            if (!writer.Write(chunk)) return;
+            absl::MutexLock lock(&mu_);
+            streamed_ += chunk.size();
+          }
+          (void)writer.Write("\"data\":{\"NodeMetricsMap\":{}}}");
+        };
+        return;
+    }
+  }
+
+  mutable absl::Mutex mu_;
+  Mode mode_ ABSL_GUARDED_BY(mu_) = Mode::kBadValues;
+  int served_[4] ABSL_GUARDED_BY(mu_) = {0, 0, 0, 0};
+  int64_t streamed_ ABSL_GUARDED_BY(mu_) = 0;
+  std::unique_ptr<http::HttpServer> server_;
+};
+
+// Scenario 8: /watcher answers with negative, 1e308 and NaN values and a duplicated
+// host next to one good node, then a year-3000 timestamp, then a 200 MB body, then a
+// line that never ends. The scheduler does not crash, its peak RSS stays under 512 MiB
+// (the body cap is 64 MiB), the good node is scored on its metrics, the bad answers are
+// cut off at the cap and counted, and every pod binds (on the fallback when needed).
+TEST_F(FaultInjectionTest, BrokenWatcherAnswers) {
+  constexpr int64_t kRssCapKb = 512 << 10;
+  TRIMARAN_ASSERT_OK(cluster_->AddNodes(
+      {"node-good", "node-negative", "node-huge", "node-nan", "node-dup", "node-absent"},
+      {.cpu = "4", .memory = "16Gi"}));
+  BadWatcher bad;
+  TRIMARAN_ASSERT_OK(bad.Start());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerProcess sched,
+      StartTlpScheduler("badwatcher", bad.url(), "          fallback: Requests\n"));
+  const std::string metrics_url = absl::StrCat("https://127.0.0.1:", sched.secure_port, "/metrics");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        int status = 0;
+        Curl(absl::StrCat("https://127.0.0.1:", sched.secure_port, "/readyz"), &status);
+        return status == 200;
+      },
+      absl::Seconds(30)))
+      << sched.process->LogTail();
+  const pid_t pid = sched.process->pid();
+  const absl::Time start = absl::Now();
+
+  // (1) Bad values (the refresher started with the plugin): the good node (20 % of 4
+  // cores, target 50 %: room for 8 pods of 100m, predicted 150m each) outscores every
+  // node on the Requests fallback.
+  ASSERT_TRUE(
+      Eventually([&] { return bad.Served(BadWatcher::Mode::kBadValues) >= 1; }, absl::Seconds(30)));
+  absl::SleepFor(absl::Seconds(1));
+  TRIMARAN_ASSERT_OK(CreateTlpPods(1, "warm"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("warm-") == 1; }, absl::Seconds(30)));
+  TRIMARAN_ASSERT_OK(CreateTlpPods(3, "good"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("good-") == 3; }, absl::Seconds(30)));
+  std::string metrics = Curl(metrics_url);
+  for (const auto& [pod, node] : Placement("good-")) {
+    EXPECT_EQ(node, "node-good") << pod << "\n" << metrics << sched.process->LogTail();
+  }
+  EXPECT_GT(Sample(metrics, "scheduler_target_load_packing_metrics_fallback_total",
+                   {R"(reason="bad_value")"}),
+            0);
+
+  // (2) A snapshot from the year 3000: no value of it is trusted, every node falls back.
+  bad.Set(BadWatcher::Mode::kFutureTimestamp);
+  ASSERT_TRUE(Eventually([&] { return bad.Served(BadWatcher::Mode::kFutureTimestamp) >= 1; },
+                         absl::Seconds(30)));
+  absl::SleepFor(absl::Seconds(1));
+  TRIMARAN_ASSERT_OK(CreateTlpPods(3, "future"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("future-") == 3; }, absl::Seconds(30)));
+
+  // (3) 200 MB, then (4) a line that never ends: each read is cut off at the cap
+  // (ResourceExhausted, counted); the failed read is retried 30 s later.
+  const auto cut_off = [&] {
+    return Sample(Curl(metrics_url), "scheduler_target_load_packing_metrics_fetch_failures_total",
+                  {R"(reason="resource_exhausted")"});
+  };
+  bad.Set(BadWatcher::Mode::kHugeBody);
+  ASSERT_TRUE(Eventually([&] { return cut_off() >= 1; }, absl::Seconds(30)))
+      << sched.process->LogTail();
+  const int64_t huge_streamed = bad.streamed();
+  TRIMARAN_ASSERT_OK(CreateTlpPods(3, "huge"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("huge-") == 3; }, absl::Seconds(30)));
+  bad.Set(BadWatcher::Mode::kEndlessLine);
+  ASSERT_TRUE(Eventually([&] { return cut_off() >= 2; }, absl::Seconds(60)))
+      << sched.process->LogTail();
+  TRIMARAN_ASSERT_OK(CreateTlpPods(3, "endless"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("endless-") == 3; }, absl::Seconds(30)));
+  const absl::Duration elapsed = absl::Now() - start;
+
+  ASSERT_TRUE(sched.process->Running()) << sched.process->LogTail();
+  const int64_t peak_kb = ProcStatusKb(pid, "VmHWM");
+  const int64_t rss_kb = ProcStatusKb(pid, "VmRSS");
+  metrics = Curl(metrics_url);
+  std::cout << "[scenario 8] 13 pods bound through 4 broken answers in " << elapsed
+            << "; streamed before the cut-offs " << (huge_streamed >> 20) << " MiB (200 MB body), "
+            << ((bad.streamed() - huge_streamed) >> 20) << " MiB (endless line); cut off "
+            << cut_off() << " times; scheduler RSS " << rss_kb << " kB, peak " << peak_kb
+            << " kB (cap " << kRssCapKb << " kB)\n";
+  EXPECT_GT(peak_kb, 0);
+  EXPECT_LT(peak_kb, kRssCapKb);
+  EXPECT_LT(huge_streamed, int64_t{200} << 20) << "the 200 MB body was read to its end";
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ClusterAudit audit, AuditCluster(cluster_->client(), "default"));
+  EXPECT_EQ(audit.Violations(13), "");
   sched.process->Signal(SIGTERM);
   absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));
   ASSERT_TRUE(code.ok()) << code.status();

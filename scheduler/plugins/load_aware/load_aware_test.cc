@@ -1,10 +1,14 @@
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "common/stats/registry.h"
+#include "common/stats/scope.h"
 #include "common/testing/fake_clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -14,6 +18,7 @@
 #include "scheduler/plugins/load_aware/fallback.h"
 #include "scheduler/plugins/load_aware/metrics_source.h"
 #include "scheduler/plugins/load_aware/metrics_view.h"
+#include "scheduler/plugins/load_aware/plugin_metrics.h"
 #include "scheduler/plugins/load_aware/recent_pods.h"
 #include "scheduler/plugins/load_aware/resource_stats.h"
 
@@ -147,6 +152,186 @@ TEST(MetricsCacheTest, RefreshAndRetryIntervals) {
   EXPECT_EQ(cache.Get(), view);
   EXPECT_EQ(cache.TryGet(), view);
   EXPECT_EQ(client.requests().size(), 3u);
+}
+
+// A remote client (remote() true) over a FakeLoadWatcherClient whose reads block while
+// it is held (Hold / Release); it records how many reads run at once.
+class HangingRemoteClient final : public lw::Client {
+ public:
+  FakeLoadWatcherClient answers;
+
+  void Hold() {
+    absl::MutexLock lock(&mu_);
+    held_ = true;
+  }
+  void Release() {
+    absl::MutexLock lock(&mu_);
+    held_ = false;
+  }
+  // Waits (real time, bounded) until `n` reads have started.
+  bool AwaitReads(int n) {
+    absl::MutexLock lock(&mu_);
+    auto started = [this, n]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return reads_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&started), absl::Seconds(10));
+  }
+  int reads() const {
+    absl::MutexLock lock(&mu_);
+    return reads_;
+  }
+  int max_in_flight() const {
+    absl::MutexLock lock(&mu_);
+    return max_in_flight_;
+  }
+
+  using Client::GetLatestMetrics;
+  absl::StatusOr<lw::WatcherMetricsPtr> GetLatestMetrics(
+      const lw::MetricsRequest& request) override {
+    {
+      absl::MutexLock lock(&mu_);
+      ++reads_;
+      max_in_flight_ = std::max(max_in_flight_, ++in_flight_);
+      auto released = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return !held_; };
+      mu_.Await(absl::Condition(&released));
+      --in_flight_;
+    }
+    return answers.GetLatestMetrics(request);
+  }
+  bool remote() const override { return true; }
+
+ private:
+  mutable absl::Mutex mu_;
+  bool held_ ABSL_GUARDED_BY(mu_) = false;
+  int reads_ ABSL_GUARDED_BY(mu_) = 0;
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  int max_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+TEST(MetricsCacheRemoteTest, AHungClientNeverBlocksACycle) {
+  ::trimaran::testing::FakeClock clock;
+  HangingRemoteClient client;
+  client.answers.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 1).Obj());
+  client.Hold();
+  MetricsCache cache(&client, clock);  // starts the refresher; does not wait for it
+  EXPECT_EQ(cache.Get(), nullptr);
+  ASSERT_TRUE(client.AwaitReads(1));
+  const absl::Time start = absl::Now();
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_EQ(cache.Get(), nullptr);
+    EXPECT_EQ(cache.TryGet(), nullptr);
+  }
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+  client.Release();
+  ASSERT_TRUE(clock.AwaitSleepers(1));  // read done, sleeping until the next one
+  auto view = cache.Get();
+  ASSERT_NE(view, nullptr);
+  EXPECT_NE(view->Find("a"), nullptr);
+  // Each read carries the refresher's deadline.
+  ASSERT_FALSE(client.answers.requests().empty());
+  EXPECT_EQ(client.answers.requests()[0].timeout, absl::Seconds(10));
+}
+
+TEST(MetricsCacheRemoteTest, OneRequestInFlightPerSource) {
+  ::trimaran::testing::FakeClock clock;
+  HangingRemoteClient client;
+  client.answers.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 1).Obj());
+  client.Hold();
+  // Two plugins reading one source share one refresher.
+  MetricsCache first(&client, clock);
+  MetricsCache second(&client, clock);
+  EXPECT_EQ(first.Get(), nullptr);
+  EXPECT_EQ(second.Get(), nullptr);
+  ASSERT_TRUE(client.AwaitReads(1));
+  clock.Advance(absl::Minutes(10));  // the read is still hung: nothing new starts
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(first.Get(), nullptr);
+    EXPECT_EQ(second.TryGet(), nullptr);
+  }
+  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_EQ(client.reads(), 1);
+  client.Release();
+  ASSERT_TRUE(clock.AwaitSleepers(1));
+  EXPECT_EQ(clock.sleepers(), 1u);  // one refresher thread
+  EXPECT_EQ(first.Get(), second.Get());
+  // The next read starts refresh_interval after the last one ended.
+  EXPECT_EQ(clock.NextDeadline(), clock.Now() + MetricsCache::kDefaultRefreshInterval);
+  clock.AdvanceToNextDeadline();
+  ASSERT_TRUE(client.AwaitReads(2));
+  ASSERT_TRUE(clock.AwaitSleepers(1));
+  EXPECT_EQ(client.reads(), 2);
+  EXPECT_EQ(client.max_in_flight(), 1);
+}
+
+TEST(MetricsCacheRemoteTest, AFailedReadKeepsTheLastGoodSnapshotAndIsCounted) {
+  ::trimaran::testing::FakeClock clock;
+  stats::Registry registry;
+  const stats::Scope scope(registry, "t_");
+  HangingRemoteClient client;
+  client.answers.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 1).Obj());
+  MetricsCache cache(&client, clock, MetricsCacheOptions{.scope = &scope});
+  ASSERT_TRUE(clock.AwaitSleepers(1));
+  auto view = cache.Get();
+  ASSERT_NE(view, nullptr);
+
+  client.answers.Set(absl::ResourceExhaustedError("response body exceeds 67108864 bytes"));
+  clock.AdvanceToNextDeadline();  // 5 s: the next read fails
+  ASSERT_TRUE(client.AwaitReads(2));
+  ASSERT_TRUE(clock.AwaitSleepers(1));
+  EXPECT_EQ(cache.Get(), view);
+  EXPECT_EQ(cache.TryGet(), view);
+  // A failed read is retried after retry_interval.
+  EXPECT_EQ(clock.NextDeadline(), clock.Now() + MetricsCache::kDefaultRetryInterval);
+  EXPECT_THAT(
+      registry.PrometheusText(),
+      ::testing::HasSubstr("t_metrics_fetch_failures_total{reason=\"resource_exhausted\"} 1"));
+
+  client.answers.Set(MakeWatcherMetrics().Node("b").Cpu(lw::kOpAvg, 2).Obj());
+  clock.AdvanceToNextDeadline();
+  ASSERT_TRUE(client.AwaitReads(3));
+  ASSERT_TRUE(clock.AwaitSleepers(1));
+  auto fresh = cache.Get();
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_NE(fresh->Find("b"), nullptr);
+}
+
+TEST(MetricsCacheRemoteTest, StalenessStillAppliesWhileTheWatcherHangs) {
+  ::trimaran::testing::FakeClock clock;  // now = the builders' window end
+  stats::Registry registry;
+  HangingRemoteClient client;
+  client.answers.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 1).Obj());
+  TrimaranSpec spec;
+  spec.watcher_address = "http://127.0.0.1:1";
+  spec.metrics_max_age = absl::Minutes(5);
+  client.Hold();
+  PluginMetrics metrics(spec, &client, clock, stats::Scope(registry, "t_"), "P");
+  ASSERT_TRUE(client.AwaitReads(1));
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kNoMetrics);  // no good read yet
+  client.Release();
+  ASSERT_TRUE(clock.AwaitSleepers(1));
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kOk);
+
+  client.Hold();  // the watcher freezes
+  clock.AdvanceToNextDeadline();
+  ASSERT_TRUE(client.AwaitReads(2));
+  clock.Advance(absl::Minutes(4));
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kOk);  // the last good view, 4 min old
+  clock.Advance(absl::Minutes(2));
+  const CycleMetrics stale = metrics.ForCycle();  // never waits for the hung read
+  EXPECT_EQ(stale.state, MetricsState::kStale);
+  EXPECT_NE(stale.view, nullptr);
+  client.Release();
+}
+
+TEST(MetricsCacheRemoteTest, DestructionStopsASleepingRefresherAtOnce) {
+  ::trimaran::testing::FakeClock clock;
+  HangingRemoteClient client;
+  client.answers.Set(absl::UnavailableError("down"));
+  {
+    MetricsCache cache(&client, clock);
+    EXPECT_EQ(cache.Get(), nullptr);
+    ASSERT_TRUE(clock.AwaitSleepers(1));  // sleeping 30 s (fake) before the retry
+  }
+  EXPECT_EQ(clock.sleepers(), 0u);
+  EXPECT_EQ(client.reads(), 1);
 }
 
 TEST(FallbackReporterTest, CountsEveryFallback) {

@@ -16,7 +16,10 @@ absl::StatusOr<std::unique_ptr<PluginMetrics>> PluginMetrics::Create(const Trima
 
 PluginMetrics::PluginMetrics(const TrimaranSpec& spec, lw::Client* client, const Clock& clock,
                              const stats::Scope& scope, absl::string_view plugin)
-    : spec_(spec), clock_(clock), cache_(client, clock), reporter_(plugin, scope) {}
+    : spec_(spec),
+      clock_(clock),
+      cache_(client, clock, MetricsCacheOptions{.scope = &scope}),
+      reporter_(plugin, scope) {}
 
 CycleMetrics PluginMetrics::Classify(std::shared_ptr<const MetricsView> view) const {
   CycleMetrics cycle;

@@ -51,7 +51,8 @@ class PluginMetrics {
   PluginMetrics(const TrimaranSpec& spec, lw::Client* client, const Clock& clock,
                 const stats::Scope& scope, absl::string_view plugin);
 
-  // The view for this cycle, refreshed if due (scheduling thread).
+  // The view for this cycle (scheduling thread). Never waits on the network: a remote
+  // source is refreshed in the background (metrics_source.h).
   CycleMetrics ForCycle() { return Classify(cache_.Get()); }
   // For a Score that runs without PreScore: never waits for a refresh in progress.
   CycleMetrics ForCycleNonBlocking() { return Classify(cache_.TryGet()); }
