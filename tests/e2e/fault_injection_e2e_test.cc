@@ -351,7 +351,7 @@ TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
   const CycleFigures normal_cycles = CycleFigures::Read(Curl(metrics_url)).Since(before);
   const std::string before_freeze = Curl(metrics_url);
   const double stale_before = Sample(
-      before_freeze, "scheduler_target_load_packing_metrics_fallback_total", {R"(reason="stale")"});
+      before_freeze, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"});
 
   // (b) Frozen: past metricsMaxAge the last good snapshot is stale.
   watcher->Signal(SIGSTOP);
@@ -366,10 +366,10 @@ TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
   const std::string after = Curl(metrics_url);
   const CycleFigures frozen_cycles = CycleFigures::Read(after).Since(before);
   const double stale =
-      Sample(after, "scheduler_target_load_packing_metrics_fallback_total", {R"(reason="stale")"}) -
+      Sample(after, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"}) -
       stale_before;
   const double fetch_failures =
-      Sample(after, "scheduler_target_load_packing_metrics_fetch_failures_total");
+      Sample(after, "trimaran_plugin_metrics_fetch_failures_total");
 
   const double normal_rate = kBurst / absl::ToDoubleSeconds(normal);
   const double frozen_rate = kBurst / absl::ToDoubleSeconds(frozen);
@@ -536,7 +536,7 @@ TEST_F(FaultInjectionTest, BrokenWatcherAnswers) {
   for (const auto& [pod, node] : Placement("good-")) {
     EXPECT_EQ(node, "node-good") << pod << "\n" << metrics << sched.process->LogTail();
   }
-  EXPECT_GT(Sample(metrics, "scheduler_target_load_packing_metrics_fallback_total",
+  EXPECT_GT(Sample(metrics, "trimaran_plugin_metrics_fallback_total",
                    {R"(reason="bad_value")"}),
             0);
 
@@ -551,7 +551,7 @@ TEST_F(FaultInjectionTest, BrokenWatcherAnswers) {
   // (3) 200 MB, then (4) a line that never ends: each read is cut off at the cap
   // (ResourceExhausted, counted); the failed read is retried 30 s later.
   const auto cut_off = [&] {
-    return Sample(Curl(metrics_url), "scheduler_target_load_packing_metrics_fetch_failures_total",
+    return Sample(Curl(metrics_url), "trimaran_plugin_metrics_fetch_failures_total",
                   {R"(reason="resource_exhausted")"});
   };
   bad.Set(BadWatcher::Mode::kHugeBody);

@@ -282,7 +282,7 @@ TEST(MetricsCacheRemoteTest, AFailedReadKeepsTheLastGoodSnapshotAndIsCounted) {
   EXPECT_EQ(clock.NextDeadline(), clock.Now() + MetricsCache::kDefaultRetryInterval);
   EXPECT_THAT(
       registry.PrometheusText(),
-      ::testing::HasSubstr("t_metrics_fetch_failures_total{reason=\"resource_exhausted\"} 1"));
+      ::testing::HasSubstr("t_plugin_metrics_fetch_failures_total{reason=\"resource_exhausted\"} 1"));
 
   client.answers.Set(MakeWatcherMetrics().Node("b").Cpu(lw::kOpAvg, 2).Obj());
   clock.AdvanceToNextDeadline();

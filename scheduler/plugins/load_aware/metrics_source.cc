@@ -54,7 +54,7 @@ absl::StatusOr<lw::WatcherMetricsPtr> Read(lw::Client& client, absl::Duration ti
 
 stats::Family<stats::Counter>& MetricsFetchFailures(const stats::Scope& scope) {
   return scope.CounterFamily(
-      "metrics_fetch_failures_total",
+      "plugin_metrics_fetch_failures_total",
       "Failed reads of the load watcher (the previous metrics are kept), by status code.",
       {"reason"});
 }

@@ -39,7 +39,7 @@
 // and the staleness policy (PluginMetrics, metricsMaxAge) takes over once it is older
 // than metricsMaxAge. Failed reads are logged once per change of state (failing /
 // readable again) and, when a stats scope is given, counted in
-//   <scope>metrics_fetch_failures_total{reason}
+//   <scope>plugin_metrics_fetch_failures_total{reason}
 // (reason: the absl status code in lower case, e.g. resource_exhausted for an answer
 // over the remote clients' size cap, deadline_exceeded, unavailable). A shared refresher
 // counts in the scope of the cache that started it.
@@ -76,7 +76,7 @@ struct MetricsCacheOptions {
   absl::Duration retry_interval = absl::Seconds(30);
   // Remote clients: the deadline of each background read.
   absl::Duration request_timeout = absl::Seconds(10);
-  // Where failed reads are counted (metrics_fetch_failures_total); null: not counted.
+  // Where failed reads are counted (plugin_metrics_fetch_failures_total); null: not counted.
   // Read by the constructor only.
   const stats::Scope* scope = nullptr;
 };
