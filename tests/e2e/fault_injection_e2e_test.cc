@@ -350,8 +350,8 @@ TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
   const absl::Duration normal = absl::Now() - start;
   const CycleFigures normal_cycles = CycleFigures::Read(Curl(metrics_url)).Since(before);
   const std::string before_freeze = Curl(metrics_url);
-  const double stale_before = Sample(
-      before_freeze, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"});
+  const double stale_before =
+      Sample(before_freeze, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"});
 
   // (b) Frozen: past metricsMaxAge the last good snapshot is stale.
   watcher->Signal(SIGSTOP);
@@ -366,10 +366,8 @@ TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
   const std::string after = Curl(metrics_url);
   const CycleFigures frozen_cycles = CycleFigures::Read(after).Since(before);
   const double stale =
-      Sample(after, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"}) -
-      stale_before;
-  const double fetch_failures =
-      Sample(after, "trimaran_plugin_metrics_fetch_failures_total");
+      Sample(after, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"}) - stale_before;
+  const double fetch_failures = Sample(after, "trimaran_plugin_metrics_fetch_failures_total");
 
   const double normal_rate = kBurst / absl::ToDoubleSeconds(normal);
   const double frozen_rate = kBurst / absl::ToDoubleSeconds(frozen);
@@ -536,8 +534,7 @@ TEST_F(FaultInjectionTest, BrokenWatcherAnswers) {
   for (const auto& [pod, node] : Placement("good-")) {
     EXPECT_EQ(node, "node-good") << pod << "\n" << metrics << sched.process->LogTail();
   }
-  EXPECT_GT(Sample(metrics, "trimaran_plugin_metrics_fallback_total",
-                   {R"(reason="bad_value")"}),
+  EXPECT_GT(Sample(metrics, "trimaran_plugin_metrics_fallback_total", {R"(reason="bad_value")"}),
             0);
 
   // (2) A snapshot from the year 3000: no value of it is trusted, every node falls back.

@@ -280,9 +280,9 @@ TEST(MetricsCacheRemoteTest, AFailedReadKeepsTheLastGoodSnapshotAndIsCounted) {
   EXPECT_EQ(cache.TryGet(), view);
   // A failed read is retried after retry_interval.
   EXPECT_EQ(clock.NextDeadline(), clock.Now() + MetricsCache::kDefaultRetryInterval);
-  EXPECT_THAT(
-      registry.PrometheusText(),
-      ::testing::HasSubstr("t_plugin_metrics_fetch_failures_total{reason=\"resource_exhausted\"} 1"));
+  EXPECT_THAT(registry.PrometheusText(),
+              ::testing::HasSubstr(
+                  "t_plugin_metrics_fetch_failures_total{reason=\"resource_exhausted\"} 1"));
 
   client.answers.Set(MakeWatcherMetrics().Node("b").Cpu(lw::kOpAvg, 2).Obj());
   clock.AdvanceToNextDeadline();

@@ -669,7 +669,12 @@ bool FaultProxy::ServeOne(Session& session, std::string& in) {
 
   if (gated) {
     const bool open = Hold(
-        session, [this] { return !watch_gate_closed_; }, options_.max_hold);
+        session,
+        [this] {
+          mu_.AssertReaderHeld();  // Hold evaluates the condition under mu_
+          return !watch_gate_closed_;
+        },
+        options_.max_hold);
     if (!open && !Ended(session)) {
       Finish(seq, "gate-expired", 0, 0);
       return false;
