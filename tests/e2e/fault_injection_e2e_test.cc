@@ -32,6 +32,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/harness/cluster.h"
+#include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
 #include "tests/e2e/harness/fault_proxy.h"
 #include "tests/e2e/harness/invariants.h"
@@ -44,23 +45,6 @@ namespace {
 
 constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
 constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
-
-// GET `url` with curl (-k: the scheduler's serving certificate is self-signed). Returns
-// the body; *status gets the HTTP status (0: no answer).
-std::string Curl(const std::string& url, int* status = nullptr) {
-  const std::string cmd =
-      absl::StrCat("curl -ks --max-time 10 -o - -w '\\n%{http_code}' '", url, "'");
-  std::string out;
-  if (FILE* f = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, k);
-    pclose(f);
-  }
-  const size_t nl = out.rfind('\n');
-  if (status != nullptr) *status = nl == std::string::npos ? 0 : std::atoi(out.c_str() + nl + 1);
-  return nl == std::string::npos ? out : out.substr(0, nl);
-}
 
 // The sum of the samples of `name` (exactly: the series name before '{' or ' ') whose
 // labels contain every one of `labels` (e.g. R"(le="1.024")").
