@@ -60,6 +60,15 @@ struct WatchOptions {
   absl::Duration timeout = absl::Minutes(5);
 };
 
+// Bounds one unary call, all its attempts and retry waits included (client-go's
+// context). A stop ends the call with Cancelled (an in-flight request is abandoned, a
+// retry sleep cut short); past `deadline` it ends with DeadlineExceeded, and a retry
+// whose wait (Retry-After included) would end past the deadline is not made.
+struct CallOptions {
+  std::stop_token stop{};
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
 // Receives each event of a watch, in order. Return false to end the watch (OK).
 template <typename T>
 using WatchHandler = std::function<bool(WatchEvent<T>&& event)>;
@@ -82,6 +91,9 @@ class Client {
   virtual absl::Status DeletePod(absl::string_view ns, absl::string_view name) = 0;
   // POST pods/{name}/binding.
   virtual absl::Status Bind(const Binding& binding) = 0;
+  // The same, bounded by `options`. The default checks the stop once (it has no clock for
+  // the deadline), then calls Bind(binding); RestClient and FakeClient honour both.
+  virtual absl::Status Bind(const Binding& binding, const CallOptions& options);
   // Strategic-merge PATCH of pods/{name}/status (PodScheduled condition,
   // nominatedNodeName).
   virtual absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
@@ -103,6 +115,12 @@ class Client {
   virtual absl::StatusOr<Lease> CreateLease(const Lease& lease) = 0;
   // PUT with metadata.resourceVersion: Aborted when someone else updated it first.
   virtual absl::StatusOr<Lease> UpdateLease(const Lease& lease) = 0;
+  // The same, bounded by `options` (leader election: each renew attempt ends by
+  // renewDeadline). Defaults as for Bind.
+  virtual absl::StatusOr<Lease> GetLease(absl::string_view ns, absl::string_view name,
+                                         const CallOptions& options);
+  virtual absl::StatusOr<Lease> CreateLease(const Lease& lease, const CallOptions& options);
+  virtual absl::StatusOr<Lease> UpdateLease(const Lease& lease, const CallOptions& options);
 
   // ---- Anything else (metrics.k8s.io, test set-up): a raw request. ----
   // `path` starts with "/" ("/apis/metrics.k8s.io/v1beta1/nodes"). Returns the body of
@@ -113,5 +131,9 @@ class Client {
 };
 
 using ClientPtr = std::unique_ptr<Client>;
+
+// OK when `options` allow a call now; Cancelled (stop requested) or DeadlineExceeded
+// (deadline reached by `now`) naming `what` otherwise.
+absl::Status CheckCallOptions(const CallOptions& options, absl::Time now, absl::string_view what);
 
 }  // namespace trimaran::kube

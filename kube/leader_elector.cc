@@ -45,14 +45,21 @@ std::string LeaderElector::LeaderIdentity() const {
   return leader_;
 }
 
+absl::Time LeaderElector::LeadingUntil() const {
+  absl::MutexLock lock(&mu_);
+  return leading_until_;
+}
+
 absl::Time LeaderElector::LastRenew() const {
   absl::MutexLock lock(&mu_);
   return last_renew_;
 }
 
-bool LeaderElector::TryAcquireOrRenew() {
+bool LeaderElector::TryAcquireOrRenew(absl::Time deadline, std::stop_token stop) {
   absl::Time now = clock_.Now();
-  absl::StatusOr<Lease> current = client_.GetLease(config_.lease_namespace, config_.lease_name);
+  const CallOptions call{.stop = stop, .deadline = deadline};
+  absl::StatusOr<Lease> current =
+      client_.GetLease(config_.lease_namespace, config_.lease_name, call);
   if (!current.ok()) {
     if (current.status().code() != absl::StatusCode::kNotFound) {
       Log(Component::kKube)
@@ -68,12 +75,13 @@ bool LeaderElector::TryAcquireOrRenew() {
         static_cast<int32_t>(absl::ToInt64Seconds(config_.lease_duration));
     lease.spec.acquire_time = now;
     lease.spec.renew_time = now;
-    absl::StatusOr<Lease> created = client_.CreateLease(lease);
+    absl::StatusOr<Lease> created = client_.CreateLease(lease, call);
     if (!created.ok()) return false;
     absl::MutexLock lock(&mu_);
     observed_ = *created;
     observed_time_ = now;
     last_renew_ = now;
+    leading_until_ = now + config_.renew_deadline;
     return true;
   }
 
@@ -107,7 +115,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   update.spec.lease_duration_seconds =
       static_cast<int32_t>(absl::ToInt64Seconds(config_.lease_duration));
   update.spec.renew_time = now;
-  absl::StatusOr<Lease> updated = client_.UpdateLease(update);
+  absl::StatusOr<Lease> updated = client_.UpdateLease(update, call);
   if (!updated.ok()) {
     if (updated.status().code() != absl::StatusCode::kAborted) {
       Log(Component::kKube)
@@ -120,6 +128,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   observed_ = *updated;
   observed_time_ = now;
   last_renew_ = now;
+  leading_until_ = now + config_.renew_deadline;
   if (leader_ != config_.identity) {
     leader_ = config_.identity;
     if (config_.on_new_leader) config_.on_new_leader(leader_);
@@ -128,13 +137,15 @@ bool LeaderElector::TryAcquireOrRenew() {
 }
 
 void LeaderElector::Release() {
-  absl::StatusOr<Lease> current = client_.GetLease(config_.lease_namespace, config_.lease_name);
+  const CallOptions call{.deadline = clock_.Now() + config_.renew_deadline};
+  absl::StatusOr<Lease> current =
+      client_.GetLease(config_.lease_namespace, config_.lease_name, call);
   if (!current.ok() || current->spec.holder_identity != config_.identity) return;
   Lease release = *current;
   release.spec.holder_identity = "";
   release.spec.lease_duration_seconds = 1;
   release.spec.renew_time = clock_.Now();
-  absl::Status s = client_.UpdateLease(release).status();
+  absl::Status s = client_.UpdateLease(release, call).status();
   if (!s.ok()) {
     Log(Component::kKube).warn("leader election: release failed err=\"{}\"", s.message());
   } else {
@@ -154,7 +165,7 @@ void LeaderElector::Run(std::stop_token stop) {
   Log(Component::kKube)
       .info("leader election: attempting to acquire lease lease={}/{} identity={}",
             config_.lease_namespace, config_.lease_name, config_.identity);
-  while (!TryAcquireOrRenew()) {
+  while (!TryAcquireOrRenew(clock_.Now() + config_.renew_deadline, stop)) {
     absl::Duration wait = config_.retry_period * (1.0 + jitter(rng));
     absl::Time until;
     {
@@ -177,29 +188,42 @@ void LeaderElector::Run(std::stop_token stop) {
     leader_thread = std::jthread(
         [this, token = leading_stop.get_token()] { config_.on_started_leading(token); });
   }
-  // Renew until we cannot for renewDeadline, or until asked to stop.
-  absl::Time last_ok = clock_.Now();
+  // Renew until we cannot for renewDeadline, or until asked to stop. Each attempt ends
+  // by LeadingUntil(); the loss is declared at that instant at the latest.
   bool lost = false;
   while (!stop.stop_requested()) {
-    if (!clock_.SleepFor(config_.retry_period, stop)) break;
-    if (TryAcquireOrRenew()) {
-      last_ok = clock_.Now();
-      continue;
+    const absl::Time until = LeadingUntil();
+    if (!clock_.SleepUntil(std::min(clock_.Now() + config_.retry_period, until), stop)) break;
+    if (clock_.Now() >= until) {
+      lost = true;
+      break;
     }
-    if (clock_.Now() - last_ok >= config_.renew_deadline) {
+    if (TryAcquireOrRenew(until, stop)) continue;
+    if (stop.stop_requested()) break;
+    if (clock_.Now() >= until) {
       lost = true;
       break;
     }
   }
   leading_.store(false, std::memory_order_release);
-  leading_stop.request_stop();
-  if (leader_thread.joinable()) leader_thread.join();
   if (lost) {
+    // Fenced at once: nothing more is sent on the leader's behalf.
+    {
+      absl::MutexLock lock(&mu_);
+      leading_until_ = absl::InfinitePast();
+    }
+    leading_stop.request_stop();
+    if (leader_thread.joinable()) leader_thread.join();
     Log(Component::kKube)
         .error("leader election: lost lease lease={}/{} identity={}", config_.lease_namespace,
                config_.lease_name, config_.identity);
-  } else if (config_.release_on_cancel) {
-    Release();
+  } else {
+    // Stop: the leader's work winds down (binds finish) while the lease is still ours.
+    leading_stop.request_stop();
+    if (leader_thread.joinable()) leader_thread.join();
+    if (config_.release_on_cancel) Release();
+    absl::MutexLock lock(&mu_);
+    leading_until_ = absl::InfinitePast();
   }
   if (config_.on_stopped_leading) config_.on_stopped_leading();
 }

@@ -172,6 +172,36 @@ TEST(LeaderElectorTest, LeaderThatCannotRenewStopsLeading) {
   a.thread.join();
 }
 
+TEST(LeaderElectorTest, HungRenewIsCancelledAtRenewDeadlineAndFencesAtOnce) {
+  FakeClock clock;
+  FakeClient client(clock);  // hung calls wait on the elector's clock
+  Candidate a(client, clock, "a");
+  TimeDriver driver(clock, {&a});
+  EXPECT_EQ(a.elector->LeadingUntil(), absl::InfinitePast()) << "not leading yet";
+  a.Start();
+  ASSERT_TRUE(driver.Until([&] { return a.elector->IsLeader(); }));
+  // A few renewals; LeadingUntil follows the last one.
+  const absl::Time steady = clock.Now() + absl::Seconds(5);
+  ASSERT_TRUE(driver.Until([&] { return clock.Now() >= steady; }));
+  const absl::Time last_renew = a.elector->LastRenew();
+  EXPECT_EQ(a.elector->LeadingUntil(), last_renew + absl::Seconds(10));
+  // Every lease call now hangs (no answer, ever): each renew attempt is cut at the
+  // deadline instead of blocking the elector.
+  client.Hang("GetLease", true);
+  client.Hang("UpdateLease", true);
+  const int gets_before = client.Calls("GetLease");
+  ASSERT_TRUE(driver.Until([&] { return a.stopped.load(); }));
+  EXPECT_TRUE(a.leading_stop_seen);
+  EXPECT_FALSE(a.elector->IsLeader());
+  EXPECT_EQ(a.elector->LeadingUntil(), absl::InfinitePast());
+  EXPECT_GT(client.Calls("GetLease"), gets_before) << "the hung GET was made";
+  // Lost exactly at last renew + renewDeadline: not a retry period later, and not
+  // after a request timeout.
+  EXPECT_GE(clock.Now(), last_renew + absl::Seconds(10));
+  EXPECT_LE(clock.Now(), last_renew + absl::Seconds(10) + absl::Milliseconds(100));
+  a.thread.join();
+}
+
 TEST(LeaderElectorTest, ConfigValidationNamesEachProblem) {
   LeaderElectionConfig c;
   c.lease_duration = absl::Seconds(5);

@@ -157,7 +157,8 @@ void RestClient::CountRetry(absl::string_view method,
 }
 
 absl::StatusOr<http::HttpResponse> RestClient::SendOnce(http::HttpRequest request,
-                                                        std::stop_token stop) {
+                                                        std::stop_token stop,
+                                                        absl::Time deadline) {
   TRIMARAN_RETURN_IF_ERROR(limiter_.Accept(stop));
   for (int attempt = 0;; ++attempt) {
     TRIMARAN_ASSIGN_OR_RETURN(Credentials creds, credentials_->Get());
@@ -174,6 +175,15 @@ absl::StatusOr<http::HttpResponse> RestClient::SendOnce(http::HttpRequest reques
       req.tls = tls;
     }
     req.stop_token = stop;
+    if (deadline != absl::InfiniteFuture()) {
+      // Checked as late as possible, and the attempt ends by the deadline (cancelled
+      // like a client-go context).
+      const absl::Duration left = deadline - clock_.Now();
+      if (left <= absl::ZeroDuration()) {
+        return absl::DeadlineExceededError("deadline exceeded before sending");
+      }
+      req.timeout = req.timeout == absl::ZeroDuration() ? left : std::min(req.timeout, left);
+    }
     counters_.requests.fetch_add(1, std::memory_order_relaxed);
     absl::StatusOr<http::HttpResponse> resp = transport_->Send(req);
     CountRequest(req.method, resp);
@@ -204,16 +214,17 @@ absl::Status RestClient::ErrorFromResponse(const http::HttpResponse& response,
   return s;
 }
 
-absl::StatusOr<std::string> RestClient::Do(const Call& call) {
-  if (stats_ == nullptr) return DoWithRetries(call);
+absl::StatusOr<std::string> RestClient::Do(const Call& call, const CallOptions& options) {
+  if (stats_ == nullptr) return DoWithRetries(call, options);
   const absl::Time start = clock_.Now();
-  absl::StatusOr<std::string> result = DoWithRetries(call);
+  absl::StatusOr<std::string> result = DoWithRetries(call, options);
   stats_->duration.WithLabels({call.method, host_})
       .Observe(absl::ToDoubleSeconds(clock_.Now() - start));
   return result;
 }
 
-absl::StatusOr<std::string> RestClient::DoWithRetries(const Call& call) {
+absl::StatusOr<std::string> RestClient::DoWithRetries(const Call& call,
+                                                      const CallOptions& options) {
   http::HttpRequest req;
   req.method = call.method;
   req.url = config_.server + call.path;
@@ -224,10 +235,16 @@ absl::StatusOr<std::string> RestClient::DoWithRetries(const Call& call) {
   absl::Duration backoff = options_.initial_backoff;
   absl::Status last;
   for (int attempt = 0; attempt <= options_.max_retries; ++attempt) {
-    absl::StatusOr<http::HttpResponse> resp = SendOnce(req, {});
+    if (absl::Status s = CheckCallOptions(options, clock_.Now(), call.what); !s.ok()) {
+      return last.ok() ? s : Annotate(s, last.message());
+    }
+    absl::StatusOr<http::HttpResponse> resp = SendOnce(req, options.stop, options.deadline);
     std::optional<absl::Duration> retry_after;
     if (!resp.ok()) {
       last = Annotate(resp.status(), call.what);
+      if (options.stop.stop_requested()) {
+        return absl::CancelledError(absl::StrCat(call.what, ": cancelled"));
+      }
       // Connection failures: only safe to repeat for reads.
       if (call.method != "GET" || !http::IsRetryable(resp.status())) return last;
     } else if (resp->ok()) {
@@ -240,12 +257,20 @@ absl::StatusOr<std::string> RestClient::DoWithRetries(const Call& call) {
     if (attempt == options_.max_retries) break;
     absl::Duration wait = retry_after ? std::min(*retry_after, absl::Seconds(60)) : backoff;
     backoff = std::min(backoff * 2, options_.max_backoff);
+    if (clock_.Now() + wait >= options.deadline) {
+      // The wait (a Retry-After of 60 s, say) would end past the caller's deadline.
+      return absl::DeadlineExceededError(
+          absl::StrCat(call.what, ": deadline exceeded before the retry after ",
+                       absl::FormatDuration(wait), ": ", last.message()));
+    }
     counters_.retries.fetch_add(1, std::memory_order_relaxed);
     CountRetry(call.method, resp);
     Log(Component::kKube)
         .warn("retrying request op=\"{}\" attempt={} wait={} err=\"{}\"", call.what, attempt + 1,
               absl::FormatDuration(wait), last.message());
-    clock_.SleepFor(wait, {});
+    if (!clock_.SleepFor(wait, options.stop)) {
+      return absl::CancelledError(absl::StrCat(call.what, ": cancelled: ", last.message()));
+    }
   }
   return last;
 }
@@ -354,14 +379,16 @@ absl::Status RestClient::DeletePod(absl::string_view ns, absl::string_view name)
   return Do(call).status();
 }
 
-absl::Status RestClient::Bind(const Binding& binding) {
+absl::Status RestClient::Bind(const Binding& binding) { return Bind(binding, CallOptions{}); }
+
+absl::Status RestClient::Bind(const Binding& binding, const CallOptions& options) {
   Call call{.method = "POST",
             .path = absl::StrCat(PodsPath(binding.metadata.namespace_name), "/",
                                  binding.metadata.name, "/binding"),
             .body = EncodeBinding(binding),
             .what = absl::StrCat("bind pod ", binding.metadata.namespace_name, "/",
                                  binding.metadata.name, " to node ", binding.target.name)};
-  return Do(call).status();
+  return Do(call, options).status();
 }
 
 absl::Status RestClient::PatchPodStatus(absl::string_view ns, absl::string_view name,
@@ -450,10 +477,15 @@ absl::Status RestClient::CreateEvent(const Event& event) {
 // ---- Leases ----
 
 absl::StatusOr<Lease> RestClient::GetLease(absl::string_view ns, absl::string_view name) {
+  return GetLease(ns, name, CallOptions{});
+}
+
+absl::StatusOr<Lease> RestClient::GetLease(absl::string_view ns, absl::string_view name,
+                                           const CallOptions& options) {
   Call call{.method = "GET",
             .path = LeasePath(ns, name),
             .what = absl::StrCat("get lease ", ns, "/", name)};
-  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call, options));
   absl::StatusOr<Lease> lease = DecodeLease(body);
   if (!lease.ok()) {
     return absl::InternalError(absl::StrCat(call.what, ": ", lease.status().message()));
@@ -462,24 +494,32 @@ absl::StatusOr<Lease> RestClient::GetLease(absl::string_view ns, absl::string_vi
 }
 
 absl::StatusOr<Lease> RestClient::CreateLease(const Lease& lease) {
+  return CreateLease(lease, CallOptions{});
+}
+
+absl::StatusOr<Lease> RestClient::CreateLease(const Lease& lease, const CallOptions& options) {
   Call call{.method = "POST",
             .path = LeasePath(lease.metadata.namespace_name, ""),
             .body = EncodeLease(lease),
             .what = absl::StrCat("create lease ", lease.metadata.namespace_name, "/",
                                  lease.metadata.name)};
-  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call, options));
   absl::StatusOr<Lease> out = DecodeLease(body);
   if (!out.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", out.status().message()));
   return out;
 }
 
 absl::StatusOr<Lease> RestClient::UpdateLease(const Lease& lease) {
+  return UpdateLease(lease, CallOptions{});
+}
+
+absl::StatusOr<Lease> RestClient::UpdateLease(const Lease& lease, const CallOptions& options) {
   Call call{.method = "PUT",
             .path = LeasePath(lease.metadata.namespace_name, lease.metadata.name),
             .body = EncodeLease(lease),
             .what = absl::StrCat("update lease ", lease.metadata.namespace_name, "/",
                                  lease.metadata.name)};
-  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call, options));
   absl::StatusOr<Lease> out = DecodeLease(body);
   if (!out.ok()) return absl::InternalError(absl::StrCat(call.what, ": ", out.status().message()));
   return out;

@@ -11,7 +11,9 @@
 // - Retries: 429 and 5xx responses are retried for every verb, connection failures and
 //   timeouts only for GET (a POST may have been applied). Backoff doubles from
 //   `initial_backoff` up to `max_backoff`, or follows Retry-After when the server sends
-//   it; at most `max_retries` extra attempts. Every retry is counted.
+//   it; at most `max_retries` extra attempts. Every retry is counted. The calls taking
+//   CallOptions (Bind, the Lease calls) stop retrying at the caller's deadline or stop
+//   token, and the request in flight is cancelled then.
 // - Errors: the mapping of common/http/status_mapping.h, with the apiserver's Status
 //   message when the body carries one, prefixed with the operation and object:
 //   "bind pod default/web-1 to node n3: ...".
@@ -84,6 +86,7 @@ class RestClient final : public Client {
   absl::StatusOr<Pod> CreatePod(const Pod& pod) override;
   absl::Status DeletePod(absl::string_view ns, absl::string_view name) override;
   absl::Status Bind(const Binding& binding) override;
+  absl::Status Bind(const Binding& binding, const CallOptions& options) override;
   absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
                               const PodStatusPatch& patch) override;
   absl::StatusOr<NodeList> ListNodes(const ListOptions& options) override;
@@ -96,6 +99,10 @@ class RestClient final : public Client {
   absl::StatusOr<Lease> GetLease(absl::string_view ns, absl::string_view name) override;
   absl::StatusOr<Lease> CreateLease(const Lease& lease) override;
   absl::StatusOr<Lease> UpdateLease(const Lease& lease) override;
+  absl::StatusOr<Lease> GetLease(absl::string_view ns, absl::string_view name,
+                                 const CallOptions& options) override;
+  absl::StatusOr<Lease> CreateLease(const Lease& lease, const CallOptions& options) override;
+  absl::StatusOr<Lease> UpdateLease(const Lease& lease, const CallOptions& options) override;
   absl::StatusOr<std::string> Raw(absl::string_view method, absl::string_view path,
                                   absl::string_view body, absl::string_view content_type) override;
 
@@ -116,11 +123,15 @@ class RestClient final : public Client {
     std::string what;  // "bind pod default/p to node n1", for messages
   };
   // One unary request with auth, rate limit, retries; returns the 2xx body. Do times
-  // DoWithRetries (request_duration_seconds).
-  absl::StatusOr<std::string> Do(const Call& call);
-  absl::StatusOr<std::string> DoWithRetries(const Call& call);
-  // Sends once (auth + rate limit); maps nothing.
-  absl::StatusOr<http::HttpResponse> SendOnce(http::HttpRequest request, std::stop_token stop);
+  // DoWithRetries (request_duration_seconds). `options` bound it: each attempt's timeout
+  // ends by the deadline, the stop token cancels an in-flight attempt and a retry sleep,
+  // and a retry that would start past the deadline is not made.
+  absl::StatusOr<std::string> Do(const Call& call, const CallOptions& options = {});
+  absl::StatusOr<std::string> DoWithRetries(const Call& call, const CallOptions& options);
+  // Sends once (auth + rate limit); maps nothing. Not at all once `deadline` passed
+  // (DeadlineExceeded); the request's timeout ends by it.
+  absl::StatusOr<http::HttpResponse> SendOnce(http::HttpRequest request, std::stop_token stop,
+                                              absl::Time deadline = absl::InfiniteFuture());
   // A watch: frames lines and hands each to `on_line`.
   absl::Status Stream(const std::string& path, const std::string& what,
                       const std::function<absl::Status(std::string_view line, bool* keep)>& on_line,

@@ -149,6 +149,69 @@ TEST(RestClientTest, GivesUpAfterMaxRetriesWithTheLastError) {
   EXPECT_EQ(f.transport->RequestCount(), 6);  // 1 + max_retries
 }
 
+TEST(RestClientTest, CallOptionsDeadlineBoundsAttemptsAndRetryAfter) {
+  Fixture f;
+  const std::string url =
+      std::string(kServer) + "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l";
+  http::Headers retry_after;
+  retry_after.Set("Retry-After", "60");
+  f.transport->AddResponse("GET", url, 429, "slow down", retry_after);
+  const absl::Time start = f.clock.Now();
+  const CallOptions options{.deadline = start + absl::Seconds(3)};
+  EXPECT_THAT(f.client->GetLease("kube-system", "l", options),
+              StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("get lease kube-system/l")));
+  EXPECT_EQ(f.transport->RequestCount(), 1) << "a 60 s Retry-After ends past the deadline";
+  EXPECT_EQ(f.clock.Now(), start) << "no wait for a retry that cannot be made";
+  // The attempt's own timeout ends by the deadline (the transport cancels it then).
+  ASSERT_TRUE(f.transport->LastRequest().has_value());
+  EXPECT_LE(f.transport->LastRequest()->timeout, absl::Seconds(3));
+  // A deadline already past: nothing is sent.
+  f.transport->ClearRequests();
+  EXPECT_THAT(f.client->GetLease("kube-system", "l", {.deadline = start}),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  EXPECT_EQ(f.transport->RequestCount(), 0);
+}
+
+TEST(RestClientTest, CallOptionsStopCancelsBindAndItsRetrySleep) {
+  Fixture f;
+  Binding b;
+  b.metadata.namespace_name = "default";
+  b.metadata.name = "p";
+  b.target.name = "n1";
+  // Requested before the call: no POST at all.
+  std::stop_source stopped;
+  stopped.request_stop();
+  EXPECT_THAT(f.client->Bind(b, {.stop = stopped.get_token()}),
+              StatusIs(absl::StatusCode::kCancelled));
+  EXPECT_EQ(f.transport->RequestCount(), 0);
+  // Requested while the POST is in flight: the stop reaches the transport's request,
+  // and no retry follows.
+  std::stop_source stop;
+  f.transport->AddHandler("POST", kServer, [&stop](const http::HttpRequest& request) {
+    EXPECT_TRUE(request.stop_token.stop_possible());
+    stop.request_stop();
+    return absl::StatusOr<http::HttpResponse>(absl::CancelledError("aborted by the stop"));
+  });
+  EXPECT_THAT(f.client->Bind(b, {.stop = stop.get_token()}),
+              StatusIs(absl::StatusCode::kCancelled));
+  EXPECT_EQ(f.transport->RequestCount(), 1);
+  // A 503 whose retry sleep is cut short by the stop (requested with the response).
+  f.transport->ClearRules();
+  f.transport->ClearRequests();
+  std::stop_source later;
+  f.transport->AddHandler("POST", kServer, [&later](const http::HttpRequest&) {
+    later.request_stop();
+    http::HttpResponse response;
+    response.status_code = 503;
+    response.body = "overloaded";
+    response.headers.Set("Retry-After", "30");
+    return absl::StatusOr<http::HttpResponse>(response);
+  });
+  EXPECT_THAT(f.client->Bind(b, {.stop = later.get_token()}),
+              StatusIs(absl::StatusCode::kCancelled, HasSubstr("overloaded")));
+  EXPECT_EQ(f.transport->RequestCount(), 1);
+}
+
 TEST(RestClientTest, ConnectionFailuresRetryOnlyReads) {
   Fixture f;
   f.transport->AddError("", kServer, absl::UnavailableError("connection refused"));

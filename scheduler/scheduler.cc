@@ -69,6 +69,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   const Clock& clock() const override { return s_.clock_; }
   lw::Client* load_watcher() override { return s_.options_.load_watcher; }
   lw::SourcePool* load_watcher_sources() override { return s_.options_.load_watcher_sources; }
+  kube::CallOptions binding_call_options() override { return s_.BindingCallOptions(); }
 
  private:
   Scheduler& s_;
@@ -292,6 +293,27 @@ void Scheduler::Stop() {
 
 void Scheduler::WaitForBindings() { binding_pool_->Drain(); }
 
+kube::CallOptions Scheduler::BindingCallOptions() const {
+  kube::CallOptions options;
+  options.stop = options_.fence_stop;
+  if (options_.leading_until) options.deadline = options_.leading_until();
+  return options;
+}
+
+bool Scheduler::Fenced() const {
+  const kube::CallOptions options = BindingCallOptions();
+  return options.stop.stop_requested() || clock_.Now() >= options.deadline;
+}
+
+void Scheduler::DropFenced(Framework& fwk, CycleState& state, const QueuedPodInfo& pod_info,
+                           const kube::Pod& assumed) {
+  Log(Component::kMain)
+      .debug("not the leader any more: dropping the binding of pod={} to node={}",
+             kube::NamespacedName(assumed), assumed.spec.node_name);
+  UnreserveAndForget(fwk, state, assumed);
+  queue_->Done(*pod_info.pod);
+}
+
 void Scheduler::ObserveAttempt(absl::string_view result, absl::string_view profile,
                                absl::Time start) {
   metrics_->attempts.WithLabels({result, profile}).Inc();
@@ -378,13 +400,27 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
                              QueuedPodInfo pod_info, std::shared_ptr<const kube::Pod> assumed,
                              int64_t cycle, absl::Time attempt_start) {
   const std::string& host = assumed->spec.node_name;
+  if (Fenced()) {
+    DropFenced(fwk, *state, pod_info, *assumed);
+    return;
+  }
   Status s = fwk.WaitOnPermit(*assumed);
   if (s.IsSuccess()) s = fwk.RunPreBindPlugins(*state, *assumed, host);
   bool bind_attempted = false;
   if (s.IsSuccess()) {
+    if (Fenced()) {
+      DropFenced(fwk, *state, pod_info, *assumed);
+      return;
+    }
     bind_attempted = true;
     s = fwk.RunBindPlugins(*state, *assumed, host);
     if (s.code() == Code::kSkip) s = Status::Error("no Bind plugin bound the pod");
+  }
+  if (!s.IsSuccess() && Fenced()) {
+    // Lost the lease meanwhile: no GET, no failure written; the next leader sees
+    // whether the POST (if it went out) took effect.
+    DropFenced(fwk, *state, pod_info, *assumed);
+    return;
   }
   if (!s.IsSuccess()) {
     UnreserveAndForget(fwk, *state, *assumed);
@@ -480,6 +516,7 @@ void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Stat
   patch.conditions.push_back(std::move(condition));
   binding_pool_->Submit([this, ns = pod->metadata.namespace_name, name = pod->metadata.name,
                          patch = std::move(patch)] {
+    if (Fenced()) return;  // the next leader writes its own
     if (absl::Status s = client_.PatchPodStatus(ns, name, patch); !s.ok()) {
       Log(Component::kMain).warn("patch status of pod={}/{}: {}", ns, name, s.ToString());
     }

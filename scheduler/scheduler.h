@@ -20,6 +20,17 @@
 //   MoveAllToActiveOrBackoffQueue(AssignedPodDelete) (the forgotten pod freed room),
 //   then the failure handler.
 //
+// Fencing (under leader election): a binding cycle is *dropped* when the fence is
+// closed, i.e. options.fence_stop was requested (leadership lost) or
+// options.leading_until has passed. It
+// is checked before the cycle starts, again right before Bind, and after a failed Bind;
+// the Bind call itself carries the stop and the deadline (Handle::binding_call_options),
+// so an in-flight POST or its retry sleep is abandoned. A dropped pod is unreserved and
+// forgotten and nothing is written for it (no event, no failure condition, no requeue):
+// the next leader schedules it. Failure patches queued on the binding pool are dropped
+// too. So Run returns promptly after a loss, without a normal drain of pending binds (a
+// graceful stop still drains them while the lease is held).
+//
 // Failure handler: requeues the pod with AddUnschedulableIfNotPresent (rejecting plugins
 // from the Diagnosis; none for an error, which means backoff), records a
 // FailedScheduling Warning event through the Handle's EventRecorder and patches the
@@ -114,6 +125,13 @@ struct SchedulerOptions {
   // `assumed_pod_cleanup_period` (upstream's cleanAssumedPeriod, 1 s).
   absl::Duration assumed_pod_ttl = absl::ZeroDuration();
   absl::Duration assumed_pod_cleanup_period = absl::Seconds(1);
+  // The leadership fence (leader election): the instant after which this replica may no
+  // longer act as the leader (kube::LeaderElector::LeadingUntil). Called by binding
+  // cycles from any thread. Null: no fence (a single replica).
+  std::function<absl::Time()> leading_until;
+  // Requested the moment leadership is lost (not on a graceful stop, which finishes the
+  // queued binds while the lease is still held). Default: never.
+  std::stop_token fence_stop;
 };
 
 // The daemon's assumed-pod TTL: kube-scheduler 1.20's durationToExpireAssumedPod. Long
@@ -197,6 +215,13 @@ class Scheduler {
   void BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state, QueuedPodInfo pod_info,
                     std::shared_ptr<const kube::Pod> assumed, int64_t cycle,
                     absl::Time attempt_start);
+  // Whether the fence is closed (see the header comment).
+  bool Fenced() const;
+  // What binding cycles pass to the API (Handle::binding_call_options).
+  kube::CallOptions BindingCallOptions() const;
+  // Drops a binding cycle behind a closed fence: unreserve, forget, Done; no API call.
+  void DropFenced(Framework& fwk, CycleState& state, const QueuedPodInfo& pod_info,
+                  const kube::Pod& assumed);
   // Undoes Reserve and the assumption after a failure past AssumePod.
   void UnreserveAndForget(Framework& fwk, CycleState& state, const kube::Pod& assumed);
   void ObserveAttempt(absl::string_view result, absl::string_view profile, absl::Time start);

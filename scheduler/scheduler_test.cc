@@ -213,6 +213,64 @@ TEST_F(SchedulerTest, ABindFailureOnAPodBoundElsewhereWritesNoFailure) {
   EXPECT_EQ(sched_->queue().Counts().backoff + sched_->queue().Counts().unschedulable, 0u);
 }
 
+TEST_F(SchedulerTest, BehindAClosedFenceNoBindIsSentAndTheAssumedPodIsForgotten) {
+  // The lease may have passed to another replica (LeadingUntil is in the past): the
+  // queued binding cycle is dropped without any API call and nothing is written.
+  SchedulerOptions options;
+  options.leading_until = [] { return absl::InfinitePast(); };
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml(), options));
+  AddNode(SmallNode("node-a", "4"));
+  AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+
+  Drain();
+
+  EXPECT_EQ(client_.Calls("Bind"), 0);
+  EXPECT_TRUE(client_.Bindings().empty());
+  EXPECT_EQ(sched_->cache().PodCount(), 0);  // forgotten
+  EXPECT_TRUE(client_.StatusPatches().empty()) << "the next leader schedules it";
+  EXPECT_TRUE(EventsWithReason("FailedScheduling").empty());
+  EXPECT_TRUE(EventsWithReason("Scheduled").empty());
+  const QueueCounts counts = sched_->queue().Counts();
+  EXPECT_EQ(counts.active + counts.backoff + counts.unschedulable + counts.in_flight, 0u);
+}
+
+TEST_F(SchedulerTest, AnOpenFenceBindsAsUsual) {
+  SchedulerOptions options;
+  options.leading_until = [this] { return clock_.Now() + absl::Seconds(3); };
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml(), options));
+  AddNode(SmallNode("node-a", "4"));
+  AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+  Drain();
+  EXPECT_EQ(client_.Bindings().size(), 1u);
+  EXPECT_EQ(EventsWithReason("Scheduled").size(), 1u);
+}
+
+TEST_F(SchedulerTest, ABindInFlightIsAbandonedWhenLeadershipIsLost) {
+  std::stop_source lost;
+  SchedulerOptions options;
+  options.leading_until = [this] { return clock_.Now() + absl::Hours(1); };
+  options.fence_stop = lost.get_token();
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml(), options));
+  AddNode(SmallNode("node-a", "4"));
+  AddPod(MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj());
+  client_.Hang("Bind", true);  // the POST gets no answer
+  ASSERT_TRUE(sched_->ScheduleOne());
+  const absl::Time give_up = absl::Now() + absl::Seconds(10);
+  while (client_.Calls("Bind") == 0 && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(1));
+  ASSERT_EQ(client_.Calls("Bind"), 1);
+  lost.request_stop();  // the elector's loss signal
+  sched_->WaitForBindings();
+  recorder_->Flush();
+
+  EXPECT_TRUE(client_.Bindings().empty());
+  EXPECT_EQ(client_.Calls("GetPod"), 0) << "no look-up of the pod after the loss";
+  EXPECT_EQ(sched_->cache().PodCount(), 0);
+  EXPECT_TRUE(client_.StatusPatches().empty());
+  EXPECT_TRUE(EventsWithReason("FailedScheduling").empty());
+  const QueueCounts counts = sched_->queue().Counts();
+  EXPECT_EQ(counts.active + counts.backoff + counts.unschedulable + counts.in_flight, 0u);
+}
+
 TEST_F(SchedulerTest, ATombstoneOfAnAssumedPodRemovesIt) {
   // Bound and deleted while the watch was away (a 410 gap): the re-list's tombstone is
   // the last version seen, unassigned. The assumed pod must not leak.

@@ -117,11 +117,16 @@ struct SchedulerApp::State {
   std::unique_ptr<sched::AdminServer> admin;
 
   std::stop_source stop;
+  // Requested the moment the lease is lost: fences the binding cycles.
+  std::stop_source lost;
   std::atomic<bool> leadership_lost{false};
   std::atomic<bool> leading{false};
 };
 
 namespace {
+
+// How long a replica that lost the lease may spend shutting down before it _Exit(1)s.
+constexpr absl::Duration kLostLeadershipExitGrace = absl::Seconds(2);
 
 absl::StatusOr<std::unique_ptr<kube::RestClient>> MakeClient(const kube::RestConfig& base,
                                                              double qps, int burst,
@@ -203,6 +208,14 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       s->clock, trimaran_stats.Child("loadwatcher_"), s->client.get(), pool_options);
   sched::SchedulerOptions so;
   so.load_watcher_sources = s->sources.get();
+  if (c.leader_election.leader_elect) {
+    // The fence: no Binding once the lease may have passed to another replica.
+    State* st = s.get();
+    so.leading_until = [st] {
+      return st->elector ? st->elector->LeadingUntil() : absl::InfinitePast();
+    };
+    so.fence_stop = s->lost.get_token();
+  }
   so.parallelism = c.parallelism;
   so.backoff.initial = absl::Seconds(c.pod_initial_backoff_seconds);
   so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
@@ -263,6 +276,26 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
     le.on_started_leading = [st](std::stop_token token) {
       Log(Component::kMain).info("became the leader; scheduling");
       st->leading.store(true);
+      // The token fires on a loss, or on Stop after st->stop was requested. A loss
+      // fences the binds and exits 1 at once (kube-scheduler exits in
+      // OnStoppedLeading): shutdown gets kLostLeadershipExitGrace to close cleanly, past
+      // it (a hung apiserver call, say) the process ends anyway.
+      std::stop_callback on_loss(token, [st] {
+        if (st->stop.stop_requested()) return;
+        st->lost.request_stop();
+        Log(Component::kMain).error("leaderelection lost; exiting");
+        std::thread([] {
+          absl::SleepFor(kLostLeadershipExitGrace);
+          Log(Component::kMain)
+              .error("leaderelection lost; shutdown did not finish in {}",
+                     absl::FormatDuration(kLostLeadershipExitGrace));
+          std::fflush(stdout);
+          std::fflush(stderr);
+          std::_Exit(1);
+        }).detach();
+        st->leadership_lost.store(true);
+        st->stop.request_stop();
+      });
       st->scheduler->Run(token);
       st->leading.store(false);
     };

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 #include "kube/store.h"
 
 namespace trimaran::kube::testing {
@@ -458,6 +459,49 @@ absl::StatusOr<Lease> FakeClient::UpdateLease(const Lease& lease) {
   l.metadata.resource_version = absl::StrCat(NextRv());
   it->second = l;
   return l;
+}
+
+absl::Status FakeClient::Admit(const std::string& method, const CallOptions& options) {
+  bool hang = false;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = hang_.find(method);
+    hang = it != hang_.end() && it->second;
+    if (hang) ++calls_[method];
+  }
+  if (!hang) {
+    // Answered at once: only a stop requested before the call ends it (the deadline is
+    // on the caller's clock, which need not be this fake's).
+    return CheckCallOptions({.stop = options.stop}, absl::InfinitePast(), method);
+  }
+  clock_.SleepUntil(options.deadline, options.stop);
+  return CheckCallOptions(options, clock_.Now(), method);
+}
+
+void FakeClient::Hang(const std::string& method, bool hang) {
+  absl::MutexLock lock(&mu_);
+  hang_[method] = hang;
+}
+
+absl::Status FakeClient::Bind(const Binding& binding, const CallOptions& options) {
+  TRIMARAN_RETURN_IF_ERROR(Admit("Bind", options));
+  return Bind(binding);
+}
+
+absl::StatusOr<Lease> FakeClient::GetLease(absl::string_view ns, absl::string_view name,
+                                           const CallOptions& options) {
+  TRIMARAN_RETURN_IF_ERROR(Admit("GetLease", options));
+  return GetLease(ns, name);
+}
+
+absl::StatusOr<Lease> FakeClient::CreateLease(const Lease& lease, const CallOptions& options) {
+  TRIMARAN_RETURN_IF_ERROR(Admit("CreateLease", options));
+  return CreateLease(lease);
+}
+
+absl::StatusOr<Lease> FakeClient::UpdateLease(const Lease& lease, const CallOptions& options) {
+  TRIMARAN_RETURN_IF_ERROR(Admit("UpdateLease", options));
+  return UpdateLease(lease);
 }
 
 absl::StatusOr<std::string> FakeClient::Raw(absl::string_view method, absl::string_view path,

@@ -55,6 +55,14 @@ class FakeClient final : public Client {
   absl::StatusOr<Lease> GetLease(absl::string_view ns, absl::string_view name) override;
   absl::StatusOr<Lease> CreateLease(const Lease& lease) override;
   absl::StatusOr<Lease> UpdateLease(const Lease& lease) override;
+  // The CallOptions overloads: Cancelled when the stop was requested before the call;
+  // a method made to hang (Hang) waits for the stop or the deadline (on this fake's
+  // clock, which must then be the caller's) instead of answering.
+  absl::Status Bind(const Binding& binding, const CallOptions& options) override;
+  absl::StatusOr<Lease> GetLease(absl::string_view ns, absl::string_view name,
+                                 const CallOptions& options) override;
+  absl::StatusOr<Lease> CreateLease(const Lease& lease, const CallOptions& options) override;
+  absl::StatusOr<Lease> UpdateLease(const Lease& lease, const CallOptions& options) override;
   absl::StatusOr<std::string> Raw(absl::string_view method, absl::string_view path,
                                   absl::string_view body, absl::string_view content_type) override;
 
@@ -64,6 +72,10 @@ class FakeClient final : public Client {
   absl::StatusOr<Node> UpdateNode(const Node& node);
   // The next `times` calls of `method` ("Bind", "ListPods", "WatchPods", ...) fail.
   void FailNext(const std::string& method, absl::Status status, int times = 1);
+  // While `hang` is true, calls of `method` ("GetLease", "UpdateLease", "Bind", ...) made
+  // with CallOptions block until their stop or deadline (a request that never gets an
+  // answer) and fail with Cancelled / DeadlineExceeded. They count in Calls().
+  void Hang(const std::string& method, bool hang);
   // Ends every open watch with Unavailable.
   void BreakWatches();
   // Keep this many change events for watch resume (default 100000).
@@ -94,6 +106,10 @@ class FakeClient final : public Client {
     Node node;
   };
   absl::Status Injected(const std::string& method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // For the CallOptions overloads: OK to go on with the call, or its error after
+  // hanging (Hang) or because the options end it.
+  absl::Status Admit(const std::string& method, const CallOptions& options)
+      ABSL_LOCKS_EXCLUDED(mu_);
   int64_t NextRv() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Record(WatchEventType type, const Pod* pod, const Node* node)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -118,6 +134,7 @@ class FakeClient final : public Client {
   int open_watches_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, std::deque<absl::Status>> failures_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> calls_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, bool> hang_ ABSL_GUARDED_BY(mu_);
   std::function<absl::StatusOr<std::string>(absl::string_view, absl::string_view,
                                             absl::string_view)>
       raw_handler_ ABSL_GUARDED_BY(mu_);

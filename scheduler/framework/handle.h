@@ -121,6 +121,11 @@ class Handle {
   // and profile. nullptr when the scheduler runs without one (plugins then use
   // load_watcher(), or fall back).
   virtual lw::SourcePool* load_watcher_sources() { return nullptr; }
+  // The options of the API calls a binding cycle makes for the pod (Bind plugins pass
+  // them to kube::Client::Bind): under leader election their stop fires when the lease
+  // is lost and their deadline is the leader's LeadingUntil(), so no Binding is sent
+  // once another replica may lead. Unbounded by default.
+  virtual kube::CallOptions binding_call_options() { return {}; }
   // Still to come: waiting-pod access for Permit plugins and a PluginsRunner for
   // preemption.
 };

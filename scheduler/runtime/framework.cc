@@ -30,6 +30,7 @@ class PluginHandle final : public Handle {
   const Clock& clock() const override { return base_.clock(); }
   lw::Client* load_watcher() override { return base_.load_watcher(); }
   lw::SourcePool* load_watcher_sources() override { return base_.load_watcher_sources(); }
+  kube::CallOptions binding_call_options() override { return base_.binding_call_options(); }
 
  private:
   Handle& base_;

@@ -12,12 +12,15 @@
 // that never ends).
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -118,6 +121,71 @@ class FaultInjectionTest : public ::testing::Test {
                                   .config_yaml = SchedulerConfigYaml("trimaran", false),
                                   .kubeconfig = kubeconfig_});
   }
+
+  // A replica with leader election (Lease kube-system/trimaran-e2e, 4 s / 3 s / 1 s)
+  // whose every request goes through `proxy`.
+  absl::StatusOr<SchedulerProcess> StartReplica(const std::string& tag, FaultProxy& proxy) {
+    TRIMARAN_ASSIGN_OR_RETURN(std::string kubeconfig,
+                              cluster_->control_plane().WriteKubeconfigFor(
+                                  absl::StrCat("via-", tag), proxy.url(), proxy.ca_file()));
+    return StartSchedulerProcess({.binary = kSchedulerBin,
+                                  .dir = cluster_->control_plane().dir(),
+                                  .tag = tag,
+                                  .config_yaml = SchedulerConfigYaml("trimaran", true),
+                                  .kubeconfig = kubeconfig});
+  }
+
+  absl::StatusOr<std::unique_ptr<FaultProxy>> StartProxy(const std::string& tag) {
+    ControlPlane& cp = cluster_->control_plane();
+    return FaultProxy::Start({.upstream = cp.server(),
+                              .upstream_ca_file = cp.ca_file(),
+                              .tls_cert_dir = cp.dir() + "/proxy-" + tag});
+  }
+
+  std::string LeaseHolder() {
+    auto lease = cluster_->client().GetLease("kube-system", "trimaran-e2e");
+    return lease.ok() ? lease->spec.holder_identity : "";
+  }
+
+  // Gives the Scheduled events of `pods` pods time to land (a replica that exited at
+  // once may have dropped some of its own: not a violation), then audits.
+  void AuditAll(int pods) {
+    (void)(Eventually(
+        [&] {
+          auto audit = AuditCluster(cluster_->client(), "default");
+          int scheduled = 0;
+          if (audit.ok()) {
+            for (const auto& [pod, n] : audit->scheduled_events) scheduled += n > 0;
+          }
+          return scheduled >= pods;
+        },
+        absl::Seconds(20)));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(ClusterAudit audit, AuditCluster(cluster_->client(), "default"));
+    EXPECT_EQ(audit.Violations(pods), "");
+  }
+
+  // Two replicas, each behind a proxy of its own: A leads, B stands by. Starts A, waits
+  // for it to hold the Lease, then starts B and waits for B to campaign.
+  void StartTwoReplicas() {
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(proxy_b_, StartProxy("b"));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(a_, StartReplica("leader-a", *proxy_));
+    ASSERT_TRUE(Eventually([&] { return !LeaseHolder().empty(); }, absl::Seconds(30)))
+        << a_.process->LogTail();
+    holder_a_ = LeaseHolder();
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(b_, StartReplica("standby-b", *proxy_b_));
+    ASSERT_TRUE(
+        Eventually([&] { return proxy_b_->CountRequests(kLeaseCalls) > 0; }, absl::Seconds(30)))
+        << b_.process->LogTail();
+  }
+
+  static inline const RequestMatch kBind = {.method = "POST", .path_regex = kBindingPathRegex};
+  static inline const RequestMatch kLeaseCalls = {
+      .path_regex = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases(/.*)?"};
+
+  std::unique_ptr<FaultProxy> proxy_b_;
+  SchedulerProcess a_;
+  SchedulerProcess b_;
+  std::string holder_a_;
 
   absl::Status CreatePods(int n, const std::string& prefix) {
     return cluster_->CreatePods(n, [&](int i) {
@@ -568,6 +636,145 @@ TEST_F(FaultInjectionTest, BrokenWatcherAnswers) {
   ASSERT_TRUE(code.ok()) << code.status();
   EXPECT_EQ(*code, 0) << sched.process->LogTail();
 }
+
+// Scenario 1: the leader is frozen (SIGSTOP) for 20 s during a 2,000-pod burst; B takes
+// the Lease over and binds; A is resumed. A sends no Binding after the Lease changed
+// hands (counted at A's own proxy) and exits 1 promptly; every pod is bound once.
+TEST_F(FaultInjectionTest, FrozenLeaderIsFencedAndExitsAfterResume) {
+  constexpr int kPods = 2000;
+  TRIMARAN_ASSERT_OK(cluster_->AddNodes(NumberedNames("node", 50), {.cpu = "8", .memory = "32Gi"}));
+  ASSERT_NO_FATAL_FAILURE(StartTwoReplicas());
+  absl::Status created;
+  std::thread creator([&] { created = CreatePods(kPods, "burst"); });
+  const bool started = Eventually([&] { return Bound() >= 200; }, absl::Seconds(60));
+  a_.process->Signal(SIGSTOP);
+  const absl::Time freeze = absl::Now();
+  ASSERT_TRUE(started) << Bound() << " bound\n" << a_.process->LogTail();
+  const int bound_at_freeze = Bound();
+
+  // B takes over: the Lease changes hands, then B's first Binding.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string holder = LeaseHolder();
+        return !holder.empty() && holder != holder_a_;
+      },
+      absl::Seconds(15)))
+      << b_.process->LogTail();
+  const absl::Time takeover = absl::Now();
+  const int64_t mark_a = proxy_->NextSeq();
+  const int64_t mark_b = proxy_b_->NextSeq();
+  ASSERT_TRUE(
+      Eventually([&] { return proxy_b_->CountRequests(kBind, mark_b) > 0; }, absl::Seconds(15)))
+      << b_.process->LogTail();
+  const absl::Duration to_new_leader_binding = absl::Now() - freeze;
+
+  // B binds the whole burst while A is still frozen (pod creation permitting).
+  absl::Duration to_all_bound_frozen = absl::InfiniteDuration();
+  if (Eventually([&] { return Bound() == kPods; }, freeze + absl::Seconds(19) - absl::Now())) {
+    to_all_bound_frozen = absl::Now() - freeze;
+  }
+
+  // Resume A after 20 s: it finds its lease gone and exits 1 without binding.
+  absl::SleepFor(freeze + absl::Seconds(20) - absl::Now());
+  a_.process->Signal(SIGCONT);
+  const absl::Time resume = absl::Now();
+  absl::StatusOr<int> code = a_.process->Wait(absl::Seconds(10));
+  const absl::Duration to_exit = absl::Now() - resume;
+  ASSERT_TRUE(code.ok()) << code.status() << "\n" << a_.process->LogTail();
+  EXPECT_EQ(*code, 1) << a_.process->LogTail();
+  EXPECT_LE(to_exit, absl::Seconds(4)) << "exit 1 at once after the loss";
+  const int64_t binds_after_loss = proxy_->CountRequests(kBind, mark_a);
+  EXPECT_EQ(binds_after_loss, 0) << "the fenced replica sent Bindings after the takeover";
+  EXPECT_THAT(a_.process->LogTail(200000), ::testing::HasSubstr("leaderelection lost"));
+
+  creator.join();
+  TRIMARAN_ASSERT_OK(created);
+  ASSERT_TRUE(Eventually([&] { return Bound() == kPods; }, absl::Seconds(120)))
+      << Bound() << "/" << kPods << "\n"
+      << b_.process->LogTail();
+  const absl::Duration to_all_bound = absl::Now() - freeze;
+  EXPECT_LE(to_new_leader_binding, absl::Seconds(12)) << "leaseDuration 4 s + retryPeriod";
+  ASSERT_NO_FATAL_FAILURE(AuditAll(kPods));
+  std::cout << "[scenario 1] frozen at " << bound_at_freeze << "/" << kPods
+            << " bound; lease changed hands after " << (takeover - freeze)
+            << "; new leader's first Binding " << to_new_leader_binding
+            << " after the freeze; Bindings from the old leader after the takeover: "
+            << binds_after_loss << "; old leader exited (code " << *code << ") " << to_exit
+            << " after SIGCONT; all bound " << to_all_bound_frozen
+            << " after the freeze (inf: not before the resume; then by " << to_all_bound << ")\n";
+
+  b_.process->Signal(SIGTERM);
+  absl::StatusOr<int> b_code = b_.process->Wait(absl::Seconds(30));
+  ASSERT_TRUE(b_code.ok()) << b_code.status();
+  EXPECT_EQ(*b_code, 0) << b_.process->LogTail();
+}
+
+// Scenario 2: only the leader's Lease calls fail (they hang for 20 s, or get 429 with
+// Retry-After: 60) during a 2,000-pod burst. The leader stops binding within
+// renewDeadline (3 s) of its last renewal, exits 1, and B binds the rest.
+class LeaseFaultTest : public FaultInjectionTest,
+                       public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(LeaseFaultTest, LeaderWhoseLeaseCallsFailStopsBindingWithinRenewDeadline) {
+  constexpr int kPods = 2000;
+  constexpr absl::Duration kRenewDeadline = absl::Seconds(3);
+  TRIMARAN_ASSERT_OK(cluster_->AddNodes(NumberedNames("node", 50), {.cpu = "8", .memory = "32Gi"}));
+  ASSERT_NO_FATAL_FAILURE(StartTwoReplicas());
+  absl::Status created;
+  std::thread creator([&] { created = CreatePods(kPods, "burst"); });
+  const bool started = Eventually([&] { return Bound() >= 200; }, absl::Seconds(60));
+  const FaultRule rule =
+      GetParam() == "hang" ? FaultRule::Hang(kLeaseCalls, absl::Seconds(20))
+                           : FaultRule::Respond(kLeaseCalls, CannedResponse::KubeStatus(
+                                                                 429, "TooManyRequests", "injected",
+                                                                 {{"Retry-After", "60"}}));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(RuleId id, proxy_->AddRule(rule));
+  const absl::Time fault = absl::Now();
+  const int64_t mark_a = proxy_->NextSeq();
+  ASSERT_TRUE(started) << Bound() << " bound\n" << a_.process->LogTail();
+
+  absl::StatusOr<int> code = a_.process->Wait(absl::Seconds(15));
+  const absl::Duration to_exit = absl::Now() - fault;
+  ASSERT_TRUE(code.ok()) << code.status() << "\n" << a_.process->LogTail();
+  EXPECT_EQ(*code, 1) << a_.process->LogTail();
+  // The last renewal was at most at `fault`: no Binding from A arrives later than
+  // renewDeadline after it (a little slack for the request to reach the proxy).
+  absl::Time last_bind = absl::InfinitePast();
+  int64_t late_binds = 0;
+  for (const RequestRecord& r : proxy_->Requests(mark_a)) {
+    if (r.request.method != "POST" || !absl::EndsWith(r.request.path, "/binding")) continue;
+    last_bind = std::max(last_bind, r.time);
+    late_binds += r.time > fault + kRenewDeadline + absl::Milliseconds(250);
+  }
+  EXPECT_EQ(late_binds, 0) << "Bindings after renewDeadline";
+  EXPECT_LE(to_exit, kRenewDeadline + absl::Seconds(4)) << "renewDeadline, then exit 1 at once";
+  EXPECT_GT(proxy_->Hits(id), 0);
+
+  creator.join();
+  TRIMARAN_ASSERT_OK(created);
+  ASSERT_TRUE(Eventually([&] { return Bound() == kPods; }, absl::Seconds(120)))
+      << Bound() << "/" << kPods << "\n"
+      << b_.process->LogTail();
+  const absl::Duration to_all_bound = absl::Now() - fault;
+  ASSERT_NO_FATAL_FAILURE(AuditAll(kPods));
+  std::cout << "[scenario 2/" << GetParam() << "] last Binding from the leader "
+            << (last_bind == absl::InfinitePast() ? std::string("none")
+                                                  : absl::FormatDuration(last_bind - fault))
+            << " after the fault (renewDeadline 3s); late Bindings: " << late_binds
+            << "; leader exited (code " << *code << ") " << to_exit
+            << " after the fault; all bound " << to_all_bound << " after the fault\n";
+  proxy_->RemoveRule(id);
+
+  b_.process->Signal(SIGTERM);
+  absl::StatusOr<int> b_code = b_.process->Wait(absl::Seconds(30));
+  ASSERT_TRUE(b_code.ok()) << b_code.status();
+  EXPECT_EQ(*b_code, 0) << b_.process->LogTail();
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, LeaseFaultTest, ::testing::Values("hang", "retry_after_60"),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return param_info.param;
+                         });
 
 }  // namespace
 }  // namespace trimaran::e2e

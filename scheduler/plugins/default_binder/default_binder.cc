@@ -21,7 +21,7 @@ Status DefaultBinder::Bind(CycleState& /*state*/, const kube::Pod& pod,
       .debug("Attempting to bind pod to node pod={}/{} node={}", pod.metadata.namespace_name,
              pod.metadata.name, node_name);
   const kube::Binding binding = kube::MakeBinding(pod.metadata, std::string(node_name));
-  const absl::Status status = handle_.client().Bind(binding);
+  const absl::Status status = handle_.client().Bind(binding, handle_.binding_call_options());
   if (status.ok()) return Status();
   if (absl::IsAborted(status) || absl::IsAlreadyExists(status)) {
     // 409: the POST is retried on 5xx, so when the first attempt committed and only its

@@ -1,8 +1,9 @@
 #pragma once
 // DefaultBinder: the default Bind plugin (upstream's defaultbinder.DefaultBinder).
 // Bind POSTs a core/v1 Binding (pods/{name}/binding, spec §6.1) for the pod through
-// Handle::client(); the apiserver then sets spec.nodeName and PodScheduled=True.
-// A failed POST becomes a kError Status carrying the client's message (and the
+// Handle::client(), bounded by Handle::binding_call_options() (a leader that lost its
+// lease abandons the POST and its retries); the apiserver then sets spec.nodeName and
+// PodScheduled=True. A failed POST becomes a kError Status carrying the client's message (and the
 // absl::Status itself, see Status::FromAbsl), so the runtime un-reserves, forgets the
 // assumed pod and re-queues it with backoff.
 //
