@@ -157,8 +157,7 @@ void RestClient::CountRetry(absl::string_view method,
 }
 
 absl::StatusOr<http::HttpResponse> RestClient::SendOnce(http::HttpRequest request,
-                                                        std::stop_token stop,
-                                                        absl::Time deadline) {
+                                                        std::stop_token stop, absl::Time deadline) {
   TRIMARAN_RETURN_IF_ERROR(limiter_.Accept(stop));
   for (int attempt = 0;; ++attempt) {
     TRIMARAN_ASSIGN_OR_RETURN(Credentials creds, credentials_->Get());
