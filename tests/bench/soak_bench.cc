@@ -1,7 +1,8 @@
 // Soak benchmark (issue 14): pod churn against the real kube-apiserver for a long time,
 // the scheduler's RSS sampled as it goes, every pod accounted for.
 //
-//   [TRIMARAN_SCHEDULER_BIN=...] soak_bench [--minutes=30] [--rate=35] [--live=2000] [--nodes=50] [--sample_seconds=60]
+//   [TRIMARAN_SCHEDULER_BIN=...] soak_bench [--minutes=30] [--rate=35] [--live=2000] [--nodes=50]
+//   [--sample_seconds=60]
 //
 // Starts etcd + kube-apiserver 1.20.2 on 127.0.0.1 (tests/e2e/harness), `nodes` nodes of
 // 8 CPU / 32Gi, and the real trimaran-scheduler (default profile, leader election off).
@@ -104,21 +105,24 @@ int Run(const Flags& flags) {
   auto cluster = Cluster::Start();
   if (!cluster.ok()) return Fail(cluster.status());
   Cluster& c = **cluster;
-  if (absl::Status s = c.AddNodes(NumberedNames("node", flags.nodes), {.cpu = "8", .memory = "32Gi"}, 8);
+  if (absl::Status s =
+          c.AddNodes(NumberedNames("node", flags.nodes), {.cpu = "8", .memory = "32Gi"}, 8);
       !s.ok()) {
     return Fail(s);
   }
   // $TRIMARAN_SCHEDULER_BIN runs another build of the scheduler (e.g. a copy, so that
   // rebuilding the tree during a 30-minute soak does not touch the binary under test).
   const char* bin_env = std::getenv("TRIMARAN_SCHEDULER_BIN");
-  auto sched = StartSchedulerProcess({.binary = bin_env != nullptr ? bin_env : TRIMARAN_SCHEDULER_BIN,
-                                      .dir = c.control_plane().dir(),
-                                      .tag = "soak",
-                                      .config_yaml = SchedulerConfigYaml("trimaran", false),
-                                      .kubeconfig = c.kubeconfig()});
+  auto sched =
+      StartSchedulerProcess({.binary = bin_env != nullptr ? bin_env : TRIMARAN_SCHEDULER_BIN,
+                             .dir = c.control_plane().dir(),
+                             .tag = "soak",
+                             .config_yaml = SchedulerConfigYaml("trimaran", false),
+                             .kubeconfig = c.kubeconfig()});
   if (!sched.ok()) return Fail(sched.status());
   const pid_t pid = sched->process->pid();
-  const std::string metrics_url = absl::StrCat("https://127.0.0.1:", sched->secure_port, "/metrics");
+  const std::string metrics_url =
+      absl::StrCat("https://127.0.0.1:", sched->secure_port, "/metrics");
 
   // The clock starts once the scheduler is ready (informers synced).
   const absl::Time ready_deadline = absl::Now() + absl::Seconds(60);
@@ -199,10 +203,10 @@ int Run(const Flags& flags) {
     std::sort(bound.begin(), bound.end());
     const int excess = static_cast<int>(bound.size()) - flags.live;
     for (int k = 0; k < excess && creating.load(); ++k) {
-      absl::StatusOr<std::string> r = c.client().Raw(
-          "DELETE", absl::StrCat("/api/v1/namespaces/default/pods/soak-", bound[k]),
-          R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})",
-          "application/json");
+      absl::StatusOr<std::string> r =
+          c.client().Raw("DELETE", absl::StrCat("/api/v1/namespaces/default/pods/soak-", bound[k]),
+                         R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})",
+                         "application/json");
       if (r.ok() || absl::IsNotFound(r.status())) {
         deleted.insert(bound[k]);
       } else {
@@ -239,8 +243,8 @@ int Run(const Flags& flags) {
   samples.emplace_back(absl::ToDoubleMinutes(absl::Now() - start),
                        ProcStatusKb(pid, "VmRSS") / 1024.0);
 
-  const double scheduled = SumSamples(Curl(metrics_url), "scheduler_schedule_attempts_total",
-                                      {R"(result="scheduled")"});
+  const double scheduled =
+      SumSamples(Curl(metrics_url), "scheduler_schedule_attempts_total", {R"(result="scheduled")"});
   const double failed_attempts =
       SumSamples(Curl(metrics_url), "scheduler_schedule_attempts_total", {R"(result="error")"}) +
       SumSamples(Curl(metrics_url), "scheduler_schedule_attempts_total",
@@ -255,10 +259,9 @@ int Run(const Flags& flags) {
   for (auto [m, r] : (steady.empty() ? samples : steady)) {
     rss_min = std::min(rss_min, r), rss_max = std::max(rss_max, r);
   }
-  const bool accounted = created == static_cast<int>(deleted.size()) + remaining &&
-                         pending == 0 && static_cast<int>(seen_bound.size()) == created &&
-                         scheduled == created && create_failures.load() == 0 &&
-                         delete_failures == 0;
+  const bool accounted = created == static_cast<int>(deleted.size()) + remaining && pending == 0 &&
+                         static_cast<int>(seen_bound.size()) == created && scheduled == created &&
+                         create_failures.load() == 0 && delete_failures == 0;
   std::printf(
       "{\"minutes\":%.2f,\"created\":%d,\"deleted\":%zu,\"remaining\":%d,\"pending\":%d,"
       "\"seen_bound\":%zu,\"scheduled_attempts\":%.0f,\"failed_attempts\":%.0f,"
@@ -266,9 +269,9 @@ int Run(const Flags& flags) {
       "\"rss_samples\":%zu,\"rss_mb_min\":%.1f,\"rss_mb_max\":%.1f,"
       "\"rss_slope_mb_per_hour_after_2min\":%.2f,\"rss_slope_mb_per_hour_all\":%.2f,"
       "\"peak_rss_mb\":%.1f,\"accounted\":%s}\n",
-      churn_seconds / 60, created, deleted.size(), remaining, pending, seen_bound.size(),
-      scheduled, failed_attempts, create_failures.load(), delete_failures,
-      created / churn_seconds, samples.size(), rss_min, rss_max, slope_steady, slope_all,
+      churn_seconds / 60, created, deleted.size(), remaining, pending, seen_bound.size(), scheduled,
+      failed_attempts, create_failures.load(), delete_failures, created / churn_seconds,
+      samples.size(), rss_min, rss_max, slope_steady, slope_all,
       ProcStatusKb(pid, "VmHWM") / 1024.0, accounted ? "true" : "false");
   if (!accounted) {
     std::fprintf(stderr, "soak_bench: accounting failed; scheduler log %s\n",
