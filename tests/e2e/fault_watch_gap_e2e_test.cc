@@ -102,11 +102,12 @@ TEST(FaultWatchGapTest, PodBoundAndDeletedInsideA410GapLeavesNoAssumedPod) {
       },
       absl::Seconds(30)))
       << sched.process->LogTail();
-  TRIMARAN_ASSERT_OK(cluster->client()
-                         .Raw("DELETE", "/api/v1/namespaces/default/pods/gap",
-                              R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})",
-                              "application/json")
-                         .status());
+  TRIMARAN_ASSERT_OK(
+      cluster->client()
+          .Raw("DELETE", "/api/v1/namespaces/default/pods/gap",
+               R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})",
+               "application/json")
+          .status());
   ASSERT_TRUE(Eventually([&] { return !cluster->client().GetPod("default", "gap").ok(); },
                          absl::Seconds(30)));
   TRIMARAN_ASSERT_OK(cp.CompactEtcd().status());
