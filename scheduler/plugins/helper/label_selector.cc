@@ -26,8 +26,8 @@ absl::StatusOr<Selector> Selector::Compile(const kube::LabelSelector& selector) 
       case kube::LabelSelectorOperator::kNotIn:
         req.op = r.op == kube::LabelSelectorOperator::kIn ? Op::kIn : Op::kNotIn;
         if (r.values.empty()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("key ", r.key, ": for 'in', 'notin' operators, values set can't be empty"));
+          return absl::InvalidArgumentError(absl::StrCat(
+              "key ", r.key, ": for 'in', 'notin' operators, values set can't be empty"));
         }
         break;
       case kube::LabelSelectorOperator::kExists:

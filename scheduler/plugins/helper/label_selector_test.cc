@@ -45,7 +45,9 @@ TEST(SelectorTest, Requirements) {
       {"matchLabels value differs", {{"app", "db"}, {"tier", "a"}, {"team", "x"}}, false},
       {"In value absent", {{"app", "web"}, {"tier", "c"}, {"team", "x"}}, false},
       {"In key absent", {{"app", "web"}, {"team", "x"}}, false},
-      {"NotIn value present", {{"app", "web"}, {"tier", "a"}, {"team", "x"}, {"env", "prod"}}, false},
+      {"NotIn value present",
+       {{"app", "web"}, {"tier", "a"}, {"team", "x"}, {"env", "prod"}},
+       false},
       {"Exists key absent", {{"app", "web"}, {"tier", "a"}}, false},
       {"DoesNotExist key present",
        {{"app", "web"}, {"tier", "a"}, {"team", "x"}, {"legacy", ""}},
@@ -63,8 +65,7 @@ TEST(SelectorTest, InvalidRequirementsAreErrors) {
   EXPECT_THAT(Selector::Compile(in_without_values), StatusIs(absl::StatusCode::kInvalidArgument));
   LabelSelector exists_with_values;
   exists_with_values.match_expressions = {{"a", LabelSelectorOperator::kExists, {"x"}}};
-  EXPECT_THAT(Selector::Compile(exists_with_values),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Selector::Compile(exists_with_values), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace

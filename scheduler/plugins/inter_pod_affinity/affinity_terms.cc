@@ -78,22 +78,11 @@ PodAffinityTerms ParseExistingPodAffinityTerms(const kube::Pod& pod) {
         ParseWeightedTerms(pod, a->preferred).value_or(std::vector<WeightedAffinityTerm>{});
   }
   if (const kube::PodAffinity* a = Of(pod.spec.affinity->pod_anti_affinity)) {
-    out.required_anti_affinity =
-        ParseTerms(pod, a->required).value_or(std::vector<AffinityTerm>{});
+    out.required_anti_affinity = ParseTerms(pod, a->required).value_or(std::vector<AffinityTerm>{});
     out.preferred_anti_affinity =
         ParseWeightedTerms(pod, a->preferred).value_or(std::vector<WeightedAffinityTerm>{});
   }
   return out;
-}
-
-bool HasPodAffinityConstraints(const kube::Pod& pod) {
-  return pod.spec.affinity.has_value() && (pod.spec.affinity->pod_affinity.has_value() ||
-                                           pod.spec.affinity->pod_anti_affinity.has_value());
-}
-
-bool HasRequiredAntiAffinity(const kube::Pod& pod) {
-  return pod.spec.affinity.has_value() && pod.spec.affinity->pod_anti_affinity.has_value() &&
-         !pod.spec.affinity->pod_anti_affinity->required.empty();
 }
 
 bool MatchesAllTerms(const std::vector<AffinityTerm>& terms, const kube::Pod& pod) {

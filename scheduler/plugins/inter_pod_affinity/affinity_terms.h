@@ -45,8 +45,8 @@ struct WeightedAffinityTerm {
 
 // Parses the terms of `pod` (whose namespace defaults `namespaces`). InvalidArgument
 // for a bad selector.
-absl::StatusOr<std::vector<AffinityTerm>> ParseTerms(const kube::Pod& pod,
-                                                     const std::vector<kube::PodAffinityTerm>& terms);
+absl::StatusOr<std::vector<AffinityTerm>> ParseTerms(
+    const kube::Pod& pod, const std::vector<kube::PodAffinityTerm>& terms);
 absl::StatusOr<std::vector<WeightedAffinityTerm>> ParseWeightedTerms(
     const kube::Pod& pod, const std::vector<kube::WeightedPodAffinityTerm>& terms);
 
@@ -64,12 +64,6 @@ absl::StatusOr<PodAffinityTerms> ParsePodAffinityTerms(const kube::Pod& pod);
 // An existing pod's terms: a list that does not parse is empty (upstream ignores the
 // error for pods already placed).
 PodAffinityTerms ParseExistingPodAffinityTerms(const kube::Pod& pod);
-
-// Whether the pod has any pod affinity or anti-affinity (even empty structs): upstream's
-// PodsWithAffinity membership.
-bool HasPodAffinityConstraints(const kube::Pod& pod);
-// Whether the pod has at least one required anti-affinity term.
-bool HasRequiredAntiAffinity(const kube::Pod& pod);
 
 // True when `pod` matches every term (namespaces already resolved to names, so no
 // namespace labels are needed).

@@ -40,7 +40,8 @@ absl::StatusOr<InterPodAffinityArgs> DecodeInterPodAffinityArgs(const PluginArgs
       if (!value.IsScalar() || !YAML::convert<int64_t>::decode(value, w)) {
         errors.push_back(absl::StrCat(field, ": must be an integer"));
       } else if (w < 0 || w > 100) {
-        errors.push_back(absl::StrCat(field, ": Invalid value: ", w, ": not in valid range [0-100]"));
+        errors.push_back(
+            absl::StrCat(field, ": Invalid value: ", w, ": not in valid range [0-100]"));
       } else {
         args.hard_pod_affinity_weight = static_cast<int32_t>(w);
       }

@@ -107,7 +107,7 @@ void AddAt(TopologyCounts& counts, const kube::Labels& node_labels, const Affini
 
 // The existing pod's required anti-affinity terms (empty when they do not parse).
 std::vector<AffinityTerm> RequiredAntiAffinityOf(const kube::Pod& pod) {
-  if (!HasRequiredAntiAffinity(pod)) return {};
+  if (!PodHasRequiredAntiAffinity(pod)) return {};
   return ParseTerms(pod, pod.spec.affinity->pod_anti_affinity->required)
       .value_or(std::vector<AffinityTerm>{});
 }
@@ -152,23 +152,36 @@ Status InterPodAffinity::PreFilter(CycleState& state, const kube::Pod& pod,
   auto s = std::make_unique<PreFilterState>();
   s->ns_labels = NamespaceLabels(pod.metadata.namespace_name);
 
-  for (const NodeInfo* node_info : nodes) {
+  // 1. Existing pods' required anti-affinity terms that match the incoming pod: only the
+  // nodes that hold such pods, and only those pods.
+  for (const NodeInfo* node_info :
+       handle_.snapshot_lister().NodeInfos().HavePodsWithRequiredAntiAffinityList()) {
     const kube::Node* node = node_info->node();
     if (node == nullptr) continue;
-    const kube::Labels& labels = node->metadata.labels;
-    for (const PodInfo& pi : node_info->pods()) {
-      const kube::Pod& existing = *pi.pod;
-      // 1. Existing pods' required anti-affinity terms that match the incoming pod.
-      for (const AffinityTerm& t : RequiredAntiAffinityOf(existing)) {
-        if (t.Matches(pod, &s->ns_labels)) AddAt(s->existing_anti_affinity, labels, t, 1);
+    for (const PodInfo& pi : node_info->pods_with_required_anti_affinity()) {
+      for (const AffinityTerm& t : RequiredAntiAffinityOf(*pi.pod)) {
+        if (t.Matches(pod, &s->ns_labels)) {
+          AddAt(s->existing_anti_affinity, node->metadata.labels, t, 1);
+        }
       }
-      // 2. Existing pods matching all the incoming pod's required affinity terms.
-      if (MatchesAllTerms(terms->required_affinity, existing)) {
-        for (const AffinityTerm& t : terms->required_affinity) AddAt(s->affinity, labels, t, 1);
-      }
-      // 3. Each of the incoming pod's required anti-affinity terms an existing pod matches.
-      for (const AffinityTerm& t : terms->required_anti_affinity) {
-        if (t.Matches(existing, nullptr)) AddAt(s->anti_affinity, labels, t, 1);
+    }
+  }
+  // 2 and 3 only for a pod with required terms of its own: every pod counts.
+  if (!terms->required_affinity.empty() || !terms->required_anti_affinity.empty()) {
+    for (const NodeInfo* node_info : nodes) {
+      const kube::Node* node = node_info->node();
+      if (node == nullptr) continue;
+      const kube::Labels& labels = node->metadata.labels;
+      for (const PodInfo& pi : node_info->pods()) {
+        const kube::Pod& existing = *pi.pod;
+        // 2. Existing pods matching all the incoming pod's required affinity terms.
+        if (MatchesAllTerms(terms->required_affinity, existing)) {
+          for (const AffinityTerm& t : terms->required_affinity) AddAt(s->affinity, labels, t, 1);
+        }
+        // 3. Each of the incoming pod's required anti-affinity terms a pod matches.
+        for (const AffinityTerm& t : terms->required_anti_affinity) {
+          if (t.Matches(existing, nullptr)) AddAt(s->anti_affinity, labels, t, 1);
+        }
       }
     }
   }
@@ -283,15 +296,18 @@ Status InterPodAffinity::PreScore(CycleState& state, const kube::Pod& pod,
       }
     }
   };
-  // Every node of the snapshot, not only the feasible ones (as upstream).
-  for (const NodeInfo* node_info : handle_.snapshot_lister().NodeInfos().List()) {
+  // Every node of the snapshot, not only the feasible ones (as upstream); without
+  // preferred terms of its own only the pods with terms can score the pod.
+  const NodeInfoLister& lister = handle_.snapshot_lister().NodeInfos();
+  for (const NodeInfo* node_info :
+       has_constraints ? lister.List() : lister.HavePodsWithAffinityList()) {
     const kube::Node* node = node_info->node();
     if (node == nullptr || node->metadata.labels.empty()) continue;
     const kube::Labels& labels = node->metadata.labels;
-    for (const PodInfo& pi : node_info->pods()) {
+    for (const PodInfo& pi :
+         has_constraints ? node_info->pods() : node_info->pods_with_affinity()) {
       const kube::Pod& existing = *pi.pod;
-      const bool existing_has_terms = HasPodAffinityConstraints(existing);
-      if (!has_constraints && !existing_has_terms) continue;
+      const bool existing_has_terms = PodHasAffinityTerms(existing);
       // The incoming pod's preferred terms over the existing pod (namespaces resolved).
       process(terms.preferred_affinity, existing, nullptr, labels, 1);
       process(terms.preferred_anti_affinity, existing, nullptr, labels, -1);

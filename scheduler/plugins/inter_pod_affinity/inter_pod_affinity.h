@@ -26,9 +26,11 @@
 // still matches every namespace, other selectors match none. (The 1.20 test apiserver
 // drops the field.)
 //
-// Cost: PreFilter and PreScore walk every pod of every node (pods with terms are not yet
-// indexed per node; issue 15 item 3); Filter and Score are map lookups per node with no
-// allocation.
+// Cost: for a pod without terms of its own, PreFilter reads only the pods with required
+// anti-affinity (the snapshot's HavePodsWithRequiredAntiAffinityList) and PreScore only
+// the pods with affinity; a pod with required (preferred) terms walks every pod in
+// PreFilter (PreScore), as upstream. Existing pods' terms are parsed per cycle. Filter
+// and Score are map lookups per node with no allocation.
 //
 // Thread-safety: immutable after construction; Filter and Score are safe to call
 // concurrently (they only read the cycle state).
@@ -90,8 +92,8 @@ class InterPodAffinity final : public PreFilterPlugin,
   std::vector<ClusterEvent> EventsToRegister() const override;
 
  private:
-  Status UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule,
-                       const kube::Pod& pod, const NodeInfo& node_info, int64_t multiplier) const;
+  Status UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule, const kube::Pod& pod,
+                       const NodeInfo& node_info, int64_t multiplier) const;
 
   const InterPodAffinityArgs args_;
   Handle& handle_;

@@ -67,8 +67,12 @@ TEST(InterPodAffinityTest, RequiredAffinitySingleNode) {
     std::vector<kube::Pod> existing;
     Status want;
   };
-  const kube::Pod scan_on_m1 =
-      MakePod().Name("e").Namespace("ns").Labels({{"service", "securityscan"}}).NodeName("machine1").Obj();
+  const kube::Pod scan_on_m1 = MakePod()
+                                   .Name("e")
+                                   .Namespace("ns")
+                                   .Labels({{"service", "securityscan"}})
+                                   .NodeName("machine1")
+                                   .Obj();
   const std::vector<Case> cases = {
       {"A1 no affinity", MakePod().Name("x").Namespace("ns").Obj(), {}, Status::Success()},
       {"A2 affinity satisfied in region",
@@ -129,9 +133,15 @@ TEST(InterPodAffinityTest, RequiredAffinitySingleNode) {
            .Name("x")
            .Namespace("ns")
            .Labels({{"service", "securityscan"}})
-           .PodAffinity("region", MakeLabelSelector().NotIn("service", {"securityscan", "value2"}).Obj())
+           .PodAffinity("region",
+                        MakeLabelSelector().NotIn("service", {"securityscan", "value2"}).Obj())
            .Obj(),
-       {MakePod().Name("e").Namespace("ns").Labels({{"service", "antivirusscan"}}).NodeName("machine2").Obj()},
+       {MakePod()
+            .Name("e")
+            .Namespace("ns")
+            .Labels({{"service", "antivirusscan"}})
+            .NodeName("machine2")
+            .Obj()},
        kAffinityFail},
       {"A11 existing anti-affinity, incoming pod without terms",
        MakePod().Name("x").Namespace("ns").Labels({{"service", "securityscan"}}).Obj(),
@@ -212,11 +222,10 @@ TEST(InterPodAffinityTest, AddPodAndRemovePodUpdateTheCounts) {
 }
 
 // PreScore over all snapshot nodes, Score each node, NormalizeScore. std::nullopt: Skip.
-std::optional<std::map<std::string, int64_t>> RunScore(const InterPodAffinityArgs& args,
-                                                       const std::vector<kube::Node>& nodes,
-                                                       const std::vector<kube::Pod>& existing,
-                                                       const kube::Pod& pod,
-                                                       std::map<std::string, int64_t>* raw = nullptr) {
+std::optional<std::map<std::string, int64_t>> RunScore(
+    const InterPodAffinityArgs& args, const std::vector<kube::Node>& nodes,
+    const std::vector<kube::Pod>& existing, const kube::Pod& pod,
+    std::map<std::string, int64_t>* raw = nullptr) {
   auto handle = testing::NewHandleForTest(nodes, existing);
   InterPodAffinity plugin(args, *handle);
   CycleState state;
@@ -238,7 +247,12 @@ std::optional<std::map<std::string, int64_t>> RunScore(const InterPodAffinityArg
 }
 
 kube::Pod PodOn(const std::string& name, const std::string& node, const std::string& security) {
-  return MakePod().Name(name).Namespace("default").Labels({{"security", security}}).NodeName(node).Obj();
+  return MakePod()
+      .Name(name)
+      .Namespace("default")
+      .Labels({{"security", security}})
+      .NodeName(node)
+      .Obj();
 }
 
 kube::LabelSelector Security(std::vector<std::string> values) {
@@ -266,11 +280,12 @@ TEST(InterPodAffinityTest, PreferredAffinity) {
                      stay_with_s1),
             (std::map<std::string, int64_t>{{"n1", 100}, {"n2", 0}, {"n3", 0}}));
   // S3: the topology value is shared by n1 and n2.
-  EXPECT_EQ(RunScore({},
-                     {china, MakeNode().Name("n2").Labels({{"region", "China"}, {"az", "az1"}}).Obj(),
-                      MakeNode().Name("n3").Labels({{"region", "India"}}).Obj()},
-                     {PodOn("a", "n1", "S1")}, stay_with_s1),
-            (std::map<std::string, int64_t>{{"n1", 100}, {"n2", 100}, {"n3", 0}}));
+  EXPECT_EQ(
+      RunScore({},
+               {china, MakeNode().Name("n2").Labels({{"region", "China"}, {"az", "az1"}}).Obj(),
+                MakeNode().Name("n3").Labels({{"region", "India"}}).Obj()},
+               {PodOn("a", "n1", "S1")}, stay_with_s1),
+      (std::map<std::string, int64_t>{{"n1", 100}, {"n2", 100}, {"n3", 0}}));
   // S4.
   {
     std::vector<kube::Node> nodes;
@@ -278,8 +293,11 @@ TEST(InterPodAffinityTest, PreferredAffinity) {
              {"n1", "China"}, {"n2", "India"}, {"n3", "China"}, {"n4", "China"}, {"n5", "India"}}) {
       nodes.push_back(MakeNode().Name(n).Labels({{"region", r}}).Obj());
     }
-    const kube::Pod x =
-        MakePod().Name("x").Namespace("default").PreferredPodAffinity(6, "region", Security({"S2"})).Obj();
+    const kube::Pod x = MakePod()
+                            .Name("x")
+                            .Namespace("default")
+                            .PreferredPodAffinity(6, "region", Security({"S2"}))
+                            .Obj();
     EXPECT_EQ(RunScore({}, nodes,
                        {PodOn("a", "n1", "S2"), PodOn("b", "n1", "S2"), PodOn("c", "n2", "S2"),
                         PodOn("d", "n3", "S2"), PodOn("e", "n4", "S2"), PodOn("f", "n5", "S2")},
@@ -294,15 +312,16 @@ TEST(InterPodAffinityTest, PreferredAffinity) {
             .Name("x")
             .Namespace("default")
             .PreferredPodAffinity(
-                8, "region", MakeLabelSelector().NotIn("security", {"S1"}).In("security", {"S2"}).Obj())
-            .PreferredPodAffinity(
-                2, "region", MakeLabelSelector().Exists("security").NotExist("wrongkey").Obj())
+                8, "region",
+                MakeLabelSelector().NotIn("security", {"S1"}).In("security", {"S2"}).Obj())
+            .PreferredPodAffinity(2, "region",
+                                  MakeLabelSelector().Exists("security").NotExist("wrongkey").Obj())
             .Obj();
     std::map<std::string, int64_t> raw;
-    EXPECT_EQ(RunScore({}, {china, india, az1},
-                       {PodOn("a", "n1", "S1"), PodOn("b", "n2", "S2"), PodOn("c", "n3", "S1")}, x,
-                       &raw),
-              (std::map<std::string, int64_t>{{"n1", 20}, {"n2", 100}, {"n3", 0}}));
+    EXPECT_EQ(
+        RunScore({}, {china, india, az1},
+                 {PodOn("a", "n1", "S1"), PodOn("b", "n2", "S2"), PodOn("c", "n3", "S1")}, x, &raw),
+        (std::map<std::string, int64_t>{{"n1", 20}, {"n2", 100}, {"n3", 0}}));
     EXPECT_EQ(raw, (std::map<std::string, int64_t>{{"n1", 2}, {"n2", 10}, {"n3", 0}}));
   }
 }
@@ -316,7 +335,12 @@ TEST(InterPodAffinityTest, ExistingPodsTermsScoreTheIncomingPod) {
   // n1: a pod that requires web nearby (hardPodAffinityWeight); n2: prefers web away.
   const std::vector<kube::Pod> existing = {
       MakePod().Name("cache").Namespace("default").PodAffinity("zone", web).NodeName("n1").Obj(),
-      MakePod().Name("batch").Namespace("default").PreferredPodAntiAffinity(10, "zone", web).NodeName("n2").Obj()};
+      MakePod()
+          .Name("batch")
+          .Namespace("default")
+          .PreferredPodAntiAffinity(10, "zone", web)
+          .NodeName("n2")
+          .Obj()};
   std::map<std::string, int64_t> raw;
   InterPodAffinityArgs args;
   args.hard_pod_affinity_weight = 5;
@@ -338,10 +362,9 @@ TEST(InterPodAffinityTest, Args) {
   };
   TRIMARAN_ASSERT_OK_AND_ASSIGN(InterPodAffinityArgs defaults, decode("~"));
   EXPECT_EQ(defaults, InterPodAffinityArgs{});
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(
-      InterPodAffinityArgs set,
-      decode("{kind: InterPodAffinityArgs, hardPodAffinityWeight: 7, "
-             "ignorePreferredTermsOfExistingPods: true}"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(InterPodAffinityArgs set,
+                                decode("{kind: InterPodAffinityArgs, hardPodAffinityWeight: 7, "
+                                       "ignorePreferredTermsOfExistingPods: true}"));
   EXPECT_EQ(set.hard_pod_affinity_weight, 7);
   EXPECT_TRUE(set.ignore_preferred_terms_of_existing_pods);
   EXPECT_THAT(decode("{hardPodAffinityWeight: 101, foo: 1}"),
