@@ -230,7 +230,7 @@ struct ScriptedPods {
 };
 
 Pod PodAt(const std::string& name, const std::string& rv) {
-  Pod p = MakePod().Name(name).Obj();
+  Pod p = MakePod().Name(name).Namespace("default").Obj();
   p.metadata.resource_version = rv;
   return p;
 }

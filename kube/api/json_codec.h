@@ -6,7 +6,7 @@
 // Decoding rules (those of the apiserver's Go decoder, made strict where it matters):
 //  * Unknown fields are ignored; `null` is the same as a missing field.
 //  * Missing fields take the apiserver defaults documented on the types.
-//  * A wrong JSON type or a bad value (quantity, timestamp, enum) is InvalidArgument
+//  * A wrong JSON type or a bad value (quantity syntax, timestamp) is InvalidArgument
 //    naming the full field path:
 //      spec.containers[1].resources.requests.cpu: invalid quantity "1.5.3"
 //      items[17].metadata.labels: expected object

@@ -440,7 +440,6 @@ TEST(QuantityParseTest, RejectsValuesBeyondInt64) {
 // What the API codec reads: the apiserver admits "10E", "1e30" and "16Ei", and such
 // a request must fit no node rather than fail decoding or wrap.
 TEST(QuantityParseSaturatingTest, ValuesBeyondTheRangeSaturate) {
-  constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
   struct Case {
     std::string_view text;
     int sign;
