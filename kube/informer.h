@@ -9,11 +9,11 @@
 //     -> Watch from the list's resourceVersion, applying each event to the store and
 //        calling handlers; BOOKMARK only moves the resume point.
 //   Watch ends normally (server timeout)      -> watch again from the last version.
-//   Watch fails (connection cut, 5xx, truncated stream, malformed event)
+//   Watch fails (connection cut, 5xx, truncated stream)
 //                                             -> counted, backoff, watch again from the
 //                                                last version (nothing is missed: the
 //                                                apiserver replays from there).
-//   An object that does not decode             -> skipped, never retried: counted
+//   An object that does not decode            -> skipped, never retried: counted
 //     (decode_errors), logged once per key at warning. In a LIST it is left out, so
 //     it is absent from the store (a last good copy is deleted by the re-list's diff,
 //     final_state_unknown). In a watch the resume point still moves past the event
