@@ -9,10 +9,18 @@
 //     -> Watch from the list's resourceVersion, applying each event to the store and
 //        calling handlers; BOOKMARK only moves the resume point.
 //   Watch ends normally (server timeout)      -> watch again from the last version.
-//   Watch fails (connection cut, 5xx, truncated stream, malformed event)
+//   Watch fails (connection cut, 5xx, truncated stream)
 //                                             -> counted, backoff, watch again from the
 //                                                last version (nothing is missed: the
 //                                                apiserver replays from there).
+//   An object that does not decode            -> skipped, never retried: counted
+//     (decode_errors), logged once per key at warning. In a LIST it is left out, so
+//     it is absent from the store (a last good copy is deleted by the re-list's diff,
+//     final_state_unknown). In a watch the resume point still moves past the event
+//     (its metadata.resourceVersion is read even when the rest is bad); an ADDED or
+//     MODIFIED applies nothing, so a MODIFIED keeps the last good copy in the store
+//     (stale until the object decodes again or a re-list drops it); a DELETED whose
+//     name is readable removes the object (final_state_unknown); an ERROR re-lists.
 //   410 Gone / "too old resource version"     -> counted, re-list (Replace computes the
 //                                                diff, so handlers see exactly the
 //                                                changes they missed; objects deleted
@@ -95,6 +103,7 @@ struct InformerCounters {
   std::atomic<uint64_t> watch_errors{0};    // failed watches (reconnects)
   std::atomic<uint64_t> list_errors{0};
   std::atomic<uint64_t> events{0};
+  std::atomic<uint64_t> decode_errors{0};  // list items and watch events skipped
 };
 
 namespace internal {
@@ -145,6 +154,10 @@ class Reflector {
   bool WaitForSync(absl::Duration timeout) const;
   std::string LastSyncResourceVersion() const;
   const InformerCounters& counters() const { return counters_; }
+  // An object that did not decode (a list item or a watch event) and is skipped: counts
+  // it and logs it at warning, once per key (its position when no key is readable).
+  // Reflector thread only.
+  void ReportUndecodable(const DecodeFailure& failure);
 
  private:
   void Run(std::stop_token stop);
@@ -163,6 +176,8 @@ class Reflector {
   std::atomic<bool> synced_{false};
   mutable absl::Mutex rv_mu_;
   std::string resource_version_ ABSL_GUARDED_BY(rv_mu_);
+  // Keys of undecodable objects already logged (reflector thread only; bounded).
+  std::set<std::string> reported_undecodable_;
   std::jthread thread_;
 };
 
@@ -201,6 +216,7 @@ class Informer final : private internal::ReflectorTarget {
   absl::StatusOr<ListMeta> ListPage(const ListOptions& options) override {
     absl::StatusOr<List<T>> page = lw_.list(options);
     if (!page.ok()) return page.status();
+    for (const DecodeFailure& f : page->skipped) reflector_.ReportUndecodable(f);
     for (auto& item : page->items) listed_.push_back(std::make_shared<const T>(std::move(item)));
     return std::move(page->metadata);
   }
@@ -236,10 +252,31 @@ class Informer final : private internal::ReflectorTarget {
     return lw_.watch(
         options,
         [&](WatchEvent<T>&& ev) -> bool {
+          if (ev.undecodable) return OnUndecodable(ev, on_event);
           return on_event(ev.type, ev.object.metadata.resource_version, ev.error,
                           [&] { Apply(ev); });
         },
         stop);
+  }
+
+  // An event whose object did not decode (see the file comment).
+  bool OnUndecodable(const WatchEvent<T>& ev, EventFn on_event) {
+    reflector_.ReportUndecodable(*ev.undecodable);
+    const std::string& rv = ev.undecodable->resource_version;
+    if (ev.type == WatchEventType::kError) {
+      // A Status that does not decode: re-list, as for any ERROR event.
+      return on_event(WatchEventType::kError, rv, std::nullopt, [] {});
+    }
+    if (ev.type == WatchEventType::kDeleted && !ev.object.metadata.name.empty()) {
+      // Gone, whatever its last state was: drop the last good copy.
+      return on_event(WatchEventType::kDeleted, rv, std::nullopt, [&] {
+        Ptr old = store_.Remove(ObjectKey(ev.object));
+        if (old) OnDelete(old, /*final_state_unknown=*/true);
+      });
+    }
+    // ADDED / MODIFIED / an unreadable line: nothing to apply (a MODIFIED keeps the last
+    // good copy); only the resume point moves past the event, as a BOOKMARK does.
+    return on_event(WatchEventType::kBookmark, rv, std::nullopt, [] {});
   }
 
   // ADDED / MODIFIED / DELETED: the store, then the handlers.

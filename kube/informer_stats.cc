@@ -16,17 +16,26 @@ InformerStats::InformerStats(const stats::Scope& scope, absl::string_view resour
       relists_(scope
                    .CallbackCounterFamily("relists_total", "Re-lists after 410 Gone, by resource.",
                                           {"resource"})
-                   .WithLabels({resource})) {
+                   .WithLabels({resource})),
+      decode_errors_(scope
+                         .CallbackCounterFamily(
+                             "decode_errors_total",
+                             "List items and watch events skipped because they do not decode, "
+                             "by resource.",
+                             {"resource"})
+                         .WithLabels({resource})) {
   const InformerCounters* c = &counters;
   events_.Set([c] { return static_cast<double>(c->events.load()); });
   watch_errors_.Set([c] { return static_cast<double>(c->watch_errors.load()); });
   relists_.Set([c] { return static_cast<double>(c->relists_gone.load()); });
+  decode_errors_.Set([c] { return static_cast<double>(c->decode_errors.load()); });
 }
 
 InformerStats::~InformerStats() {
   events_.Clear();
   watch_errors_.Clear();
   relists_.Clear();
+  decode_errors_.Clear();
 }
 
 }  // namespace trimaran::kube

@@ -7,6 +7,8 @@
 //   events_total{resource}        watch events received
 //   watch_errors_total{resource}  failed watches (reconnects)
 //   relists_total{resource}       re-lists after 410 Gone
+//   decode_errors_total{resource} list items and watch events skipped because they do
+//                                 not decode
 //
 //   kube::InformerStats pod_stats(scope, "pods", pod_informer.counters());
 //
@@ -35,6 +37,7 @@ class InformerStats {
   stats::CallbackCounter& events_;
   stats::CallbackCounter& watch_errors_;
   stats::CallbackCounter& relists_;
+  stats::CallbackCounter& decode_errors_;
 };
 
 }  // namespace trimaran::kube
