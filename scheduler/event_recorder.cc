@@ -72,16 +72,17 @@ void AsyncEventRecorder::Eventf(const kube::Pod& regarding, const kube::Pod* rel
     dropped_.Inc();
     return;
   }
-  // Keep the dedup map bounded: drop expired entries when it grows.
-  if (recent_.size() >= 4 * options_.queue_capacity) {
-    for (auto it = recent_.begin(); it != recent_.end();) {
-      if (now - it->second >= options_.dedup_window) {
-        recent_.erase(it++);
-      } else {
-        ++it;
-      }
+  // Keep the dedup map bounded: forget expired keys, oldest first, and the oldest ones
+  // beyond the capacity.
+  while (!recent_order_.empty() && (now - recent_order_.front().second >= options_.dedup_window ||
+                                    recent_order_.size() >= options_.dedup_capacity)) {
+    auto& [old_key, when] = recent_order_.front();
+    if (auto it = recent_.find(old_key); it != recent_.end() && it->second == when) {
+      recent_.erase(it);
     }
+    recent_order_.pop_front();
   }
+  recent_order_.emplace_back(key, now);
   recent_.insert_or_assign(std::move(key), now);
 
   kube::Event event;

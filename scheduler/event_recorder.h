@@ -10,7 +10,9 @@
 // event with the same regarding object (uid, else namespace/name), type, reason and
 // note as one written less than `dedup_window` (10 min) ago is not written again; it
 // only increments the `deduplicated` counter. After the window the event is written
-// again (a fresh observation).
+// again (a fresh observation). The remembered keys are pruned oldest first (a FIFO, so
+// an event costs O(1) amortized, not a scan of the map), and at most
+// `dedup_capacity` are kept.
 //
 // Events carry reportingController = options.reporting_controller
 // ("trimaran-scheduler"), reportingInstance = options.reporting_instance, the given
@@ -49,6 +51,9 @@ struct EventRecorderOptions {
   // Events waiting to be written beyond this are dropped.
   size_t queue_capacity = 4096;
   absl::Duration dedup_window = absl::Minutes(10);
+  // Dedup keys remembered at most; beyond it the oldest are forgotten first (their
+  // events may then be written again: harmless).
+  size_t dedup_capacity = 16384;
 };
 
 class AsyncEventRecorder final : public EventRecorder {
@@ -83,6 +88,9 @@ class AsyncEventRecorder final : public EventRecorder {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Dedup key -> when that event was last written (queued).
   absl::flat_hash_map<std::string, absl::Time> recent_ ABSL_GUARDED_BY(mu_);
+  // recent_'s insertions, oldest first (a key re-inserted later has a newer entry here
+  // too; an entry whose time no longer matches recent_ is stale and only popped).
+  std::deque<std::pair<std::string, absl::Time>> recent_order_ ABSL_GUARDED_BY(mu_);
   uint64_t sequence_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread writer_;
 };

@@ -433,6 +433,31 @@ TEST_F(SchedulerTest, RecorderDeduplicatesFailedSchedulingWithinTenMinutes) {
   EXPECT_EQ(client_.Events().size(), 3u);  // the window passed: x again
 }
 
+TEST(AsyncEventRecorderTest, DedupKeysArePrunedOldestFirstAndBounded) {
+  testing::FakeClock clock;
+  kube::testing::FakeClient client(clock);
+  stats::Registry stats;
+  AsyncEventRecorder recorder(client, clock, stats::Scope(stats, "recorder_"),
+                              {.dedup_capacity = 2});
+  const kube::Pod pod = MakePod().Name("p").Namespace("d").UID("u1").Obj();
+  auto emit = [&](absl::string_view note) {
+    recorder.Eventf(pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", note);
+    recorder.Flush();
+    return client.Events().size();
+  };
+  EXPECT_EQ(emit("a"), 1u);
+  EXPECT_EQ(emit("a"), 1u);  // deduplicated
+  clock.Advance(absl::Minutes(11));
+  EXPECT_EQ(emit("a"), 2u);  // the window passed
+  clock.Advance(absl::Minutes(1));
+  // The first "a"'s stale FIFO entry was pruned without forgetting the fresh one.
+  EXPECT_EQ(emit("a"), 2u);
+  EXPECT_EQ(emit("b"), 3u);
+  EXPECT_EQ(emit("c"), 4u);  // capacity 2: "a" is forgotten
+  EXPECT_EQ(emit("c"), 4u);
+  EXPECT_EQ(emit("a"), 5u);  // written again (harmless)
+}
+
 // Issue 4, "Bin packing that actually packs": 3,000 pods of 100m / 500Mi on 500 nodes of
 // 32 CPU / 128Gi / 110 pods. A node holds min(32000/100, 128Gi/500Mi = 262, 110) = 110
 // pods, so the lower bound is ceil(3000/110) = 28 nodes; allow 31.
