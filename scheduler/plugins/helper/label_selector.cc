@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace trimaran::sched::plugins {
+namespace trimaran::sched::plugins::helper {
 
 Selector Selector::Everything() {
   Selector s;
@@ -55,6 +55,14 @@ absl::StatusOr<Selector> Selector::FromOptional(
   return Compile(*selector);
 }
 
+Selector Selector::WithEquals(const std::string& key, const std::string& value) const {
+  Selector s = *this;
+  if (s.nothing_) return s;
+  s.requirements_.push_back({key, Op::kEquals, {value}});
+  s.everything_ = false;
+  return s;
+}
+
 bool Selector::Matches(const kube::Labels& labels) const {
   if (nothing_) return false;
   for (const Requirement& r : requirements_) {
@@ -85,4 +93,4 @@ bool Selector::Matches(const kube::Labels& labels) const {
   return true;
 }
 
-}  // namespace trimaran::sched::plugins
+}  // namespace trimaran::sched::plugins::helper

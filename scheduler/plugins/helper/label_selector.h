@@ -22,7 +22,7 @@
 #include "kube/api/label_selector.h"
 #include "kube/api/object_meta.h"
 
-namespace trimaran::sched::plugins {
+namespace trimaran::sched::plugins::helper {
 
 class Selector {
  public:
@@ -36,6 +36,8 @@ class Selector {
   static absl::StatusOr<Selector> FromOptional(const std::optional<kube::LabelSelector>& selector);
 
   bool Matches(const kube::Labels& labels) const;
+  // This selector AND `key` = `value` (Nothing() stays Nothing(), as upstream's Add).
+  Selector WithEquals(const std::string& key, const std::string& value) const;
   // Matches every label set (compiled from {}).
   bool MatchesEverything() const { return everything_; }
   bool MatchesNothing() const { return nothing_; }
@@ -56,4 +58,4 @@ class Selector {
   std::vector<Requirement> requirements_;
 };
 
-}  // namespace trimaran::sched::plugins
+}  // namespace trimaran::sched::plugins::helper

@@ -6,7 +6,7 @@
 #include "common/testing/status_matchers.h"
 #include "gtest/gtest.h"
 
-namespace trimaran::sched::plugins {
+namespace trimaran::sched::plugins::helper {
 namespace {
 
 using kube::LabelSelector;
@@ -59,6 +59,14 @@ TEST(SelectorTest, Requirements) {
   }
 }
 
+TEST(SelectorTest, WithEquals) {
+  const Selector s = Selector::Everything().WithEquals("app", "web");
+  EXPECT_FALSE(s.MatchesEverything());
+  EXPECT_TRUE(s.Matches({{"app", "web"}}));
+  EXPECT_FALSE(s.Matches({{"app", "db"}}));
+  EXPECT_TRUE(Selector::Nothing().WithEquals("app", "web").MatchesNothing());
+}
+
 TEST(SelectorTest, InvalidRequirementsAreErrors) {
   LabelSelector in_without_values;
   in_without_values.match_expressions = {{"a", LabelSelectorOperator::kIn, {}}};
@@ -69,4 +77,4 @@ TEST(SelectorTest, InvalidRequirementsAreErrors) {
 }
 
 }  // namespace
-}  // namespace trimaran::sched::plugins
+}  // namespace trimaran::sched::plugins::helper

@@ -17,8 +17,9 @@ namespace {
 
 absl::StatusOr<AffinityTerm> ParseTerm(const kube::Pod& pod, const kube::PodAffinityTerm& t) {
   AffinityTerm term;
-  TRIMARAN_ASSIGN_OR_RETURN(term.selector, Selector::FromOptional(t.label_selector));
-  TRIMARAN_ASSIGN_OR_RETURN(term.namespace_selector, Selector::FromOptional(t.namespace_selector));
+  TRIMARAN_ASSIGN_OR_RETURN(term.selector, helper::Selector::FromOptional(t.label_selector));
+  TRIMARAN_ASSIGN_OR_RETURN(term.namespace_selector,
+                            helper::Selector::FromOptional(t.namespace_selector));
   term.namespaces.insert(t.namespaces.begin(), t.namespaces.end());
   if (t.namespaces.empty() && !t.namespace_selector.has_value()) {
     term.namespaces.insert(pod.metadata.namespace_name);

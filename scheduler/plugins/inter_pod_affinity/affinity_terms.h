@@ -30,8 +30,8 @@ namespace trimaran::sched::plugins {
 
 struct AffinityTerm {
   std::set<std::string, std::less<>> namespaces;
-  Selector namespace_selector;  // Nothing() unless the term has one
-  Selector selector;
+  helper::Selector namespace_selector;  // Nothing() unless the term has one
+  helper::Selector selector;
   std::string topology_key;
 
   // `ns_labels`: the labels of `pod`'s namespace (nullptr: none, matched as an empty set).

@@ -59,13 +59,14 @@ const kube::Labels& NamespaceLabels(absl::string_view /*ns*/) {
 // the namespaces it matches and then matches nothing itself; {} keeps matching all.
 void ResolveNamespaceSelectors(std::vector<AffinityTerm>& terms) {
   for (AffinityTerm& t : terms) {
-    if (!t.namespace_selector.MatchesEverything()) t.namespace_selector = Selector::Nothing();
+    if (!t.namespace_selector.MatchesEverything())
+      t.namespace_selector = helper::Selector::Nothing();
   }
 }
 void ResolveNamespaceSelectors(std::vector<WeightedAffinityTerm>& terms) {
   for (WeightedAffinityTerm& t : terms) {
     if (!t.term.namespace_selector.MatchesEverything()) {
-      t.term.namespace_selector = Selector::Nothing();
+      t.term.namespace_selector = helper::Selector::Nothing();
     }
   }
 }

@@ -1,0 +1,112 @@
+#pragma once
+// PodTopologySpread: `topologySpreadConstraints` as kube-scheduler's
+// plugins/podtopologyspread (1.31 behaviour with the 1.26+ node inclusion policies and
+// 1.27+ matchLabelKeys; spec kube-scheduler-constraints.md §3). Extension points:
+// PreFilter (+AddPod/RemovePod), Filter, PreScore, Score, NormalizeScore,
+// EnqueueExtensions. Args: args.h.
+//
+// Filter (DoNotSchedule constraints): a node missing a constraint's topology key is
+// UnschedulableAndUnresolvable "node(s) didn't match pod topology spread constraints
+// (missing required label)"; a node whose domain would exceed maxSkew over the global
+// minimum (0 while fewer than minDomains domains exist) is Unschedulable "node(s) didn't
+// match pod topology spread constraints". Eligible nodes for counting: every topology
+// key present, node affinity honoured unless nodeAffinityPolicy: Ignore, taints honoured
+// only with nodeTaintsPolicy: Honor. Only pods of the incoming pod's namespace that are
+// not terminating count; a constraint whose selector is {} counts 0 (1.27+).
+//
+// Score (ScheduleAnyway constraints): per constraint, the matching pods of the node's
+// domain weighted by ln(domains + 2) (hostname: ln(candidate nodes + 2)) plus
+// maxSkew − 1, rounded; NormalizeScore maps fewer matching pods to higher scores
+// (the minimum gets 100).
+//
+// Default constraints (args `defaultConstraints`, System defaulting) apply to pods
+// without constraints of their own through the selector of the Services, ReplicaSets,
+// StatefulSets and ReplicationControllers that select the pod. Those informers are not
+// wired yet (issue 15), so the default selector is empty and default constraints do not
+// apply; pods' own constraints are fully supported.
+//
+// Thread-safety: immutable after construction; Filter and Score only read the cycle state
+// and are safe to call concurrently.
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/framework/interface.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/plugins/helper/label_selector.h"
+#include "scheduler/plugins/pod_topology_spread/args.h"
+
+namespace trimaran::sched::plugins {
+
+// One constraint of the incoming pod, parsed (upstream topologySpreadConstraint).
+struct SpreadConstraint {
+  int32_t max_skew = 0;
+  std::string topology_key;
+  helper::Selector selector;
+  int32_t min_domains = 1;
+  bool honor_node_affinity = true;  // nodeAffinityPolicy Honor (default)
+  bool honor_node_taints = false;   // nodeTaintsPolicy Honor (default Ignore)
+};
+
+// The pod's constraints with `action`, parsed; matchLabelKeys ANDed onto the selector.
+// InvalidArgument for a bad selector.
+absl::StatusOr<std::vector<SpreadConstraint>> PodSpreadConstraints(
+    const kube::Pod& pod, kube::UnsatisfiableConstraintAction action);
+
+class PodTopologySpread final : public PreFilterPlugin,
+                                public PreFilterExtensions,
+                                public FilterPlugin,
+                                public PreScorePlugin,
+                                public ScorePlugin,
+                                public ScoreExtensions,
+                                public EnqueueExtensions {
+ public:
+  static constexpr absl::string_view kName = "PodTopologySpread";
+  static constexpr absl::string_view kErrReasonConstraintsNotMatch =
+      "node(s) didn't match pod topology spread constraints";
+  static constexpr absl::string_view kErrReasonNodeLabelNotMatch =
+      "node(s) didn't match pod topology spread constraints (missing required label)";
+
+  static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  static PluginDescriptor Descriptor();
+
+  PodTopologySpread(PodTopologySpreadArgs args, Handle& handle);
+
+  absl::string_view Name() const override { return kName; }
+
+  Status PreFilter(CycleState& state, const kube::Pod& pod, std::span<const NodeInfo* const> nodes,
+                   PreFilterResult& result) override;
+  const PreFilterExtensions* GetPreFilterExtensions() const override { return this; }
+  Status AddPod(CycleState& state, const kube::Pod& pod_to_schedule, const PodInfo& pod_to_add,
+                const NodeInfo& node_info) const override;
+  Status RemovePod(CycleState& state, const kube::Pod& pod_to_schedule,
+                   const PodInfo& pod_to_remove, const NodeInfo& node_info) const override;
+  Status Filter(const CycleState& state, const kube::Pod& pod,
+                const NodeInfo& node_info) const override;
+
+  Status PreScore(CycleState& state, const kube::Pod& pod,
+                  std::span<const NodeInfo* const> nodes) override;
+  ScoreResult Score(const CycleState& state, const kube::Pod& pod,
+                    const NodeInfo& node_info) const override;
+  const ScoreExtensions* GetScoreExtensions() const override { return this; }
+  Status NormalizeScore(const CycleState& state, const kube::Pod& pod,
+                        NodeScoreList& scores) const override;
+
+  std::vector<ClusterEvent> EventsToRegister() const override;
+
+ private:
+  Status UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule, const kube::Pod& pod,
+                       const NodeInfo& node_info, int64_t delta) const;
+
+  const PodTopologySpreadArgs args_;
+  Handle& handle_;
+  const Status label_missing_;
+  const Status skew_exceeded_;
+};
+
+}  // namespace trimaran::sched::plugins
