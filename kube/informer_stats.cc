@@ -16,17 +16,42 @@ InformerStats::InformerStats(const stats::Scope& scope, absl::string_view resour
       relists_(scope
                    .CallbackCounterFamily("relists_total", "Re-lists after 410 Gone, by resource.",
                                           {"resource"})
-                   .WithLabels({resource})) {
+                   .WithLabels({resource})),
+      short_watches_(scope
+                         .CallbackCounterFamily(
+                             "short_watches_total",
+                             "Watches that ended in under 1 s with no event (each followed by "
+                             "a backoff), by resource.",
+                             {"resource"})
+                         .WithLabels({resource})),
+      list_restarts_(scope
+                         .CallbackCounterFamily("list_restarts_total",
+                                                "Paged lists started again after an expired "
+                                                "continue token, by resource.",
+                                                {"resource"})
+                         .WithLabels({resource})),
+      regressions_(scope
+                       .CallbackCounterFamily("resource_version_regressions_total",
+                                              "Objects seen going back to an older "
+                                              "resourceVersion (should stay 0), by resource.",
+                                              {"resource"})
+                       .WithLabels({resource})) {
   const InformerCounters* c = &counters;
   events_.Set([c] { return static_cast<double>(c->events.load()); });
   watch_errors_.Set([c] { return static_cast<double>(c->watch_errors.load()); });
   relists_.Set([c] { return static_cast<double>(c->relists_gone.load()); });
+  short_watches_.Set([c] { return static_cast<double>(c->short_watches.load()); });
+  list_restarts_.Set([c] { return static_cast<double>(c->list_restarts.load()); });
+  regressions_.Set([c] { return static_cast<double>(c->resource_version_regressions.load()); });
 }
 
 InformerStats::~InformerStats() {
   events_.Clear();
   watch_errors_.Clear();
   relists_.Clear();
+  short_watches_.Clear();
+  list_restarts_.Clear();
+  regressions_.Clear();
 }
 
 }  // namespace trimaran::kube

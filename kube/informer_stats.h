@@ -7,6 +7,13 @@
 //   events_total{resource}        watch events received
 //   watch_errors_total{resource}  failed watches (reconnects)
 //   relists_total{resource}       re-lists after 410 Gone
+//   short_watches_total{resource} very short watches (ended in under 1 s with no event;
+//                                 each followed by a backoff)
+//   list_restarts_total{resource} paged lists started again after an expired continue
+//                                 token
+//   resource_version_regressions_total{resource}
+//                                 objects seen going back to an older resourceVersion
+//                                 (a debug check: should stay 0)
 //
 //   kube::InformerStats pod_stats(scope, "pods", pod_informer.counters());
 //
@@ -35,6 +42,9 @@ class InformerStats {
   stats::CallbackCounter& events_;
   stats::CallbackCounter& watch_errors_;
   stats::CallbackCounter& relists_;
+  stats::CallbackCounter& short_watches_;
+  stats::CallbackCounter& list_restarts_;
+  stats::CallbackCounter& regressions_;
 };
 
 }  // namespace trimaran::kube
