@@ -158,26 +158,6 @@ absl::Status Reflector::ListAndReplace(std::stop_token stop) {
   opts.label_selector = source_.label_selector;
   opts.field_selector = source_.field_selector;
   opts.limit = options_.page_size;
-  // A re-list, as client-go's: "at least as fresh as" the last version seen, in one
-  // unpaged request, which the apiserver serves from its watch cache (no etcd read).
-  // When that fails or comes in pages, a consistent paged read as the first list.
-  if (const std::string last = LastSyncResourceVersion(); !last.empty()) {
-    ListOptions cached = opts;
-    cached.limit = 0;
-    cached.resource_version = last;
-    target_.DropListed();
-    absl::StatusOr<ListMeta> list = target_.ListPage(cached);
-    if (list.ok() && list->continue_token.empty()) {
-      return Replace(list->resource_version.empty() ? last : list->resource_version);
-    }
-    if (stop.stop_requested()) return absl::CancelledError("stopped");
-    // Whatever went wrong (410: the version is gone; 504: the server does not have it
-    // yet; a paged answer: no watch cache), a consistent read below settles it.
-    Log(Component::kInformer)
-        .info(
-            "re-list from resourceVersion {} not served, listing from etcd resource={} err=\"{}\"",
-            last, source_.description, list.ok() ? "paged answer" : list.status().message());
-  }
   // The resourceVersion of the list being read: its first page's (every page of a
   // paged list carries the same snapshot). A restarted list has a snapshot of its own.
   std::string rv;
@@ -204,10 +184,6 @@ absl::Status Reflector::ListAndReplace(std::stop_token stop) {
     if (page->continue_token.empty()) break;
     opts.continue_token = page->continue_token;
   }
-  return Replace(rv);
-}
-
-absl::Status Reflector::Replace(const std::string& rv) {
   target_.ReplaceWithListed();
   SetResourceVersion(rv);
   {

@@ -30,14 +30,6 @@
 //                                                final_state_unknown = true, the
 //                                                tombstone of client-go).
 //   List fails                                -> counted, backoff, list again.
-//
-// The first list is a consistent read (resourceVersion "", from etcd) in pages of
-// `page_size`. A re-list asks, as client-go's, for data at least as fresh as the last
-// version seen (resourceVersion = it, unpaged: the apiserver serves it from its watch
-// cache, without reading etcd); when that fails (410: the version is gone; 504: not
-// there yet; anything else) or the answer comes in pages, it reads consistently as the
-// first list.
-//
 //   A continue token expires (410 on a page after the first: etcd compacted past the
 //   list's snapshot)                          -> counted, the list starts again from
 //                                                scratch; the watch then starts from the
@@ -204,8 +196,6 @@ class Reflector {
   };
   void Run(std::stop_token stop);
   absl::Status ListAndReplace(std::stop_token stop);
-  // Replaces the store with the objects listed; `rv` is the list's resourceVersion.
-  absl::Status Replace(const std::string& rv);
   WatchResult WatchOnce(std::stop_token stop);
   bool OnEvent(WatchEventType type, const std::string& resource_version,
                const std::optional<ApiStatus>& error, absl::FunctionRef<void()> apply,
