@@ -4,6 +4,7 @@
 #include <random>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "common/logging.h"
 
 namespace trimaran::kube {
@@ -158,6 +159,29 @@ absl::Status Reflector::ListAndReplace(std::stop_token stop) {
   opts.label_selector = source_.label_selector;
   opts.field_selector = source_.field_selector;
   opts.limit = options_.page_size;
+  // A re-list tries the apiserver's watch cache first (resourceVersion "0", unpaged: no
+  // etcd read, no wait) and takes its answer when it is not older than the last version
+  // seen, so no object can go back in time.
+  if (const std::string last = LastSyncResourceVersion(); !last.empty()) {
+    ListOptions cached = opts;
+    cached.limit = 0;
+    cached.resource_version = "0";
+    target_.DropListed();
+    absl::StatusOr<ListMeta> list = target_.ListPage(cached);
+    if (stop.stop_requested()) return absl::CancelledError("stopped");
+    uint64_t seen = 0;
+    uint64_t got = 0;
+    if (list.ok() && list->continue_token.empty() && absl::SimpleAtoi(last, &seen) &&
+        absl::SimpleAtoi(list->resource_version, &got) && got >= seen) {
+      return Replace(list->resource_version);
+    }
+    Log(Component::kInformer)
+        .debug(
+            "re-list from the watch cache not taken, reading consistently resource={} "
+            "last={} cache={}",
+            source_.description, last,
+            list.ok() ? list->resource_version : std::string(list.status().message()));
+  }
   // The resourceVersion of the list being read: its first page's (every page of a
   // paged list carries the same snapshot). A restarted list has a snapshot of its own.
   std::string rv;
@@ -184,6 +208,10 @@ absl::Status Reflector::ListAndReplace(std::stop_token stop) {
     if (page->continue_token.empty()) break;
     opts.continue_token = page->continue_token;
   }
+  return Replace(rv);
+}
+
+absl::Status Reflector::Replace(const std::string& rv) {
   target_.ReplaceWithListed();
   SetResourceVersion(rv);
   {

@@ -30,6 +30,17 @@
 //                                                final_state_unknown = true, the
 //                                                tombstone of client-go).
 //   List fails                                -> counted, backoff, list again.
+//
+// The first list is a consistent read (resourceVersion "", from etcd) in pages of
+// `page_size`. A re-list first asks the apiserver's watch cache (resourceVersion "0",
+// unpaged: no etcd read, no wait) and takes the answer when its resourceVersion is not
+// older than the last one seen (so nothing goes back in time); otherwise (an older
+// cache, an error, a paged answer) it reads consistently as the first list. client-go
+// asks for "at least as fresh as the last version" instead, which kube-apiserver 1.20
+// answers for a quiet resource (nodes: its cache stays at the last node change, below
+// the etcd revision a consistent list returns) with 504 "Too large resource version"
+// after 3 s.
+//
 //   A continue token expires (410 on a page after the first: etcd compacted past the
 //   list's snapshot)                          -> counted, the list starts again from
 //                                                scratch; the watch then starts from the
@@ -196,6 +207,8 @@ class Reflector {
   };
   void Run(std::stop_token stop);
   absl::Status ListAndReplace(std::stop_token stop);
+  // Replaces the store with the objects listed; `rv` is the list's resourceVersion.
+  absl::Status Replace(const std::string& rv);
   WatchResult WatchOnce(std::stop_token stop);
   bool OnEvent(WatchEventType type, const std::string& resource_version,
                const std::optional<ApiStatus>& error, absl::FunctionRef<void()> apply,

@@ -196,6 +196,7 @@ struct ScriptedPods {
       {
         absl::MutexLock lock(&mu);
         list_times.push_back(clock.Now());
+        list_options.push_back(o);
         n = static_cast<int>(list_times.size()) - 1;
       }
       if (list_fn) return list_fn(n, o);
@@ -248,6 +249,7 @@ struct ScriptedPods {
   std::function<absl::Status(int n, const WatchHandler<Pod>&, std::stop_token)> watch_fn;
   absl::Mutex mu;
   std::vector<absl::Time> list_times ABSL_GUARDED_BY(mu);
+  std::vector<ListOptions> list_options ABSL_GUARDED_BY(mu);
   std::vector<absl::Time> watch_times ABSL_GUARDED_BY(mu);
   std::vector<std::string> watch_versions ABSL_GUARDED_BY(mu);
 };
@@ -288,8 +290,17 @@ TEST(InformerTest, WatchesThatEndAtOnceAreSpacedByTheBackoffAndRelist) {
   EXPECT_EQ(lw.WatchGaps(), want) << "the first wait is 800 ms, stretched to the 1 s minimum";
   EXPECT_GE(informer.counters().short_watches.load(), kWatches - 1);
   EXPECT_EQ(informer.counters().watch_errors.load(), 0u) << "an empty 200 is not an error";
-  // Each very short watch is followed by a re-list (only a list makes progress then).
+  // Each very short watch is followed by a re-list (only a list makes progress then):
+  // the first list a consistent paged read, the re-lists from the watch cache
+  // (resourceVersion "0", unpaged), taken since they are not older than the last version.
   EXPECT_GE(lw.ListTimes().size(), static_cast<size_t>(kWatches));
+  absl::MutexLock lock(&lw.mu);
+  EXPECT_EQ(lw.list_options[0].resource_version, "");
+  EXPECT_EQ(lw.list_options[0].limit, 500);
+  for (size_t i = 1; i < lw.list_options.size(); ++i) {
+    EXPECT_EQ(lw.list_options[i].resource_version, "0") << i;
+    EXPECT_EQ(lw.list_options[i].limit, 0) << i;
+  }
 }
 
 // With the jitter (the default), each wait is stretched by [1, 2): still never more
@@ -355,13 +366,16 @@ TEST(InformerTest, ListErrorsBackOffExponentiallyAndTheBackoffResets) {
   ScriptedPods lw(clock);
   absl::Notification release_watch;
   lw.list_fn = [](int n, const ListOptions&) -> absl::StatusOr<List<Pod>> {
-    if (n < 7 || n == 8) return absl::UnavailableError("apiserver down");
+    // The first list fails 7 times; the first re-list fails too (from the watch cache,
+    // then consistently).
+    if (n < 7 || n == 8 || n == 9) return absl::UnavailableError("apiserver down");
     List<Pod> list;
     list.metadata.resource_version = "10";
     return list;
   };
   // The first watch lives 5 minutes (quietly), then ends; the next one ends at once
-  // with nothing (a re-list, which fails once: the backoff starts over).
+  // with nothing (a very short watch: the backoff starts over), and its re-list fails
+  // once.
   lw.watch_fn = [&](int n, const WatchHandler<Pod>&, std::stop_token stop) -> absl::Status {
     if (n == 0) {
       if (!clock.SleepFor(absl::Minutes(5), stop)) return absl::CancelledError("stopped");
@@ -379,16 +393,18 @@ TEST(InformerTest, ListErrorsBackOffExponentiallyAndTheBackoffResets) {
   ASSERT_TRUE(lw.AwaitWatches(3));
   informer.Stop();
   std::vector<absl::Time> t = lw.ListTimes();
-  ASSERT_EQ(t.size(), 10u);
+  ASSERT_EQ(t.size(), 11u);
   std::vector<absl::Duration> gaps;
   for (size_t i = 1; i < 8; ++i) gaps.push_back(t[i] - t[i - 1]);
   EXPECT_EQ(gaps, (std::vector<absl::Duration>{absl::Milliseconds(800), absl::Milliseconds(1600),
                                                absl::Milliseconds(3200), absl::Milliseconds(6400),
                                                absl::Milliseconds(12800), absl::Milliseconds(25600),
                                                absl::Seconds(30)}));
-  // 5 minutes after the last backoff, the short watch waits 800 ms (reset), not 30 s.
+  // 5 minutes after the last backoff, the short watch waits 800 ms (reset, stretched to
+  // the 1 s minimum), not 30 s; the failed re-list then 1.6 s.
   EXPECT_EQ(t[8] - t[7], absl::Minutes(5) + absl::Seconds(1));
-  EXPECT_EQ(t[9] - t[8], absl::Milliseconds(1600));
+  EXPECT_EQ(t[9], t[8]) << "the re-list falls back to a consistent read at once";
+  EXPECT_EQ(t[10] - t[9], absl::Milliseconds(1600));
   EXPECT_EQ(informer.counters().list_errors.load(), 8u);
 }
 

@@ -28,6 +28,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
@@ -1028,78 +1029,94 @@ TEST_F(FaultInjectionTest, CutConnectionsDuringChurnLeaveTheStoresEqualToAFreshL
 // before re-listing: at most one watch a second per informer (<= 5 a second in all,
 // counted at the proxy, in any one-second window). Binding throughput (Bindings per
 // second between the 10th and the 90th percentile Binding, timed at the proxy) of 2,000
-// pending pods is >= 90 % of a fault-free run of the same size, and pods created under
-// the fault are found by the re-lists and bound.
+// pending pods is >= 90 % of a fault-free run of the same size; two rounds of
+// (fault-free, faulty) runs, each side's best counts, so that a load spike from
+// elsewhere on a shared machine does not decide. Pods created under the fault are found
+// by the re-lists and bound.
 TEST_F(FaultInjectionTest, EmptyWatchesAreSpacedAndBindingKeepsItsThroughput) {
   constexpr int kPods = 2000;
+  constexpr int kRounds = 2;
   constexpr int kLate = 50;
-  TRIMARAN_ASSERT_OK(
-      cluster_->AddNodes(NumberedNames("node", 40), {.cpu = "16", .memory = "64Gi"}, 4));
-
-  // (a) Fault-free: the reference throughput.
-  TRIMARAN_ASSERT_OK(CreatePods(kPods, "normal"));
-  int64_t mark = proxy_->NextSeq();
-  {
-    TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerProcess sched, StartScheduler("watch-normal"));
-    ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("normal-") == kPods; }, absl::Seconds(90)))
-        << BoundWithPrefix("normal-") << "/" << kPods << "\n"
-        << sched.process->LogTail();
-    sched.process->Signal(SIGTERM);
-    absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));
-    ASSERT_TRUE(code.ok()) << code.status();
-    EXPECT_EQ(*code, 0) << sched.process->LogTail();
-  }
-  const std::vector<absl::Time> normal_binds = BindTimes(mark);
-  const double normal_rate = BindRate(normal_binds);
-
-  // (b) Every watch: 200, empty body.
+  TRIMARAN_ASSERT_OK(cluster_->AddNodes(NumberedNames("node", 40),
+                                        {.cpu = "32", .memory = "128Gi", .pods = "250"}, 4));
   CannedResponse empty;
   empty.status = 200;
   empty.headers.Set("Content-Type", "application/json");
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(RuleId rule,
-                                proxy_->AddRule(FaultRule::Respond({.watch = true}, empty)));
-  TRIMARAN_ASSERT_OK(CreatePods(kPods, "faulty"));
-  mark = proxy_->NextSeq();
-  const absl::Time start = absl::Now();
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerProcess sched, StartScheduler("watch-empty"));
-  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("faulty-") == kPods; }, absl::Seconds(90)))
-      << BoundWithPrefix("faulty-") << "/" << kPods << "\n"
-      << sched.process->LogTail();
-  const double faulty_rate = BindRate(BindTimes(mark));
-  // Pods created now reach the scheduler only through a re-list.
-  const absl::Time late_start = absl::Now();
-  TRIMARAN_ASSERT_OK(CreatePods(kLate, "late"));
-  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("late-") == kLate; }, absl::Seconds(90)))
-      << BoundWithPrefix("late-") << "/" << kLate << "\n"
-      << sched.process->LogTail();
-  const absl::Duration late_bound = absl::Now() - late_start;
-  const absl::Duration window = absl::Now() - start;
 
+  // One run: kPods pending pods, then a fresh scheduler binds them; returns the
+  // Binding rate. With `fault`, every watch gets the empty 200 (and the run's watch
+  // starts are added to `watch_times`), and kLate pods created after the burst must
+  // bind too (`late_bound`: how long they took).
   std::vector<absl::Time> watch_times;
-  for (const RequestRecord& r : proxy_->Requests(mark)) {
-    if (r.request.watch) watch_times.push_back(r.time);
+  double short_watches = 0;
+  absl::Duration late_bound = absl::ZeroDuration();
+  absl::Duration faulty_window = absl::ZeroDuration();
+  const auto run = [&](const std::string& prefix, bool fault, bool late) -> double {
+    RuleId rule = 0;
+    if (fault) {
+      absl::StatusOr<RuleId> id = proxy_->AddRule(FaultRule::Respond({.watch = true}, empty));
+      EXPECT_TRUE(id.ok()) << id.status();
+      rule = id.value_or(0);
+    }
+    absl::Status created = CreatePods(kPods, prefix);
+    EXPECT_TRUE(created.ok()) << created;
+    const int64_t mark = proxy_->NextSeq();
+    const absl::Time start = absl::Now();
+    absl::StatusOr<SchedulerProcess> sched = StartScheduler(prefix);
+    if (!sched.ok()) {
+      ADD_FAILURE() << sched.status();
+      return 0;
+    }
+    const std::string want = prefix + "-";
+    EXPECT_TRUE(Eventually([&] { return BoundWithPrefix(want) == kPods; }, absl::Seconds(90)))
+        << BoundWithPrefix(want) << "/" << kPods << "\n"
+        << sched->process->LogTail();
+    const double rate = BindRate(BindTimes(mark));
+    if (late) {
+      // Pods created now reach the scheduler only through a re-list.
+      const absl::Time late_start = absl::Now();
+      EXPECT_TRUE(CreatePods(kLate, "late").ok());
+      EXPECT_TRUE(Eventually([&] { return BoundWithPrefix("late-") == kLate; }, absl::Seconds(90)))
+          << BoundWithPrefix("late-") << "/" << kLate << "\n"
+          << sched->process->LogTail();
+      late_bound = absl::Now() - late_start;
+    }
+    if (fault) {
+      faulty_window += absl::Now() - start;
+      for (const RequestRecord& r : proxy_->Requests(mark)) {
+        if (r.request.watch) watch_times.push_back(r.time);
+      }
+      short_watches += Sample(Metrics(*sched), "trimaran_informer_short_watches_total");
+      EXPECT_GT(proxy_->Hits(rule), 0);
+    }
+    sched->process->Signal(SIGTERM);
+    absl::StatusOr<int> code = sched->process->Wait(absl::Seconds(30));
+    EXPECT_TRUE(code.ok()) << code.status();
+    EXPECT_EQ(code.value_or(-1), 0) << sched->process->LogTail();
+    if (fault) proxy_->RemoveRule(rule);
+    return rate;
+  };
+  std::vector<double> normal;
+  std::vector<double> faulty;
+  for (int r = 0; r < kRounds; ++r) {
+    normal.push_back(run(absl::StrCat("normal", r), false, false));
+    faulty.push_back(run(absl::StrCat("faulty", r), true, r == kRounds - 1));
   }
+  const double normal_rate = *std::max_element(normal.begin(), normal.end());
+  const double faulty_rate = *std::max_element(faulty.begin(), faulty.end());
   const int max_per_second = MaxPerSecond(watch_times);
-  const std::string metrics = Metrics(sched);
-  const double short_watches = Sample(metrics, "trimaran_informer_short_watches_total");
-  std::cout << "[scenario 5] fault-free: " << normal_binds.size() << " Bindings at " << normal_rate
-            << "/s; empty watches: " << faulty_rate << "/s (" << 100 * faulty_rate / normal_rate
-            << " % of fault-free); " << watch_times.size() << " watches in " << window << " ("
-            << watch_times.size() / absl::ToDoubleSeconds(window) << "/s on average, at most "
-            << max_per_second << " in one second), " << short_watches
+  std::cout << "[scenario 5] Bindings/s fault-free " << absl::StrJoin(normal, " / ")
+            << ", empty watches " << absl::StrJoin(faulty, " / ") << ": best " << faulty_rate
+            << " vs " << normal_rate << " (" << 100 * faulty_rate / normal_rate
+            << " % of fault-free); " << watch_times.size() << " watches in " << faulty_window
+            << " under the fault (" << watch_times.size() / absl::ToDoubleSeconds(faulty_window)
+            << "/s on average, at most " << max_per_second << " in one second), " << short_watches
             << " very short watches counted; " << kLate << " pods created under the fault bound in "
             << late_bound << "\n";
-  EXPECT_GT(proxy_->Hits(rule), 0);
   EXPECT_LE(max_per_second, 5);
-  EXPECT_GE(short_watches, 2);
+  EXPECT_GE(short_watches, 2 * kRounds);
   EXPECT_GE(faulty_rate, 0.9 * normal_rate);
-  ASSERT_NO_FATAL_FAILURE(AuditAll(2 * kPods + kLate));
-
-  proxy_->RemoveRule(rule);
-  sched.process->Signal(SIGTERM);
-  absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));
-  ASSERT_TRUE(code.ok()) << code.status();
-  EXPECT_EQ(*code, 0) << sched.process->LogTail();
+  ASSERT_NO_FATAL_FAILURE(AuditAll(2 * kRounds * kPods + kLate));
 }
 
 // Scenario 10: etcd is compacted between pages of the scheduler's initial list of
