@@ -359,6 +359,39 @@ TEST(InformerTest, FailingWatchesBackOffUnlessTheyDeliveredEvents) {
   EXPECT_EQ(lw.watch_versions, (std::vector<std::string>{"10", "10", "10", "10", "11"}));
 }
 
+// A re-list takes the watch cache's answer only when it is not older than the last
+// version seen: an older cache (a lagging apiserver) is read past with a consistent list.
+TEST(InformerTest, RelistFromAnOlderWatchCacheFallsBackToAConsistentRead) {
+  FakeClock clock;
+  ScriptedPods lw(clock);
+  lw.list_fn = [](int n, const ListOptions&) -> absl::StatusOr<List<Pod>> {
+    List<Pod> list;
+    list.metadata.resource_version = n == 0 ? "10" : n == 1 ? "5" : "12";
+    list.items.push_back(MakePod().Name("a").Obj());
+    list.items.back().metadata.resource_version = list.metadata.resource_version;
+    return list;
+  };
+  lw.watch_fn = [](int n, const WatchHandler<Pod>&, std::stop_token stop) -> absl::Status {
+    if (n == 0) return absl::OkStatus();  // an empty 200: re-list
+    return BlockUntilStopped(stop);
+  };
+  Informer<Pod> informer(lw.Lw(), clock, ExactBackoff());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  ASSERT_TRUE(clock.AdvanceWhenSleeping(1));
+  ASSERT_TRUE(lw.AwaitWatches(2));
+  informer.Stop();
+  absl::MutexLock lock(&lw.mu);
+  ASSERT_EQ(lw.list_options.size(), 3u);
+  EXPECT_EQ(lw.list_options[1].resource_version, "0") << "the watch cache first";
+  EXPECT_EQ(lw.list_options[1].limit, 0);
+  EXPECT_EQ(lw.list_options[2].resource_version, "") << "then a consistent read";
+  EXPECT_EQ(lw.list_options[2].limit, 500);
+  EXPECT_EQ(lw.watch_versions[1], "12");
+  EXPECT_EQ(informer.store().Get("default/a")->metadata.resource_version, "12");
+  EXPECT_EQ(informer.counters().resource_version_regressions.load(), 0u);
+}
+
 // List errors back off as client-go's reflector does (800 ms doubling up to 30 s), and
 // the backoff starts again from 800 ms when none started for 2 minutes.
 TEST(InformerTest, ListErrorsBackOffExponentiallyAndTheBackoffResets) {
