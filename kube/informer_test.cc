@@ -367,7 +367,7 @@ TEST(InformerTest, RelistFromAnOlderWatchCacheFallsBackToAConsistentRead) {
   lw.list_fn = [](int n, const ListOptions&) -> absl::StatusOr<List<Pod>> {
     List<Pod> list;
     list.metadata.resource_version = n == 0 ? "10" : n == 1 ? "5" : "12";
-    list.items.push_back(MakePod().Name("a").Obj());
+    list.items.push_back(MakePod().Name("a").Namespace("default").Obj());
     list.items.back().metadata.resource_version = list.metadata.resource_version;
     return list;
   };
@@ -388,6 +388,7 @@ TEST(InformerTest, RelistFromAnOlderWatchCacheFallsBackToAConsistentRead) {
   EXPECT_EQ(lw.list_options[2].resource_version, "") << "then a consistent read";
   EXPECT_EQ(lw.list_options[2].limit, 500);
   EXPECT_EQ(lw.watch_versions[1], "12");
+  ASSERT_NE(informer.store().Get("default/a"), nullptr);
   EXPECT_EQ(informer.store().Get("default/a")->metadata.resource_version, "12");
   EXPECT_EQ(informer.counters().resource_version_regressions.load(), 0u);
 }
