@@ -82,8 +82,10 @@ class Client {
   virtual absl::StatusOr<PodList> ListPods(absl::string_view ns, const ListOptions& options) = 0;
   // Streams pod events to `handler` until the server ends the watch (OK), the handler
   // returns false (OK), `stop` is requested (Cancelled) or the stream fails. ERROR
-  // events are delivered to the handler (410 Gone among them); a line that does not
-  // decode ends the watch with Internal.
+  // events are delivered to the handler (410 Gone among them). An event that does not
+  // decode (its object, or the whole line) is delivered with `undecodable` set and the
+  // watch goes on: one bad object never ends a watch (a list leaves such items out, in
+  // List::skipped).
   virtual absl::Status WatchPods(absl::string_view ns, const WatchOptions& options,
                                  const WatchHandler<Pod>& handler, std::stop_token stop) = 0;
   virtual absl::StatusOr<Pod> GetPod(absl::string_view ns, absl::string_view name) = 0;

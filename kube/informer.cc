@@ -275,6 +275,19 @@ bool Reflector::OnEvent(WatchEventType type, const std::string& resource_version
   return true;
 }
 
+void Reflector::ReportUndecodable(const DecodeFailure& failure) {
+  counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
+  std::string key = failure.Key();
+  if (key.empty()) key = failure.position.empty() ? "unknown" : failure.position;
+  // Bounded: a flood of distinct bad objects logs again after this many.
+  constexpr size_t kMaxRemembered = 10000;
+  if (reported_undecodable_.size() >= kMaxRemembered) reported_undecodable_.clear();
+  if (!reported_undecodable_.insert(key).second) return;
+  Log(Component::kInformer)
+      .warn("skipping object that does not decode resource={} key={} resourceVersion={} err=\"{}\"",
+            source_.description, key, failure.resource_version, failure.status.message());
+}
+
 }  // namespace internal
 
 }  // namespace trimaran::kube

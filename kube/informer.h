@@ -23,6 +23,14 @@
 //                                                list makes progress then).
 //     The next watch starts no sooner than `min_watch_duration` after this one started:
 //     at most one such watch per second per informer.
+//   An object that does not decode            -> skipped, never retried: counted
+//     (decode_errors), logged once per key at warning. In a LIST it is left out, so
+//     it is absent from the store (a last good copy is deleted by the re-list's diff,
+//     final_state_unknown). In a watch the resume point still moves past the event
+//     (its metadata.resourceVersion is read even when the rest is bad); an ADDED or
+//     MODIFIED applies nothing, so a MODIFIED keeps the last good copy in the store
+//     (stale until the object decodes again or a re-list drops it); a DELETED whose
+//     name is readable removes the object (final_state_unknown); an ERROR re-lists.
 //   410 Gone / "too old resource version"     -> counted, re-list (Replace computes the
 //                                                diff, so handlers see exactly the
 //                                                changes they missed; objects deleted
@@ -30,6 +38,11 @@
 //                                                final_state_unknown = true, the
 //                                                tombstone of client-go).
 //   List fails                                -> counted, backoff, list again.
+//   A continue token expires (410 on a page after the first: etcd compacted past the
+//   list's snapshot)                          -> counted, the list starts again from
+//                                                scratch; the watch then starts from the
+//                                                resourceVersion of the list that
+//                                                completed, never the abandoned one's.
 //
 // The first list is a consistent read (resourceVersion "", from etcd) in pages of
 // `page_size`. A re-list first asks the apiserver's watch cache (resourceVersion "0",
@@ -40,12 +53,6 @@
 // answers for a quiet resource (nodes: its cache stays at the last node change, below
 // the etcd revision a consistent list returns) with 504 "Too large resource version"
 // after 3 s.
-//
-//   A continue token expires (410 on a page after the first: etcd compacted past the
-//   list's snapshot)                          -> counted, the list starts again from
-//                                                scratch; the watch then starts from the
-//                                                resourceVersion of the list that
-//                                                completed, never the abandoned one's.
 //
 // Backoff (client-go's reflector figures): 800 ms, doubling up to 30 s, each wait
 // stretched by a random factor in [1, 1 + backoff_jitter) (so [30 s, 60 s) at the cap);
@@ -144,6 +151,7 @@ struct InformerCounters {
   std::atomic<uint64_t> list_restarts{0};  // lists restarted after an expired continue
   std::atomic<uint64_t> resource_version_regressions{0};
   std::atomic<uint64_t> events{0};
+  std::atomic<uint64_t> decode_errors{0};  // list items and watch events skipped
 };
 
 namespace internal {
@@ -197,6 +205,10 @@ class Reflector {
   // The typed half reports that `key` went from resourceVersion `from` to the older
   // `to` (see the file comment). Reflector thread only.
   void CountRegression(const std::string& key, const std::string& from, const std::string& to);
+  // An object that did not decode (a list item or a watch event) and is skipped: counts
+  // it and logs it at warning, once per key (its position when no key is readable).
+  // Reflector thread only.
+  void ReportUndecodable(const DecodeFailure& failure);
 
  private:
   // How one watch ended.
@@ -230,6 +242,8 @@ class Reflector {
   absl::Duration backoff_ = absl::ZeroDuration();  // the last step, before jitter
   absl::Time last_backoff_ = absl::InfinitePast();
   std::mt19937_64 rng_;
+  // Keys of undecodable objects already logged (reflector thread only; bounded).
+  std::set<std::string> reported_undecodable_;
   std::jthread thread_;
 };
 
@@ -268,6 +282,7 @@ class Informer final : private internal::ReflectorTarget {
   absl::StatusOr<ListMeta> ListPage(const ListOptions& options) override {
     absl::StatusOr<List<T>> page = lw_.list(options);
     if (!page.ok()) return page.status();
+    for (const DecodeFailure& f : page->skipped) reflector_.ReportUndecodable(f);
     for (auto& item : page->items) listed_.push_back(std::make_shared<const T>(std::move(item)));
     return std::move(page->metadata);
   }
@@ -304,10 +319,31 @@ class Informer final : private internal::ReflectorTarget {
     return lw_.watch(
         options,
         [&](WatchEvent<T>&& ev) -> bool {
+          if (ev.undecodable) return OnUndecodable(ev, on_event);
           return on_event(ev.type, ev.object.metadata.resource_version, ev.error,
                           [&] { Apply(ev); });
         },
         stop);
+  }
+
+  // An event whose object did not decode (see the file comment).
+  bool OnUndecodable(const WatchEvent<T>& ev, EventFn on_event) {
+    reflector_.ReportUndecodable(*ev.undecodable);
+    const std::string& rv = ev.undecodable->resource_version;
+    if (ev.type == WatchEventType::kError) {
+      // A Status that does not decode: re-list, as for any ERROR event.
+      return on_event(WatchEventType::kError, rv, std::nullopt, [] {});
+    }
+    if (ev.type == WatchEventType::kDeleted && !ev.object.metadata.name.empty()) {
+      // Gone, whatever its last state was: drop the last good copy.
+      return on_event(WatchEventType::kDeleted, rv, std::nullopt, [&] {
+        Ptr old = store_.Remove(ObjectKey(ev.object));
+        if (old) OnDelete(old, /*final_state_unknown=*/true);
+      });
+    }
+    // ADDED / MODIFIED / an unreadable line: nothing to apply (a MODIFIED keeps the last
+    // good copy); only the resume point moves past the event, as a BOOKMARK does.
+    return on_event(WatchEventType::kBookmark, rv, std::nullopt, [] {});
   }
 
   // ADDED / MODIFIED / DELETED: the store, then the handlers.

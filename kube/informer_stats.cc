@@ -35,7 +35,14 @@ InformerStats::InformerStats(const stats::Scope& scope, absl::string_view resour
                                               "Objects seen going back to an older "
                                               "resourceVersion (should stay 0), by resource.",
                                               {"resource"})
-                       .WithLabels({resource})) {
+                       .WithLabels({resource})),
+      decode_errors_(scope
+                         .CallbackCounterFamily(
+                             "decode_errors_total",
+                             "List items and watch events skipped because they do not decode, "
+                             "by resource.",
+                             {"resource"})
+                         .WithLabels({resource})) {
   const InformerCounters* c = &counters;
   events_.Set([c] { return static_cast<double>(c->events.load()); });
   watch_errors_.Set([c] { return static_cast<double>(c->watch_errors.load()); });
@@ -43,6 +50,7 @@ InformerStats::InformerStats(const stats::Scope& scope, absl::string_view resour
   short_watches_.Set([c] { return static_cast<double>(c->short_watches.load()); });
   list_restarts_.Set([c] { return static_cast<double>(c->list_restarts.load()); });
   regressions_.Set([c] { return static_cast<double>(c->resource_version_regressions.load()); });
+  decode_errors_.Set([c] { return static_cast<double>(c->decode_errors.load()); });
 }
 
 InformerStats::~InformerStats() {
@@ -52,6 +60,7 @@ InformerStats::~InformerStats() {
   short_watches_.Clear();
   list_restarts_.Clear();
   regressions_.Clear();
+  decode_errors_.Clear();
 }
 
 }  // namespace trimaran::kube

@@ -14,6 +14,8 @@
 //   resource_version_regressions_total{resource}
 //                                 objects seen going back to an older resourceVersion
 //                                 (a debug check: should stay 0)
+//   decode_errors_total{resource} list items and watch events skipped because they do
+//                                 not decode
 //
 //   kube::InformerStats pod_stats(scope, "pods", pod_informer.counters());
 //
@@ -45,6 +47,7 @@ class InformerStats {
   stats::CallbackCounter& short_watches_;
   stats::CallbackCounter& list_restarts_;
   stats::CallbackCounter& regressions_;
+  stats::CallbackCounter& decode_errors_;
 };
 
 }  // namespace trimaran::kube

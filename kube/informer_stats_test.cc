@@ -24,6 +24,7 @@ TEST(InformerStatsTest, ExportsTheCountersAtScrapeTimeUntilDestroyed) {
     pods.short_watches += 3;
     pods.list_restarts += 4;
     nodes.resource_version_regressions += 5;
+    pods.decode_errors += 3;
     const std::string text = registry.PrometheusText();
     EXPECT_THAT(text, HasSubstr("trimaran_informer_events_total{resource=\"pods\"} 7\n"));
     EXPECT_THAT(text, HasSubstr("trimaran_informer_events_total{resource=\"nodes\"} 0\n"));
@@ -34,6 +35,8 @@ TEST(InformerStatsTest, ExportsTheCountersAtScrapeTimeUntilDestroyed) {
     EXPECT_THAT(text,
                 HasSubstr("trimaran_informer_resource_version_regressions_total{resource=\"nodes\"}"
                           " 5\n"));
+    EXPECT_THAT(text, HasSubstr("trimaran_informer_decode_errors_total{resource=\"pods\"} 3\n"));
+    EXPECT_THAT(text, HasSubstr("trimaran_informer_decode_errors_total{resource=\"nodes\"} 0\n"));
   }
   EXPECT_THAT(registry.PrometheusText(), Not(HasSubstr("trimaran_informer_")));
 }

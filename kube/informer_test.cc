@@ -182,12 +182,169 @@ TEST(InformerTest, ListErrorsAreRetried) {
   EXPECT_NE(informer.store().Get("n1"), nullptr);
 }
 
+// A ListerWatcher that answers from a script: each List call takes the next list (the
+// last one repeats), each Watch call delivers the next batch of events and ends; once
+// the batches run out a watch stays open until stopped.
+struct ScriptedPods {
+  ListerWatcher<Pod> Make() {
+    ListerWatcher<Pod> lw;
+    lw.description = "pods";
+    lw.list = [this](const ListOptions&) -> absl::StatusOr<PodList> {
+      absl::MutexLock lock(&mu);
+      const size_t i = std::min(list_calls++, lists.size() - 1);
+      return lists[i];
+    };
+    lw.watch = [this](const WatchOptions& o, const WatchHandler<Pod>& handler,
+                      std::stop_token stop) -> absl::Status {
+      std::vector<WatchEvent<Pod>> events;
+      bool hold = false;
+      {
+        absl::MutexLock lock(&mu);
+        watch_versions.push_back(o.resource_version);
+        if (watch_calls < watches.size()) {
+          events = watches[watch_calls];
+        } else {
+          hold = true;
+        }
+        ++watch_calls;
+      }
+      if (hold) {
+        while (!stop.stop_requested()) absl::SleepFor(absl::Milliseconds(1));
+        return absl::CancelledError("stopped");
+      }
+      for (WatchEvent<Pod>& ev : events) {
+        if (!handler(std::move(ev))) break;
+      }
+      return absl::OkStatus();
+    };
+    return lw;
+  }
+  std::vector<std::string> WatchVersions() {
+    absl::MutexLock lock(&mu);
+    return watch_versions;
+  }
+
+  absl::Mutex mu;
+  std::vector<PodList> lists;
+  std::vector<std::vector<WatchEvent<Pod>>> watches;
+  size_t list_calls = 0;
+  size_t watch_calls = 0;
+  std::vector<std::string> watch_versions;
+};
+
+Pod PodAt(const std::string& name, const std::string& rv) {
+  Pod p = MakePod().Name(name).Namespace("default").Obj();
+  p.metadata.resource_version = rv;
+  return p;
+}
+
+DecodeFailure Failure(const std::string& name, const std::string& rv) {
+  DecodeFailure f;
+  f.namespace_name = name.empty() ? "" : "default";
+  f.name = name;
+  f.resource_version = rv;
+  f.status = absl::InvalidArgumentError("object.spec.nodeName: expected string, got number");
+  return f;
+}
+
+// What the codec delivers for an event whose object does not decode.
+WatchEvent<Pod> Undecodable(WatchEventType type, const std::string& name, const std::string& rv) {
+  WatchEvent<Pod> ev;
+  ev.type = type;
+  ev.undecodable = Failure(name, rv);
+  ev.object.metadata.name = name;
+  ev.object.metadata.namespace_name = ev.undecodable->namespace_name;
+  ev.object.metadata.resource_version = rv;
+  return ev;
+}
+
+// One bad object never stops the informer: skipped in a list (absent from the store),
+// skipped in a watch (the resume point moves past it, a MODIFIED keeps the last good
+// copy, a DELETED still deletes), counted each time, and never retried.
+TEST(InformerTest, SkipsObjectsThatDoNotDecodeCountsThemAndMovesOn) {
+  ScriptedPods script;
+  PodList first;
+  first.metadata.resource_version = "10";
+  first.items = {PodAt("a", "5"), PodAt("b", "6")};
+  DecodeFailure bad = Failure("bad", "7");
+  bad.position = "items[1]";
+  first.skipped = {bad};
+  // After the 410 below: "a" no longer decodes, so it is absent from the new list.
+  PodList second;
+  second.metadata.resource_version = "20";
+  second.items = {PodAt("c", "12")};
+  second.skipped = {Failure("a", "15")};
+  script.lists = {first, second};
+  WatchEvent<Pod> add_c{.type = WatchEventType::kAdded, .object = PodAt("c", "12")};
+  WatchEvent<Pod> gone{.type = WatchEventType::kError, .error = ApiStatus{}};
+  gone.error->code = 410;
+  WatchEvent<Pod> line;  // a line that is not an event: nothing readable
+  line.type = WatchEventType::kModified;
+  line.undecodable = Failure("", "");
+  line.undecodable->position = "watch line of 6 bytes";
+  script.watches = {
+      {Undecodable(WatchEventType::kModified, "a", "11"), add_c, line,
+       Undecodable(WatchEventType::kDeleted, "b", "13"),
+       Undecodable(WatchEventType::kModified, "a", "14")},
+      // Resumes from 14, past the skipped events.
+      {gone},
+  };
+
+  FakeClock clock;  // nothing here sleeps: no watch fails
+  Informer<Pod> informer(script.Make(), clock, FastOptions());
+  Recorder rec;
+  informer.AddEventHandlers(rec.Handlers());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  ASSERT_TRUE(rec.AwaitCalls(5));
+  // The list after the 410 is done once its watch opens.
+  for (int i = 0; i < 10000 && script.WatchVersions().size() < 3; ++i) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  EXPECT_THAT(rec.Calls(),
+              ::testing::ElementsAre("add a", "add b", "add c", "tombstone b", "tombstone a"));
+  EXPECT_THAT(script.WatchVersions(), ::testing::ElementsAre("10", "14", "20"));
+  EXPECT_EQ(informer.store().Keys(), std::vector<std::string>{"default/c"});
+  EXPECT_EQ(informer.counters().decode_errors.load(), 6u)
+      << "1 list item, 4 watch events, 1 list item after the re-list";
+  EXPECT_EQ(informer.counters().watch_errors.load(), 0u);
+  EXPECT_EQ(informer.counters().lists.load(), 2u);
+  informer.Stop();
+}
+
+// Between the skipped MODIFIED and the next good event the store keeps the last good
+// copy; an ERROR whose Status does not decode re-lists like any ERROR.
+TEST(InformerTest, KeepsTheLastGoodCopyAndRelistsOnAnUndecodableError) {
+  ScriptedPods script;
+  PodList list;
+  list.metadata.resource_version = "10";
+  list.items = {PodAt("a", "5")};
+  script.lists = {list};
+  script.watches = {{Undecodable(WatchEventType::kModified, "a", "11")},
+                    {Undecodable(WatchEventType::kError, "", "")}};
+  FakeClock clock;
+  Informer<Pod> informer(script.Make(), clock, FastOptions());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  for (int i = 0; i < 10000 && script.WatchVersions().size() < 3; ++i) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  EXPECT_THAT(script.WatchVersions(), ::testing::ElementsAre("10", "11", "10"));
+  auto a = informer.store().Get("default/a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->metadata.resource_version, "5") << "the last good copy";
+  EXPECT_EQ(informer.counters().decode_errors.load(), 2u);
+  EXPECT_EQ(informer.counters().relists_gone.load(), 1u);
+  EXPECT_EQ(informer.counters().lists.load(), 2u);
+  informer.Stop();
+}
+
 // A ListerWatcher whose watches the test scripts, recording when (on the fake clock)
 // each list page and each watch was asked for. `watch_fn` is called with the watch's
 // ordinal (0, 1, ...); the default ends every watch at once with no event (an empty
 // 200).
-struct ScriptedPods {
-  explicit ScriptedPods(const Clock& c) : clock(c) {}
+struct TimedPods {
+  explicit TimedPods(const Clock& c) : clock(c) {}
 
   ListerWatcher<Pod> Lw() {
     ListerWatcher<Pod> lw;
@@ -273,7 +430,7 @@ InformerOptions ExactBackoff() {
 // doubling, capped at 30 s), never sooner than 1 s after the last watch started.
 TEST(InformerTest, WatchesThatEndAtOnceAreSpacedByTheBackoffAndRelist) {
   FakeClock clock;
-  ScriptedPods lw(clock);
+  TimedPods lw(clock);
   Informer<Pod> informer(lw.Lw(), clock, ExactBackoff());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
@@ -307,7 +464,7 @@ TEST(InformerTest, WatchesThatEndAtOnceAreSpacedByTheBackoffAndRelist) {
 // than one watch a second, and at the cap between 30 and 60 s.
 TEST(InformerTest, VeryShortWatchBackoffIsJitteredWithinClientGoBounds) {
   FakeClock clock;
-  ScriptedPods lw(clock);
+  TimedPods lw(clock);
   Informer<Pod> informer(lw.Lw(), clock);  // the defaults
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
@@ -332,7 +489,7 @@ TEST(InformerTest, VeryShortWatchBackoffIsJitteredWithinClientGoBounds) {
 // an event (a cut connection) resumes at once.
 TEST(InformerTest, FailingWatchesBackOffUnlessTheyDeliveredEvents) {
   FakeClock clock;
-  ScriptedPods lw(clock);
+  TimedPods lw(clock);
   lw.watch_fn = [](int n, const WatchHandler<Pod>& h, std::stop_token stop) -> absl::Status {
     if (n < 3) return absl::UnavailableError("connection refused");
     if (n == 3) {
@@ -363,7 +520,7 @@ TEST(InformerTest, FailingWatchesBackOffUnlessTheyDeliveredEvents) {
 // version seen: an older cache (a lagging apiserver) is read past with a consistent list.
 TEST(InformerTest, RelistFromAnOlderWatchCacheFallsBackToAConsistentRead) {
   FakeClock clock;
-  ScriptedPods lw(clock);
+  TimedPods lw(clock);
   lw.list_fn = [](int n, const ListOptions&) -> absl::StatusOr<List<Pod>> {
     List<Pod> list;
     list.metadata.resource_version = n == 0 ? "10" : n == 1 ? "5" : "12";
@@ -397,7 +554,7 @@ TEST(InformerTest, RelistFromAnOlderWatchCacheFallsBackToAConsistentRead) {
 // the backoff starts again from 800 ms when none started for 2 minutes.
 TEST(InformerTest, ListErrorsBackOffExponentiallyAndTheBackoffResets) {
   FakeClock clock;
-  ScriptedPods lw(clock);
+  TimedPods lw(clock);
   absl::Notification release_watch;
   lw.list_fn = [](int n, const ListOptions&) -> absl::StatusOr<List<Pod>> {
     // The first list fails 7 times; the first re-list fails too (from the watch cache,
@@ -506,7 +663,7 @@ TEST(InformerTest, ListRestartedAfterAnExpiredContinueTokenWatchesFromTheRestart
 // debug check; the apiserver never sends one).
 TEST(InformerTest, CountsObjectsGoingBackToAnOlderResourceVersion) {
   FakeClock clock;
-  ScriptedPods lw(clock);
+  TimedPods lw(clock);
   lw.list_fn = [](int, const ListOptions&) -> absl::StatusOr<List<Pod>> {
     List<Pod> list;
     list.metadata.resource_version = "20";

@@ -336,6 +336,24 @@ absl::Status RestClient::Stream(
   return absl::OkStatus();
 }
 
+namespace {
+
+// A watch line that is not an event at all (not JSON, no known type) is delivered as an
+// undecodable MODIFIED, which applies nothing: the handler counts it and the stream
+// moves on, instead of reconnecting from the same resourceVersion to the same line.
+template <typename T>
+WatchEvent<T> DecodeWatchLine(std::string_view line, absl::StatusOr<WatchEvent<T>> decoded) {
+  if (decoded.ok()) return *std::move(decoded);
+  WatchEvent<T> ev;
+  ev.type = WatchEventType::kModified;
+  ev.undecodable.emplace();
+  ev.undecodable->position = absl::StrCat("watch line of ", line.size(), " bytes");
+  ev.undecodable->status = std::move(decoded).status();
+  return ev;
+}
+
+}  // namespace
+
 // ---- Pods ----
 
 absl::StatusOr<PodList> RestClient::ListPods(absl::string_view ns, const ListOptions& options) {
@@ -356,14 +374,10 @@ absl::Status RestClient::WatchPods(absl::string_view ns, const WatchOptions& opt
   return Stream(
       PodsPath(ns) + "?" + EncodeWatchQuery(options), what,
       [&](std::string_view line, bool* keep) -> absl::Status {
-        absl::StatusOr<WatchEvent<Pod>> ev = DecodePodWatchEvent(line);
-        if (!ev.ok()) {
-          counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
-          return absl::InternalError(
-              absl::StrCat("malformed watch event: ", ev.status().message()));
-        }
+        WatchEvent<Pod> ev = DecodeWatchLine<Pod>(line, DecodePodWatchEvent(line));
         counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
-        *keep = handler(*std::move(ev));
+        if (ev.undecodable) counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
+        *keep = handler(std::move(ev));
         return absl::OkStatus();
       },
       stop);
@@ -439,14 +453,10 @@ absl::Status RestClient::WatchNodes(const WatchOptions& options, const WatchHand
   return Stream(
       "/api/v1/nodes?" + EncodeWatchQuery(options), what,
       [&](std::string_view line, bool* keep) -> absl::Status {
-        absl::StatusOr<WatchEvent<Node>> ev = DecodeNodeWatchEvent(line);
-        if (!ev.ok()) {
-          counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
-          return absl::InternalError(
-              absl::StrCat("malformed watch event: ", ev.status().message()));
-        }
+        WatchEvent<Node> ev = DecodeWatchLine<Node>(line, DecodeNodeWatchEvent(line));
         counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
-        *keep = handler(*std::move(ev));
+        if (ev.undecodable) counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
+        *keep = handler(std::move(ev));
         return absl::OkStatus();
       },
       stop);

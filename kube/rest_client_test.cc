@@ -270,25 +270,35 @@ TEST(RestClientTest, WatchFramesEventsAcrossChunks) {
   EXPECT_THAT(req->url, HasSubstr("timeoutSeconds=300"));
 }
 
-TEST(RestClientTest, MalformedOrTruncatedWatchIsAnErrorNotACrash) {
+TEST(RestClientTest, TruncatedWatchIsAnErrorAndMalformedEventsAreSkipped) {
   Fixture f;
   std::string good =
       EncodePodWatchEvent({.type = WatchEventType::kAdded, .object = MakePod().Name("a").Obj()});
   f.transport->AddStream("GET", std::string(kServer) + "/api/v1/pods?watch",
                          {good + "\n{\"type\":"}, 200, {}, 1);
   int events = 0;
-  auto count = [&](WatchEvent<Pod>&&) {
+  std::vector<WatchEvent<Pod>> undecodable;
+  auto count = [&](WatchEvent<Pod>&& ev) {
     ++events;
+    if (ev.undecodable) undecodable.push_back(std::move(ev));
     return true;
   };
   EXPECT_THAT(f.client->WatchPods("", {}, count, {}),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("ended inside an event")));
   EXPECT_EQ(events, 1);
-  f.transport->AddStream("GET", std::string(kServer) + "/api/v1/pods?watch",
-                         {"{\"type\":\"ADDED\",\"object\":{\"metadata\":7}}\n"}, 200, {}, 1);
-  EXPECT_THAT(f.client->WatchPods("", {}, count, {}),
-              StatusIs(absl::StatusCode::kInternal, HasSubstr("malformed watch event")));
-  EXPECT_EQ(f.client->counters().watch_decode_errors.load(), 2u);
+  // An object that does not decode, then a line that is not an event, then a good
+  // event: the two bad ones are delivered as undecodable and the watch goes on.
+  f.transport->AddStream(
+      "GET", std::string(kServer) + "/api/v1/pods?watch",
+      {"{\"type\":\"ADDED\",\"object\":{\"metadata\":7}}\n", "<html>\n", good + "\n"}, 200, {}, 1);
+  TRIMARAN_EXPECT_OK(f.client->WatchPods("", {}, count, {}));
+  EXPECT_EQ(events, 4);
+  ASSERT_EQ(undecodable.size(), 2u);
+  EXPECT_EQ(undecodable[0].type, WatchEventType::kAdded);
+  EXPECT_THAT(undecodable[0].undecodable->status.message(), HasSubstr("metadata"));
+  EXPECT_EQ(undecodable[1].type, WatchEventType::kModified) << "no type readable";
+  EXPECT_THAT(undecodable[1].undecodable->status.message(), HasSubstr("invalid JSON"));
+  EXPECT_EQ(f.client->counters().watch_decode_errors.load(), 3u);
 }
 
 // One good event, then a line that never ends, in 4 KiB chunks, until the client stops

@@ -383,8 +383,11 @@ bool Scheduler::ScheduleOne() {
     return true;
   }
   binding_pool_->Submit([this, fwk, state = std::move(state), info = std::move(pod_info),
-                         assumed = std::move(assumed), cycle, start]() mutable {
-    BindingCycle(*fwk, std::move(state), std::move(info), std::move(assumed), cycle, start);
+                         assumed = std::move(assumed), cycle, start,
+                         evaluated = result.evaluated_nodes,
+                         feasible = result.feasible_nodes]() mutable {
+    BindingCycle(*fwk, std::move(state), std::move(info), std::move(assumed), cycle, start,
+                 evaluated, feasible);
   });
   return true;
 }
@@ -398,7 +401,8 @@ void Scheduler::UnreserveAndForget(Framework& fwk, CycleState& state, const kube
 
 void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
                              QueuedPodInfo pod_info, std::shared_ptr<const kube::Pod> assumed,
-                             int64_t cycle, absl::Time attempt_start) {
+                             int64_t cycle, absl::Time attempt_start, int evaluated_nodes,
+                             int feasible_nodes) {
   const std::string& host = assumed->spec.node_name;
   if (Fenced()) {
     DropFenced(fwk, *state, pod_info, *assumed);
@@ -443,6 +447,13 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
         .warn("finish binding pod={}: {}", kube::NamespacedName(*assumed), fs.ToString());
   }
   ObserveAttempt(kResultScheduled, fwk.profile_name(), attempt_start);
+  if (VLogIsOn(2)) {
+    Log(Component::kMain)
+        .info(
+            "\"Successfully bound pod to node\" pod=\"{}\" node=\"{}\" evaluatedNodes={} "
+            "feasibleNodes={}",
+            kube::NamespacedName(*assumed), host, evaluated_nodes, feasible_nodes);
+  }
   metrics_->pod_attempts.Observe(pod_info.attempts);
   if (pod_info.initial_attempt_timestamp.has_value()) {
     const std::string attempts =
@@ -490,8 +501,16 @@ void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Stat
   ObserveAttempt(rejected ? kResultUnschedulable : kResultError, fwk.profile_name(), attempt_start);
   const std::string message = status.Message();
   const std::shared_ptr<const kube::Pod> pod = pod_info.pod;
-  Log(Component::kMain)
-      .debug("unable to schedule pod={} cycle={}: {}", kube::NamespacedName(*pod), cycle, message);
+  if (rejected && VLogIsOn(2)) {
+    // kube-scheduler's V(2) line for a pod that fits nowhere.
+    Log(Component::kMain)
+        .info("\"Unable to schedule pod; no fit; waiting\" pod=\"{}\" err=\"{}\"",
+              kube::NamespacedName(*pod), message);
+  } else if (!rejected) {
+    Log(Component::kMain)
+        .error("\"Error scheduling pod; retrying\" pod=\"{}\" cycle={} err=\"{}\"",
+               kube::NamespacedName(*pod), cycle, message);
+  }
   if (absl::Status qs = queue_->AddUnschedulableIfNotPresent(std::move(pod_info), cycle);
       !qs.ok()) {
     Log(Component::kMain).debug("requeue pod={}: {}", kube::NamespacedName(*pod), qs.ToString());

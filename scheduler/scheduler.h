@@ -212,9 +212,11 @@ class Scheduler {
   void HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,
                      const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start);
   // The binding cycle of `assumed` (runs on the binding pool).
+  // `evaluated_nodes`/`feasible_nodes` of the scheduling cycle go into the placement
+  // log line (--v=2, as kube-scheduler's "Successfully bound pod to node").
   void BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state, QueuedPodInfo pod_info,
                     std::shared_ptr<const kube::Pod> assumed, int64_t cycle,
-                    absl::Time attempt_start);
+                    absl::Time attempt_start, int evaluated_nodes, int feasible_nodes);
   // Whether the fence is closed (see the header comment).
   bool Fenced() const;
   // What binding cycles pass to the API (Handle::binding_call_options).

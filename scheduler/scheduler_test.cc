@@ -156,6 +156,41 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndNodeAddMakesItFit) {
   EXPECT_EQ(bindings[0].target.name, "node-big");
 }
 
+TEST_F(SchedulerTest, GatedPodIsNeverAttemptedAndBindsOnceItsLastGateIsRemoved) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  const std::shared_ptr<const kube::Pod> gated =
+      AddPod(MakePod().Name("gated").Namespace("default").SchedulingGates({"a", "b"}).Obj());
+  EXPECT_EQ(sched_->queue().Counts().gated, 1u);
+  EXPECT_EQ(sched_->queue().Counts().active, 0u);
+  // Node events and the flush of old unschedulable pods do not move it.
+  AddNode(SmallNode("node-b", "4"));
+  clock_.Advance(absl::Minutes(6));
+  sched_->queue().FlushUnschedulablePodsLeftover();
+  Drain();
+  EXPECT_EQ(sched_->queue().Counts().gated, 1u);
+  EXPECT_TRUE(client_.Bindings().empty());
+  EXPECT_TRUE(client_.StatusPatches().empty()) << "no PodScheduled=False on a gated pod";
+  EXPECT_TRUE(EventsWithReason("FailedScheduling").empty());
+
+  // One gate removed: still gated.
+  auto one_left = std::make_shared<kube::Pod>(*gated);
+  one_left->spec.scheduling_gates = {{"b"}};
+  sched_->OnPodUpdate(gated, one_left);
+  EXPECT_EQ(sched_->queue().Counts().gated, 1u);
+  EXPECT_EQ(sched_->queue().Counts().active, 0u);
+  // The last gate removed: straight to activeQ, then bound.
+  auto none_left = std::make_shared<kube::Pod>(*one_left);
+  none_left->spec.scheduling_gates.clear();
+  sched_->OnPodUpdate(one_left, none_left);
+  EXPECT_EQ(sched_->queue().Counts().gated, 0u);
+  EXPECT_EQ(sched_->queue().Counts().active, 1u);
+  Drain();
+  ASSERT_EQ(client_.Bindings().size(), 1u);
+  EXPECT_EQ(client_.Bindings()[0].metadata.name, "gated");
+  EXPECT_EQ(EventsWithReason("Scheduled").size(), 1u);
+}
+
 TEST_F(SchedulerTest, BindFailureForgetsRequeuesAndLaterSucceeds) {
   ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
   AddNode(SmallNode("node-a", "4"));

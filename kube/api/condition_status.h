@@ -5,12 +5,15 @@
 
 #include <string_view>
 
+#include "kube/api/unrecognized.h"
+
 namespace trimaran::kube {
 
 enum class ConditionStatus {
   kTrue,
   kFalse,
-  kUnknown,  // the controller cannot tell; treat as neither true nor false
+  kUnknown,       // the controller cannot tell; treat as neither true nor false
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(ConditionStatus s) {
@@ -21,6 +24,8 @@ constexpr std::string_view ToString(ConditionStatus s) {
       return "False";
     case ConditionStatus::kUnknown:
       return "Unknown";
+    case ConditionStatus::kUnrecognized:
+      return kUnrecognizedEnumValue;
   }
   return "";
 }

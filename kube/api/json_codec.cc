@@ -70,15 +70,15 @@ absl::StatusOr<List<T>> DecodeList(std::string_view json, std::string_view kind)
       if (key == "items" && parser.Peek() == '[') {
         parser.Take();
         out.items.clear();
+        out.skipped.clear();
         parser.SkipWhitespace();
         if (parser.Peek() == ']') {
           parser.Take();
         } else {
-          while (true) {
+          for (size_t index = 0;; ++index) {
             TRIMARAN_RETURN_IF_ERROR(parser.ParseNext());
-            T& item = out.items.emplace_back();
-            TRIMARAN_RETURN_IF_ERROR(
-                json_internal::Read(parser.root(), field.Index(out.items.size() - 1), item));
+            // An item that does not decode is skipped (out.skipped), not fatal.
+            json_internal::ReadListItem(parser.root(), field.Index(index), out);
             parser.SkipWhitespace();
             const char c = parser.Peek();
             if (c == ']') {
@@ -98,8 +98,7 @@ absl::StatusOr<List<T>> DecodeList(std::string_view json, std::string_view kind)
         } else if (key == "metadata") {
           TRIMARAN_RETURN_IF_ERROR(json_internal::Read(value, field, out.metadata));
         } else if (key == "items") {  // null, or not an array
-          out.items.clear();
-          TRIMARAN_RETURN_IF_ERROR(json_internal::Read(value, field, out.items));
+          TRIMARAN_RETURN_IF_ERROR(json_internal::ReadListItems(value, field, out));
         }
       }
       parser.SkipWhitespace();

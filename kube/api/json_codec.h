@@ -6,7 +6,7 @@
 // Decoding rules (those of the apiserver's Go decoder, made strict where it matters):
 //  * Unknown fields are ignored; `null` is the same as a missing field.
 //  * Missing fields take the apiserver defaults documented on the types.
-//  * A wrong JSON type or a bad value (quantity, timestamp, enum) is InvalidArgument
+//  * A wrong JSON type or a bad value (quantity syntax, timestamp) is InvalidArgument
 //    naming the full field path:
 //      spec.containers[1].resources.requests.cpu: invalid quantity "1.5.3"
 //      items[17].metadata.labels: expected object
@@ -14,6 +14,14 @@
 //      "invalid JSON at offset N: <RapidJSON message>"
 //    and never crashes (parsing is iterative, so deep nesting cannot overflow the stack).
 //  * If the object carries "kind", it must match (DecodePod of a Node is an error).
+//  * Lenient where the apiserver is: an enum string outside the known set decodes to
+//    the enum's kUnrecognized member (kube/api/unrecognized.h), and a quantity beyond
+//    2^63-1 base units ("10E") saturates (Quantity::ParseSaturating).
+//  * Lists and watch events never fail because of one object: an item that does not
+//    decode is left out of `items` and described in `List::skipped`; an event whose
+//    object does not decode comes back OK with `WatchEvent::undecodable` set (name,
+//    namespace and resourceVersion read where possible). A watch line that is not a
+//    watch event at all (not JSON, no known "type", no "object") is still an error.
 //  * Timestamps are RFC 3339 ("2024-01-02T03:04:05Z", any fractional precision and UTC
 //    offset accepted).
 //

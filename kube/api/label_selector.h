@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kube/api/object_meta.h"
+#include "kube/api/unrecognized.h"
 
 namespace trimaran::kube {
 
@@ -22,6 +23,7 @@ enum class LabelSelectorOperator {
   kNotIn,         // label absent, or its value is not in `values`
   kExists,        // label present (values must be empty)
   kDoesNotExist,  // label absent (values must be empty)
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(LabelSelectorOperator op) {
@@ -34,6 +36,8 @@ constexpr std::string_view ToString(LabelSelectorOperator op) {
       return "Exists";
     case LabelSelectorOperator::kDoesNotExist:
       return "DoesNotExist";
+    case LabelSelectorOperator::kUnrecognized:
+      return kUnrecognizedEnumValue;
   }
   return "";
 }

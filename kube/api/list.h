@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kube/api/decode_failure.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
 
@@ -27,6 +28,9 @@ template <typename T>
 struct List {
   ListMeta metadata;
   std::vector<T> items;
+  // Items that did not decode: left out of `items` (kube/api/decode_failure.h). Never
+  // encoded.
+  std::vector<DecodeFailure> skipped;
 
   bool operator==(const List&) const = default;
 };

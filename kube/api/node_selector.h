@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kube/api/unrecognized.h"
+
 namespace trimaran::kube {
 
 enum class NodeSelectorOperator {
@@ -20,6 +22,7 @@ enum class NodeSelectorOperator {
   kDoesNotExist,  // label absent
   kGt,            // label value, parsed as an integer, > the single value in `values`
   kLt,            // label value, parsed as an integer, < the single value in `values`
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(NodeSelectorOperator op) {
@@ -36,6 +39,8 @@ constexpr std::string_view ToString(NodeSelectorOperator op) {
       return "Gt";
     case NodeSelectorOperator::kLt:
       return "Lt";
+    case NodeSelectorOperator::kUnrecognized:
+      return kUnrecognizedEnumValue;
   }
   return "";
 }

@@ -23,6 +23,7 @@
 #include "kube/api/resource_list.h"
 #include "kube/api/taint.h"
 #include "kube/api/topology_spread_constraint.h"
+#include "kube/api/unrecognized.h"
 
 namespace trimaran::kube {
 
@@ -34,7 +35,12 @@ inline constexpr std::string_view kPodReasonUnschedulable = "Unschedulable";
 inline constexpr std::string_view kPodReasonSchedulerError = "SchedulerError";
 inline constexpr std::string_view kPodReasonSchedulingGated = "SchedulingGated";
 
-enum class Protocol { kTCP, kUDP, kSCTP };
+enum class Protocol {
+  kTCP,
+  kUDP,
+  kSCTP,
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
+};
 
 constexpr std::string_view ToString(Protocol p) {
   switch (p) {
@@ -44,6 +50,8 @@ constexpr std::string_view ToString(Protocol p) {
       return "UDP";
     case Protocol::kSCTP:
       return "SCTP";
+    case Protocol::kUnrecognized:
+      return kUnrecognizedEnumValue;
   }
   return "";
 }
@@ -73,6 +81,7 @@ enum class ContainerRestartPolicy {
   kAlways,
   kOnFailure,
   kNever,
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(ContainerRestartPolicy p) {
@@ -85,6 +94,8 @@ constexpr std::string_view ToString(ContainerRestartPolicy p) {
       return "OnFailure";
     case ContainerRestartPolicy::kNever:
       return "Never";
+    case ContainerRestartPolicy::kUnrecognized:
+      return kUnrecognizedEnumValue;
   }
   return "";
 }
@@ -107,9 +118,11 @@ inline bool IsRestartableInitContainer(const Container& c) {
 enum class PreemptionPolicy {
   kPreemptLowerPriority,  // default: may evict lower-priority pods to fit
   kNever,                 // never preempts; waits in the queue instead
+  kUnrecognized,          // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(PreemptionPolicy p) {
+  if (p == PreemptionPolicy::kUnrecognized) return kUnrecognizedEnumValue;
   return p == PreemptionPolicy::kNever ? "Never" : "PreemptLowerPriority";
 }
 
@@ -149,6 +162,7 @@ enum class PodPhase {
   kSucceeded,  // terminal
   kFailed,     // terminal
   kUnknown,
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(PodPhase p) {
@@ -163,6 +177,8 @@ constexpr std::string_view ToString(PodPhase p) {
       return "Failed";
     case PodPhase::kUnknown:
       return "Unknown";
+    case PodPhase::kUnrecognized:
+      return kUnrecognizedEnumValue;
   }
   return "";
 }

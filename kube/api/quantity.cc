@@ -270,6 +270,22 @@ int128 Clamp(int128 nanos, bool* ok) {
 
 }  // namespace
 
+absl::StatusOr<Quantity> Quantity::ParseSaturating(std::string_view text) {
+  absl::StatusOr<Quantity> q = Parse(text);
+  if (q.ok() || q.status().code() != absl::StatusCode::kOutOfRange) return q;
+  // Only a syntactically valid text is OutOfRange; its sign and format are those of the
+  // text (the first character, and the suffix).
+  QuantityFormat format = QuantityFormat::kDecimalSI;
+  if (text.size() >= 2 && text.back() == 'i') {
+    format = QuantityFormat::kBinarySI;
+  } else if (text.find_first_of("eE") != std::string_view::npos &&
+             text.find_first_of("eE") + 1 < text.size()) {
+    format = QuantityFormat::kDecimalExponent;
+  }
+  const auto max = static_cast<int128>(kMaxNanos);
+  return Quantity(!text.empty() && text[0] == '-' ? -max : max, format);
+}
+
 absl::StatusOr<Quantity> Quantity::Parse(std::string_view text) {
   size_t pos = 0;
   bool negative = false;

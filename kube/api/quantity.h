@@ -19,9 +19,10 @@
 //   - Values are exact to 1n (10^-9). Finer digits round the magnitude up, i.e. away
 //     from zero, exactly as upstream: "0.1n" -> 1n, "-0.1n" -> -1n, "3.001n" -> 4n.
 //   - |value| must not exceed 2^63-1 base units. Larger values ("16Ei", "1e19",
-//     "99999999999999999999") are rejected with OutOfRange ("quantity too large") and
-//     never wrapped or capped. Upstream instead keeps such decimal values in an
-//     infinite-precision decimal and silently caps BinarySI ones at 2^63-1.
+//     "99999999999999999999") are rejected by Parse with OutOfRange ("quantity too
+//     large") and never wrapped. ParseSaturating (the API codec's reader) caps them at
+//     2^63-1 instead. Upstream keeps such decimal values in an infinite-precision
+//     decimal (whose Value() wraps) and silently caps BinarySI ones at 2^63-1.
 //   - A number must contain at least one digit. Upstream's scanner also accepts digitless
 //     text such as ".", "-", "e3" or "Ki" as zero; Trimaran rejects it.
 //
@@ -56,6 +57,15 @@ class Quantity {
   // Parses `text`. Errors are InvalidArgument (syntax, naming the text) or
   // OutOfRange (too large). Empty text is an error. Does not allocate on success.
   static absl::StatusOr<Quantity> Parse(std::string_view text);
+  // As Parse, but a magnitude beyond 2^63-1 base units ("10E", "1e30", "16Ei") is not an
+  // error: it saturates at +-(2^63-1) base units, keeping the sign and the format the
+  // text was written in (so Value() and MilliValue() return the int64 limits). This is
+  // what the API codec uses, because the apiserver admits such values: upstream caps
+  // BinarySI values at 2^63-1 the same way at parse time, and keeps larger decimal
+  // values exact but then wraps in Value() (10E reads as 0 bytes there); saturating
+  // instead means a pod requesting "10E" of memory fits no node. Syntax errors are
+  // still InvalidArgument.
+  static absl::StatusOr<Quantity> ParseSaturating(std::string_view text);
 
   // Exact constructors. The format is kept as given (as upstream's NewMilliQuantity
   // and NewQuantity do). FromValue(INT64_MIN) saturates to -(2^63-1), the bottom of

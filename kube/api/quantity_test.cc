@@ -437,6 +437,61 @@ TEST(QuantityParseTest, RejectsValuesBeyondInt64) {
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("\"16Ei\"")));
 }
 
+// What the API codec reads: the apiserver admits "10E", "1e30" and "16Ei", and such
+// a request must fit no node rather than fail decoding or wrap.
+TEST(QuantityParseSaturatingTest, ValuesBeyondTheRangeSaturate) {
+  struct Case {
+    std::string_view text;
+    int sign;
+    QuantityFormat format;
+  };
+  const Case kCases[] = {
+      {"10E", 1, kDec},
+      {"9.3E", 1, kDec},
+      {"99999999999999999999", 1, kDec},
+      {"1e19", 1, kExp},
+      {"1E19", 1, kExp},
+      {"1e30", 1, kExp},
+      {"1e+30", 1, kExp},
+      {"1e2147483647", 1, kExp},
+      {"16Ei", 1, kBin},
+      {"8796093022208Mi", 1, kBin},
+      {"-10E", -1, kDec},
+      {"-1e30", -1, kExp},
+      {"+12E", 1, kDec},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_THAT(Quantity::Parse(c.text), StatusIs(absl::StatusCode::kOutOfRange));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(Quantity q, Quantity::ParseSaturating(c.text));
+    EXPECT_EQ(q.Sign(), c.sign);
+    EXPECT_EQ(q.format(), c.format);
+    EXPECT_EQ(q.Value(), c.sign > 0 ? kInt64Max : -kInt64Max);
+    EXPECT_EQ(q.MilliValue(), c.sign > 0 ? kInt64Max : kInt64Min);
+    EXPECT_EQ(q, c.sign > 0 ? Quantity::FromValue(kInt64Max) : Quantity::FromValue(-kInt64Max));
+    // Above (or below) every value in the range.
+    EXPECT_EQ(q.Cmp(Q("9E")), c.sign);
+    // Reparses to the same value, and arithmetic stays saturated.
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(Quantity again, Quantity::ParseSaturating(q.String()));
+    EXPECT_EQ(again, q);
+    Quantity sum = q;
+    EXPECT_FALSE(sum.Add(c.sign > 0 ? Q("1") : Q("-1")));
+    EXPECT_EQ(sum, q);
+  }
+  // Values in the range are exactly what Parse gives.
+  for (std::string_view text : {"9E", "1.5Gi", "-3m", "9223372036854775807", "1e18", "0"}) {
+    SCOPED_TRACE(text);
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(Quantity q, Quantity::ParseSaturating(text));
+    EXPECT_EQ(q, Q(text));
+    EXPECT_EQ(q.format(), Q(text).format());
+  }
+  // Syntax errors are still errors.
+  for (std::string_view text : {"", "10EE", "E", "1e", "1e2147483648", "10 E", "lots"}) {
+    SCOPED_TRACE(text);
+    EXPECT_THAT(Quantity::ParseSaturating(text), StatusIs(absl::StatusCode::kInvalidArgument));
+  }
+}
+
 TEST(QuantityParseTest, AcceptsValuesUpToInt64Max) {
   const ParseCase kCases[] = {
       {"9223372036854775807", "9223372036854775807", kDec},

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "absl/time/time.h"
+#include "kube/api/unrecognized.h"
 
 namespace trimaran::kube {
 
@@ -23,6 +24,7 @@ enum class TaintEffect {
   kPreferNoSchedule,
   // As NoSchedule, and the node lifecycle controller evicts running pods.
   kNoExecute,
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(TaintEffect effect) {
@@ -35,6 +37,8 @@ constexpr std::string_view ToString(TaintEffect effect) {
       return "PreferNoSchedule";
     case TaintEffect::kNoExecute:
       return "NoExecute";
+    case TaintEffect::kUnrecognized:
+      return kUnrecognizedEnumValue;
   }
   return "";
 }
@@ -50,11 +54,13 @@ struct Taint {
 };
 
 enum class TolerationOperator {
-  kEqual,   // key and value must match (the default when JSON omits "operator")
-  kExists,  // key must match (an empty key with Exists tolerates every taint)
+  kEqual,         // key and value must match (the default when JSON omits "operator")
+  kExists,        // key must match (an empty key with Exists tolerates every taint)
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(TolerationOperator op) {
+  if (op == TolerationOperator::kUnrecognized) return kUnrecognizedEnumValue;
   return op == TolerationOperator::kExists ? "Exists" : "Equal";
 }
 

@@ -11,26 +11,31 @@
 #include <vector>
 
 #include "kube/api/label_selector.h"
+#include "kube/api/unrecognized.h"
 
 namespace trimaran::kube {
 
 enum class UnsatisfiableConstraintAction {
   kDoNotSchedule,   // hard constraint: Filter rejects nodes that would exceed maxSkew
   kScheduleAnyway,  // soft constraint: only affects Score
+  kUnrecognized,    // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(UnsatisfiableConstraintAction a) {
+  if (a == UnsatisfiableConstraintAction::kUnrecognized) return kUnrecognizedEnumValue;
   return a == UnsatisfiableConstraintAction::kScheduleAnyway ? "ScheduleAnyway" : "DoNotSchedule";
 }
 
 // nodeAffinityPolicy / nodeTaintsPolicy: whether a node that fails the pod's node
 // affinity (resp. untolerated taints) still counts as a domain when computing skew.
 enum class NodeInclusionPolicy {
-  kHonor,   // such nodes are excluded
-  kIgnore,  // such nodes are included
+  kHonor,         // such nodes are excluded
+  kIgnore,        // such nodes are included
+  kUnrecognized,  // any other string (kube/api/unrecognized.h)
 };
 
 constexpr std::string_view ToString(NodeInclusionPolicy p) {
+  if (p == NodeInclusionPolicy::kUnrecognized) return kUnrecognizedEnumValue;
   return p == NodeInclusionPolicy::kIgnore ? "Ignore" : "Honor";
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "kube/api/api_status.h"
+#include "kube/api/decode_failure.h"
 
 namespace trimaran::kube {
 
@@ -43,6 +44,11 @@ struct WatchEvent {
   T object;
   // Set only for kError.
   std::optional<ApiStatus> error;
+  // Set when the event's object (or the whole line) did not decode. Then `type` is the
+  // envelope's type if it was readable, else kModified (which only keeps the last good
+  // copy); `object` holds only what metadata could be read (name, namespace,
+  // resourceVersion), and `error` is unset. Never encoded.
+  std::optional<DecodeFailure> undecodable;
 
   bool operator==(const WatchEvent&) const = default;
 };

@@ -245,7 +245,7 @@ TEST(ConfigExpandTest, DefaultProfile) {
                             {"NodeAffinity", 2},
                             {"NodeResourcesFit", 1},
                             {"NodeResourcesBalancedAllocation", 1}}));
-  EXPECT_THAT(p.pre_enqueue, ElementsAre());
+  EXPECT_THAT(p.pre_enqueue, ElementsAre("SchedulingGates"));
   EXPECT_THAT(p.queue_sort, ElementsAre("PrioritySort"));
   EXPECT_THAT(p.pre_filter, ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit",
                                         "UnsupportedPodConstraints"));
@@ -526,7 +526,7 @@ TEST(ConfigValidateTest, EachError) {
        "profiles[0].plugins.score.enabled[1].name: unknown plugin \"Foo\""},
       {"unsupported plugin",
        "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: InterPodAffinity}]\n",
-       "profiles[0].plugins.multiPoint.enabled[7].name: plugin InterPodAffinity is not supported "
+       "profiles[0].plugins.multiPoint.enabled[8].name: plugin InterPodAffinity is not supported "
        "by trimaran-scheduler yet"},
       {"not implementing the point",
        "profiles:\n- plugins:\n    score:\n      enabled: [{name: NodeName}]\n",
@@ -538,8 +538,8 @@ TEST(ConfigValidateTest, EachError) {
       {"weight above 100",
        "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: NodeAffinity, weight: "
        "101}]\n",
-       // Index 4 of the merged multiPoint list (SchedulingGates dropped).
-       "profiles[0].plugins.multiPoint.enabled[4].weight: must be in [0, 100], got 101 (plugin "
+       // Index 5 of the merged multiPoint list (SchedulingGates, PrioritySort, ...).
+       "profiles[0].plugins.multiPoint.enabled[5].weight: must be in [0, 100], got 101 (plugin "
        "NodeAffinity)"},
       {"pluginConfig unknown", "profiles: [{pluginConfig: [{name: Bar}]}]\n",
        "profiles[0].pluginConfig[0].name: unknown plugin \"Bar\""},

@@ -11,10 +11,10 @@ namespace trimaran::sched::config {
 namespace {
 
 constexpr absl::string_view kUnsupported[] = {
-    "SchedulingGates",   "VolumeRestrictions", "EBSLimits",           "GCEPDLimits",
-    "AzureDiskLimits",   "NodeVolumeLimits",   "VolumeBinding",       "VolumeZone",
-    "PodTopologySpread", "InterPodAffinity",   "DynamicResources",    "DefaultPreemption",
-    "ImageLocality",     "SelectorSpread",     "NodePreferAvoidPods",
+    "VolumeRestrictions", "EBSLimits",           "GCEPDLimits",       "AzureDiskLimits",
+    "NodeVolumeLimits",   "VolumeBinding",       "VolumeZone",        "PodTopologySpread",
+    "InterPodAffinity",   "DynamicResources",    "DefaultPreemption", "ImageLocality",
+    "SelectorSpread",     "NodePreferAvoidPods",
 };
 
 PluginSet Names(std::initializer_list<absl::string_view> names) {

@@ -21,7 +21,7 @@
 //
 // Upstream default plugins that Trimaran does not implement (IsUnsupportedUpstreamPlugin:
 // the volume plugins, PodTopologySpread, InterPodAffinity, DefaultPreemption,
-// ImageLocality, SchedulingGates, ...) are DROPPED here, with an info log, when they are
+// ImageLocality, ...) are DROPPED here, with an info log, when they are
 // only present because of the defaults. A user who names one explicitly in an enabled
 // list keeps it, and Validate rejects it ("plugin InterPodAffinity is not supported by
 // trimaran-scheduler yet"). Trimaran has no volume or preemption plugins yet.

@@ -42,6 +42,11 @@ class NodeInfoLister {
   virtual std::span<const NodeInfo* const> List() const = 0;
   // NotFound when the snapshot has no node named `node_name`.
   virtual absl::StatusOr<const NodeInfo*> Get(absl::string_view node_name) const = 0;
+  // The nodes with at least one pod with pod (anti-)affinity
+  // (NodeInfo::pods_with_affinity() not empty), and with at least one pod with a
+  // required anti-affinity term; in List() order.
+  virtual std::span<const NodeInfo* const> HavePodsWithAffinityList() const = 0;
+  virtual std::span<const NodeInfo* const> HavePodsWithRequiredAntiAffinityList() const = 0;
 };
 
 // The snapshot's listers (upstream SharedLister; more listers, e.g. pods with affinity,

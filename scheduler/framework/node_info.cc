@@ -122,6 +122,32 @@ void NodeInfo::RemoveNode() {
   generation_ = NextGeneration();
 }
 
+bool PodHasAffinityTerms(const kube::Pod& pod) {
+  return pod.spec.affinity.has_value() && (pod.spec.affinity->pod_affinity.has_value() ||
+                                           pod.spec.affinity->pod_anti_affinity.has_value());
+}
+
+bool PodHasRequiredAntiAffinity(const kube::Pod& pod) {
+  return pod.spec.affinity.has_value() && pod.spec.affinity->pod_anti_affinity.has_value() &&
+         !pod.spec.affinity->pod_anti_affinity->required.empty();
+}
+
+namespace {
+
+// Removes the entry for `pod` from `list` (order not kept); false when absent.
+bool RemoveFrom(std::vector<PodInfo>& list, const kube::Pod& pod) {
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (SamePod(*it->pod, pod)) {
+      if (it != list.end() - 1) *it = std::move(list.back());
+      list.pop_back();
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void NodeInfo::AddPod(std::shared_ptr<const kube::Pod> pod) {
   AddPodInfo(PodInfo::Create(std::move(pod)));
 }
@@ -132,6 +158,12 @@ void NodeInfo::AddPodInfo(PodInfo pod_info) {
   non_zero_requested_.milli_cpu += pod_info.non_zero_request.milli_cpu;
   non_zero_requested_.memory += pod_info.non_zero_request.memory;
   UpdatePorts(*pod_info.pod, /*add=*/true);
+  if (PodHasAffinityTerms(*pod_info.pod)) {
+    pods_with_affinity_.push_back(pod_info);
+    if (PodHasRequiredAntiAffinity(*pod_info.pod)) {
+      pods_with_required_anti_affinity_.push_back(pod_info);
+    }
+  }
   pods_.push_back(std::move(pod_info));
   generation_ = NextGeneration();
 }
@@ -149,6 +181,10 @@ absl::Status NodeInfo::RemovePod(const kube::Pod& pod) {
   non_zero_requested_.milli_cpu -= it->non_zero_request.milli_cpu;
   non_zero_requested_.memory -= it->non_zero_request.memory;
   UpdatePorts(*it->pod, /*add=*/false);
+  if (PodHasAffinityTerms(*it->pod)) {
+    RemoveFrom(pods_with_affinity_, *it->pod);
+    RemoveFrom(pods_with_required_anti_affinity_, *it->pod);
+  }
   if (it != pods_.end() - 1) *it = std::move(pods_.back());
   pods_.pop_back();
   generation_ = NextGeneration();

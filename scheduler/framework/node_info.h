@@ -2,8 +2,9 @@
 // NodeInfo: the scheduler's aggregated view of one node: the Node object, the pods
 // placed on it (bound, being bound, or assumed), and the sums Filter and Score read for
 // every node of every cycle: requested resources, "non-zero" requested resources,
-// allocatable resources and used host ports. Upstream's framework.NodeInfo, without the
-// parts Trimaran does not use yet (image states, affinity pod lists, PVC ref counts).
+// allocatable resources, used host ports, and the pods with pod (anti-)affinity.
+// Upstream's framework.NodeInfo, without the parts Trimaran does not use yet (image
+// states, PVC ref counts).
 //
 // Also here: PodInfo (a pod plus its precomputed requests), HostPortInfo (host port
 // bookkeeping with upstream's conflict rules), and the non-zero request helper.
@@ -14,6 +15,9 @@
 //                           overhead, pod-level resources);
 //   non_zero_requested() == Σ pods().non_zero_request (cpu and memory only);
 //   used_ports()         == the host ports (hostPort > 0) of all pods().
+//   pods_with_affinity() == the pods() with pod affinity or anti-affinity
+//                           (PodHasAffinityTerms); pods_with_required_anti_affinity()
+//                           == those with a required anti-affinity term.
 //   allocatable()        == node.status.allocatable (all zero while node() is null).
 // Every mutation sets generation() to a fresh value from NextGeneration(), a
 // process-wide counter, so an incremental snapshot can copy exactly the NodeInfos
@@ -59,6 +63,12 @@ NonZeroRequest ComputeNonZeroRequest(const kube::Pod& pod);
 // regular init containers) and app containers. The single definition NodeInfo and the
 // NodePorts plugin share.
 std::vector<kube::ContainerPort> GetHostPorts(const kube::Pod& pod);
+
+// Whether `pod` has pod affinity or pod anti-affinity at all (any term, even an empty
+// struct): upstream's PodsWithAffinity membership.
+bool PodHasAffinityTerms(const kube::Pod& pod);
+// Whether `pod` has at least one required pod anti-affinity term.
+bool PodHasRequiredAntiAffinity(const kube::Pod& pod);
 
 // A pod and what it asks for, computed once when the pod enters the cache.
 struct PodInfo {
@@ -127,6 +137,11 @@ class NodeInfo {
   const std::string& name() const;
 
   const std::vector<PodInfo>& pods() const { return pods_; }
+  // The subsets InterPodAffinity reads instead of every pod (see the invariants).
+  const std::vector<PodInfo>& pods_with_affinity() const { return pods_with_affinity_; }
+  const std::vector<PodInfo>& pods_with_required_anti_affinity() const {
+    return pods_with_required_anti_affinity_;
+  }
   // Σ of the pods' requests (cpu in millicores; see kube::Resource).
   const kube::Resource& requested() const { return requested_; }
   // Σ of the pods' non-zero requests; only milli_cpu and memory are set.
@@ -164,6 +179,8 @@ class NodeInfo {
 
   std::shared_ptr<const kube::Node> node_;
   std::vector<PodInfo> pods_;
+  std::vector<PodInfo> pods_with_affinity_;
+  std::vector<PodInfo> pods_with_required_anti_affinity_;
   kube::Resource requested_;
   kube::Resource non_zero_requested_;
   kube::Resource allocatable_;

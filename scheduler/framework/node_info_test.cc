@@ -1,5 +1,6 @@
 #include "scheduler/framework/node_info.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -151,6 +152,31 @@ TEST(NodeInfoTest, AddAndRemovePodsKeepSums) {
   EXPECT_TRUE(info.pods().empty());
   EXPECT_TRUE(info.requested().IsZero());
   EXPECT_TRUE(info.non_zero_requested().IsZero());
+}
+
+TEST(NodeInfoTest, KeepsThePodsWithAffinity) {
+  const kube::LabelSelector db = kube::testing::MakeLabelSelector().Label("app", "db").Obj();
+  NodeInfo info(std::make_shared<const kube::Node>(MakeNode().Name("n").Obj()));
+  auto plain = std::make_shared<const kube::Pod>(MakePod().Name("plain").UID("1").Obj());
+  auto soft = std::make_shared<const kube::Pod>(
+      MakePod().Name("soft").UID("2").PreferredPodAntiAffinity(1, "zone", db).Obj());
+  auto hard = std::make_shared<const kube::Pod>(
+      MakePod().Name("hard").UID("3").PodAntiAffinity("zone", db).Obj());
+  auto affinity = std::make_shared<const kube::Pod>(
+      MakePod().Name("aff").UID("4").PodAffinity("zone", db).Obj());
+  for (const auto& p : {plain, soft, hard, affinity}) info.AddPod(p);
+  auto names = [](const std::vector<PodInfo>& list) {
+    std::vector<std::string> out;
+    for (const PodInfo& p : list) out.push_back(p.pod->metadata.name);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(names(info.pods_with_affinity()), (std::vector<std::string>{"aff", "hard", "soft"}));
+  EXPECT_EQ(names(info.pods_with_required_anti_affinity()), (std::vector<std::string>{"hard"}));
+  ASSERT_TRUE(info.RemovePod(*hard).ok());
+  ASSERT_TRUE(info.RemovePod(*plain).ok());
+  EXPECT_EQ(names(info.pods_with_affinity()), (std::vector<std::string>{"aff", "soft"}));
+  EXPECT_TRUE(info.pods_with_required_anti_affinity().empty());
 }
 
 TEST(NodeInfoTest, RemovePodSubtractsWhatWasAdded) {

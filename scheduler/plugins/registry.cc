@@ -15,6 +15,7 @@
 #include "scheduler/plugins/node_resources_fit/node_resources_fit.h"
 #include "scheduler/plugins/node_unschedulable/node_unschedulable.h"
 #include "scheduler/plugins/queue_sort/priority_sort.h"
+#include "scheduler/plugins/scheduling_gates/scheduling_gates.h"
 #include "scheduler/plugins/taint_toleration/taint_toleration.h"
 #include "scheduler/plugins/target_load_packing/target_load_packing.h"
 #include "scheduler/plugins/unsupported_constraints/unsupported_constraints.h"
@@ -34,6 +35,7 @@ absl::Status RegisterInTreePlugins(Registry& registry) {
       {NodeResourcesFit::kName, &NodeResourcesFit::Descriptor},
       {NodeUnschedulable::kName, &NodeUnschedulable::Descriptor},
       {PrioritySort::kName, &PrioritySort::Descriptor},
+      {SchedulingGates::kName, &SchedulingGates::Descriptor},
       {TaintToleration::kName, &TaintToleration::Descriptor},
       {TargetLoadPacking::kName, &TargetLoadPacking::Descriptor},
       {UnsupportedPodConstraints::kName, &UnsupportedPodConstraints::Descriptor},

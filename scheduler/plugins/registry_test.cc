@@ -46,14 +46,14 @@ TEST(RegisterInTreePluginsTest, TheInTreePlugins) {
   // implements, Trimaran's own stop-gap for unsupported hard constraints
   // (UnsupportedPodConstraints) and its own Score plugins (issue 7: TargetLoadPacking,
   // LoadVariationRiskBalancing, LowRiskOverCommitment). Not yet implemented:
-  // SchedulingGates, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
+  // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
   // PodTopologySpread, InterPodAffinity, DefaultPreemption, ImageLocality.
   EXPECT_THAT(
       InTreeRegistry().Names(),
       ElementsAre("DefaultBinder", "LoadVariationRiskBalancing", "LowRiskOverCommitment",
                   "NodeAffinity", "NodeName", "NodePorts", "NodeResourcesBalancedAllocation",
-                  "NodeResourcesFit", "NodeUnschedulable", "PrioritySort", "TaintToleration",
-                  "TargetLoadPacking", "UnsupportedPodConstraints"));
+                  "NodeResourcesFit", "NodeUnschedulable", "PrioritySort", "SchedulingGates",
+                  "TaintToleration", "TargetLoadPacking", "UnsupportedPodConstraints"));
 }
 
 TEST(RegisterInTreePluginsTest, EveryFactoryBuildsItsPluginWithDefaultArgs) {

@@ -28,10 +28,16 @@ std::vector<std::shared_ptr<NodeInfo>> MakeNodeInfos(const std::vector<kube::Nod
 void FakeSnapshot::SetNodeInfos(std::vector<std::shared_ptr<NodeInfo>> node_infos) {
   owned_ = std::move(node_infos);
   list_.clear();
+  with_affinity_.clear();
+  with_required_anti_affinity_.clear();
   by_name_.clear();
   for (const auto& info : owned_) {
     list_.push_back(info.get());
     by_name_[info->name()] = info.get();
+    if (!info->pods_with_affinity().empty()) with_affinity_.push_back(info.get());
+    if (!info->pods_with_required_anti_affinity().empty()) {
+      with_required_anti_affinity_.push_back(info.get());
+    }
   }
 }
 

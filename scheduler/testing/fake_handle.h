@@ -61,10 +61,18 @@ class FakeSnapshot final : public SharedLister, public NodeInfoLister {
   const NodeInfoLister& NodeInfos() const override { return *this; }
   std::span<const NodeInfo* const> List() const override { return list_; }
   absl::StatusOr<const NodeInfo*> Get(absl::string_view node_name) const override;
+  std::span<const NodeInfo* const> HavePodsWithAffinityList() const override {
+    return with_affinity_;
+  }
+  std::span<const NodeInfo* const> HavePodsWithRequiredAntiAffinityList() const override {
+    return with_required_anti_affinity_;
+  }
 
  private:
   std::vector<std::shared_ptr<NodeInfo>> owned_;
   std::vector<const NodeInfo*> list_;
+  std::vector<const NodeInfo*> with_affinity_;
+  std::vector<const NodeInfo*> with_required_anti_affinity_;
   absl::flat_hash_map<std::string, NodeInfo*> by_name_;
 };
 

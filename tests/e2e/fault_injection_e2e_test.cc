@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,8 @@
 
 namespace trimaran::e2e {
 namespace {
+
+using ::testing::HasSubstr;
 
 constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
 constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
@@ -414,6 +417,153 @@ TEST_F(FaultInjectionTest, BindCommitsButItsAnswerIsA504) {
   }
   EXPECT_EQ(conflicts, 3);
   std::cout << "[scenario 6] all " << kPods << " pods bound in " << recovery << "\n";
+
+  sched.process->Signal(SIGTERM);
+  absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0) << sched.process->LogTail();
+}
+
+// A pod in namespace `ns` requesting `memory` (raw JSON: "10E" goes to the apiserver as
+// typed, whatever our own client would make of it).
+absl::Status CreateRawPod(kube::RestClient& client, const std::string& ns, const std::string& name,
+                          const std::string& memory) {
+  return client
+      .Raw("POST", absl::StrCat("/api/v1/namespaces/", ns, "/pods"),
+           absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
+                        R"("},"spec":{"schedulerName":"trimaran","containers":[{"name":"c",)",
+                        R"("image":"registry.k8s.io/pause:3.2","resources":{"requests":)",
+                        R"({"cpu":"100m","memory":")", memory, R"("}}}]}})"),
+           "application/json")
+      .status();
+}
+
+// Scenario 3: poison pills. A pod requesting `memory: 10E` (admitted by the apiserver,
+// beyond int64 bytes) exists before the scheduler starts and another arrives in the
+// middle of a 1,000-pod burst; both decode (the quantity saturates) and simply fit no
+// node (Insufficient memory): they stay Pending with PodScheduled=False and a
+// FailedScheduling event. The proxy also feeds the scheduler's informer two objects that
+// truly do not decode, a pod of the initial LIST (containers is a string) and a pod of
+// its first WATCH (nodeName a number): both are skipped and counted in
+// trimaran_informer_decode_errors_total{resource="pods"}, the informer moves on, and all
+// 1,000 pods bind.
+TEST_F(FaultInjectionTest, PoisonPillsAreSkippedOrDecodedAndNeverStopScheduling) {
+  constexpr int kPods = 1000;
+  kube::RestClient& client = cluster_->client();
+  TRIMARAN_ASSERT_OK(
+      cluster_->AddNodes(NumberedNames("node", 10), {.cpu = "32", .memory = "64Gi"}));
+  // The 10E pods live in a namespace of their own: "default" must end all bound.
+  TRIMARAN_ASSERT_OK(
+      client
+          .Raw("POST", "/api/v1/namespaces",
+               R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"huge"}})",
+               "application/json")
+          .status());
+  TRIMARAN_ASSERT_OK(CreateRawPod(client, "huge", "huge-before", "10E"));
+
+  // The scheduler's first pod LIST gets the real list plus one pod that cannot decode.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::string list,
+      client.Raw(
+          "GET",
+          "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed", "",
+          ""));
+  const size_t items = list.find(R"("items":[)");
+  ASSERT_NE(items, std::string::npos) << list;
+  const bool empty = list.compare(items + 9, 1, "]") == 0;
+  list.insert(items + 9, absl::StrCat(R"({"metadata":{"name":"poison-list","namespace":"default",)",
+                                      R"("resourceVersion":"1"},"spec":{"containers":"oops"}})",
+                                      empty ? "" : ","));
+  CannedResponse canned_list{.status = 200, .body = list};
+  canned_list.headers.Set("Content-Type", "application/json");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      RuleId list_rule,
+      proxy_->AddRule(
+          FaultRule::Respond({.method = "GET", .path_regex = "/api/v1/pods", .watch = false},
+                             canned_list)
+              .Times(1)));
+  // Its first pod WATCH gets one event that cannot decode, and ends (no resourceVersion
+  // readable: the informer watches again from where it was).
+  CannedResponse canned_watch{
+      .status = 200,
+      .body = R"({"type":"ADDED","object":{"metadata":{"name":"poison-watch","namespace":)"
+              R"("default"},"spec":{"nodeName":7}}})"
+              "\n"};
+  canned_watch.headers.Set("Content-Type", "application/json");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      RuleId watch_rule,
+      proxy_->AddRule(
+          FaultRule::Respond({.method = "GET", .path_regex = "/api/v1/pods", .watch = true},
+                             canned_watch)
+              .Times(1)));
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerProcess sched, StartScheduler("poison"));
+  const std::string base = absl::StrCat("https://127.0.0.1:", sched.secure_port);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        int status = 0;
+        Curl(base + "/readyz", &status);
+        return status == 200;
+      },
+      absl::Seconds(30)))
+      << sched.process->LogTail();
+  ASSERT_TRUE(Eventually([&] { return proxy_->Hits(watch_rule) == 1; }, absl::Seconds(30)));
+  EXPECT_EQ(proxy_->Hits(list_rule), 1);
+
+  // The burst, with the second 10E pod in its middle.
+  const absl::Time start = absl::Now();
+  TRIMARAN_ASSERT_OK(CreatePods(kPods / 2, "burst-a"));
+  TRIMARAN_ASSERT_OK(CreateRawPod(client, "huge", "huge-during", "10E"));
+  TRIMARAN_ASSERT_OK(CreatePods(kPods / 2, "burst-b"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("burst-") == kPods; }, absl::Seconds(180)))
+      << BoundWithPrefix("burst-") << "/" << kPods << "\n"
+      << sched.process->LogTail();
+  const absl::Duration elapsed = absl::Now() - start;
+
+  // The 10E pods: decoded, Pending, PodScheduled=False for lack of memory, with a
+  // FailedScheduling event each.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto audit = AuditCluster(client, "huge");
+        return audit.ok() && audit->failed_scheduling["huge-before"] > 0 &&
+               audit->failed_scheduling["huge-during"] > 0;
+      },
+      absl::Seconds(60)));
+  for (const std::string name : {"huge-before", "huge-during"}) {
+    SCOPED_TRACE(name);
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod pod, client.GetPod("huge", name));
+    EXPECT_EQ(pod.spec.node_name, "");
+    EXPECT_EQ(pod.spec.containers[0].resources.requests.at("memory").Value(),
+              std::numeric_limits<int64_t>::max());
+    const kube::PodCondition* scheduled = nullptr;
+    for (const kube::PodCondition& c : pod.status.conditions) {
+      if (c.type == kube::kPodScheduled) scheduled = &c;
+    }
+    ASSERT_NE(scheduled, nullptr);
+    EXPECT_EQ(scheduled->status, kube::ConditionStatus::kFalse);
+    EXPECT_EQ(scheduled->reason, kube::kPodReasonUnschedulable);
+    EXPECT_THAT(scheduled->message, HasSubstr("Insufficient memory"));
+  }
+
+  // The two undecodable objects were counted (the 10E pods decode and are not), and
+  // each was logged once with its key.
+  const std::string metrics = Curl(base + "/metrics");
+  const double decode_errors =
+      Sample(metrics, "trimaran_informer_decode_errors_total", {R"(resource="pods")"});
+  EXPECT_EQ(decode_errors, 2) << metrics;
+  EXPECT_EQ(Sample(metrics, "trimaran_informer_decode_errors_total", {R"(resource="nodes")"}), 0);
+  const std::string log = sched.process->LogTail(1 << 22);
+  EXPECT_THAT(log, HasSubstr("key=default/poison-list"));
+  EXPECT_THAT(log, HasSubstr("key=default/poison-watch"));
+
+  // Still scheduling after all that.
+  TRIMARAN_ASSERT_OK(CreatePods(10, "after"));
+  ASSERT_TRUE(Eventually([&] { return BoundWithPrefix("after-") == 10; }, absl::Seconds(60)))
+      << sched.process->LogTail();
+  AuditAll(kPods + 10);
+  std::cout << "[scenario 3] " << kPods << " pods bound in " << elapsed
+            << " with two 10E pods pending (Insufficient memory); decode_errors_total{pods}="
+            << decode_errors << "\n";
 
   sched.process->Signal(SIGTERM);
   absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -217,6 +218,21 @@ TEST_F(SchedulerE2ETest, BindsAThousandPodsOnFiftyNodesWithinAllocatable) {
   }
   EXPECT_EQ(scheduled.size(), 1000u);
 
+  // --v=2: one placement line per bound pod, as kube-scheduler's.
+  {
+    std::ifstream log(sched->log_path());
+    std::string line;
+    std::set<std::string> placed;
+    const std::regex placement(
+        R"re("Successfully bound pod to node" pod="default/(web-\d+)" node="node-\d+" )re"
+        R"re(evaluatedNodes=50 feasibleNodes=\d+)re");
+    std::smatch m;
+    while (std::getline(log, line)) {
+      if (std::regex_search(line, m, placement)) placed.insert(m[1].str());
+    }
+    EXPECT_EQ(placed.size(), 1000u);
+  }
+
   // Endpoints.
   int status = 0;
   EXPECT_EQ(Admin("/healthz", &status), "ok");
@@ -272,6 +288,9 @@ TEST_F(SchedulerE2ETest, PodThatFitsNowhereGetsConditionAndEvent) {
     return false;
   }));
   EXPECT_TRUE(client_->GetPod("default", "huge-0")->spec.node_name.empty());
+  EXPECT_THAT(sched->LogTail(200000),
+              HasSubstr(R"("Unable to schedule pod; no fit; waiting" pod="default/huge-0" )"
+                        R"(err="0/3 nodes are available: 3 Insufficient cpu.")"));
   sched->Signal(SIGTERM);
   auto code = sched->Wait(absl::Seconds(30));
   ASSERT_TRUE(code.ok());

@@ -46,15 +46,24 @@ struct EnumEntry {
   E value;
 };
 
+// Reads a string enum. A string outside `table` is E::kUnrecognized when `lenient` (the
+// apiserver admits it, kube/api/unrecognized.h), else an error naming the field and the
+// accepted values. A non-string is always an error.
 template <typename E>
-absl::Status ReadEnum(const Value& v, const Path& path, std::span<const EnumEntry<E>> table,
-                      E& out) {
+absl::Status ReadEnum(const Value& v, const Path& path, std::span<const EnumEntry<E>> table, E& out,
+                      bool lenient = true) {
   if (v.IsNull()) return absl::OkStatus();
   if (!v.IsString()) return TypeError(path, "string", v);
   const std::string_view s = View(v);
   for (const EnumEntry<E>& e : table) {
     if (e.name == s) {
       out = e.value;
+      return absl::OkStatus();
+    }
+  }
+  if (lenient) {
+    if constexpr (requires { E::kUnrecognized; }) {
+      out = E::kUnrecognized;
       return absl::OkStatus();
     }
   }
@@ -434,11 +443,9 @@ absl::Status Read(const Value& v, const Path& path, Quantity& out) {
   } else {
     return TypeError(path, "quantity string", v);
   }
-  absl::StatusOr<Quantity> q = Quantity::Parse(text);
+  // The apiserver admits values beyond int64 base units ("10E"): they saturate.
+  absl::StatusOr<Quantity> q = Quantity::ParseSaturating(text);
   if (!q.ok()) {
-    if (q.status().code() == absl::StatusCode::kOutOfRange) {
-      return FieldError(path, absl::StrCat("quantity \"", ToAbsl(text), "\" out of range"));
-    }
     return FieldError(path, absl::StrCat("invalid quantity \"", ToAbsl(text), "\""));
   }
   out = *q;
@@ -463,6 +470,25 @@ absl::Status Read(const Value& v, const Path& path, ResourceList& out) {
     out.insert_or_assign(std::string(k), q);
     return absl::OkStatus();
   });
+}
+
+// ---- Objects that do not decode. ----
+
+DecodeFailure DescribeFailure(const Value& object, std::string_view position, absl::Status status) {
+  DecodeFailure f;
+  f.position = std::string(position);
+  f.status = std::move(status);
+  if (!object.IsObject()) return f;
+  const auto meta = object.FindMember("metadata");
+  if (meta == object.MemberEnd() || !meta->value.IsObject()) return f;
+  auto string_member = [&](const char* name, std::string& out) {
+    const auto it = meta->value.FindMember(name);
+    if (it != meta->value.MemberEnd() && it->value.IsString()) out = std::string(View(it->value));
+  };
+  string_member("namespace", f.namespace_name);
+  string_member("name", f.name);
+  string_member("resourceVersion", f.resource_version);
+  return f;
 }
 
 // ---- Enums. ----
@@ -576,7 +602,8 @@ absl::Status Read(const Value& v, const Path& path, WatchEventType& out) {
       {"DELETED", WatchEventType::kDeleted}, {"BOOKMARK", WatchEventType::kBookmark},
       {"ERROR", WatchEventType::kError},
   };
-  return ReadEnum<WatchEventType>(v, path, kTable, out);
+  // The envelope's type is not lenient: an event of an unknown type cannot be applied.
+  return ReadEnum<WatchEventType>(v, path, kTable, out, /*lenient=*/false);
 }
 
 // ---- Time. ----

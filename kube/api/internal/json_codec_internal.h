@@ -250,6 +250,33 @@ absl::Status Read(const Value& v, const Path& path, std::optional<T>& out) {
   return Read(v, path, *out);
 }
 
+// What can be read of an object that did not decode: metadata.name, .namespace and
+// .resourceVersion when they are strings (anything else is left empty).
+DecodeFailure DescribeFailure(const Value& object, std::string_view position, absl::Status status);
+
+// Appends `item` decoded to `out.items`, or, if it does not decode, its DecodeFailure to
+// `out.skipped` (one bad item never fails a list).
+template <typename T>
+void ReadListItem(const Value& item, const Path& path, List<T>& out) {
+  T& decoded = out.items.emplace_back();
+  absl::Status s = item.IsObject() ? Read(item, path, decoded) : TypeError(path, "object", item);
+  if (s.ok()) return;
+  out.items.pop_back();
+  out.skipped.push_back(DescribeFailure(item, path.ToString(), std::move(s)));
+}
+
+// The "items" of a list: an array (null is empty), decoded item by item.
+template <typename T>
+absl::Status ReadListItems(const Value& v, const Path& path, List<T>& out) {
+  out.items.clear();
+  out.skipped.clear();
+  if (v.IsNull()) return absl::OkStatus();
+  if (!v.IsArray()) return TypeError(path, "array", v);
+  out.items.reserve(v.Size());
+  for (rapidjson::SizeType i = 0; i < v.Size(); ++i) ReadListItem(v[i], path.Index(i), out);
+  return absl::OkStatus();
+}
+
 // A list object ({"metadata": ListMeta, "items": [T...]}) of kind `kind`.
 template <typename T>
 absl::Status ReadList(const Value& v, const Path& path, std::string_view kind, List<T>& out) {
@@ -258,7 +285,7 @@ absl::Status ReadList(const Value& v, const Path& path, std::string_view kind, L
   return ForEachField(v, path,
                       [&](std::string_view k, const Value& fv, const Path& fp) -> absl::Status {
                         if (k == "metadata") return Read(fv, fp, out.metadata);
-                        if (k == "items") return Read(fv, fp, out.items);
+                        if (k == "items") return ReadListItems(fv, fp, out);
                         return absl::OkStatus();
                       });
 }
@@ -277,10 +304,20 @@ absl::Status ReadWatchEvent(const Value& v, const Path& path, WatchEvent<T>& out
     return FieldError(path.Field("object"), "expected object");
   }
   const Path object_path = path.Field("object");
-  if (out.type == WatchEventType::kError) {
-    return Read(object_it->value, object_path, out.error.emplace());
+  absl::Status s = out.type == WatchEventType::kError
+                       ? Read(object_it->value, object_path, out.error.emplace())
+                       : Read(object_it->value, object_path, out.object);
+  if (s.ok()) return s;
+  // The envelope is fine but its object is not: report it, with what metadata says.
+  out.error.reset();
+  out.object = T();
+  out.undecodable = DescribeFailure(object_it->value, "", std::move(s));
+  if constexpr (requires { out.object.metadata; }) {
+    out.object.metadata.name = out.undecodable->name;
+    out.object.metadata.namespace_name = out.undecodable->namespace_name;
+    out.object.metadata.resource_version = out.undecodable->resource_version;
   }
-  return Read(object_it->value, object_path, out.object);
+  return absl::OkStatus();
 }
 
 // ---- Time. ----

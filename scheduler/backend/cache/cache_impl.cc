@@ -422,10 +422,22 @@ void CacheImpl::RebuildSnapshotList(Snapshot& snapshot) {
   snapshot.list_version_ = tree_version_;
 }
 
+void CacheImpl::RebuildAffinityLists(Snapshot& snapshot) {
+  snapshot.have_pods_with_affinity_.clear();
+  snapshot.have_pods_with_required_anti_affinity_.clear();
+  for (const NodeInfo* info : snapshot.node_info_list_) {
+    if (!info->pods_with_affinity().empty()) snapshot.have_pods_with_affinity_.push_back(info);
+    if (!info->pods_with_required_anti_affinity().empty()) {
+      snapshot.have_pods_with_required_anti_affinity_.push_back(info);
+    }
+  }
+}
+
 absl::Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
   absl::MutexLock lock(&mu_);
   int64_t copied = 0;
   bool rebuild = snapshot.list_version_ != tree_version_;
+  bool affinity_lists_changed = false;
   // Newest first: stop at the first NodeInfo the snapshot already has.
   for (const NodeInfo& info : node_list_) {
     if (info.generation() <= snapshot.generation_) break;
@@ -435,6 +447,10 @@ absl::Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
       slot = std::make_unique<NodeInfo>(info);
       rebuild = true;
     } else {
+      affinity_lists_changed |=
+          slot->pods_with_affinity().empty() != info.pods_with_affinity().empty() ||
+          slot->pods_with_required_anti_affinity().empty() !=
+              info.pods_with_required_anti_affinity().empty();
       *slot = info;  // copy-assign: reuses the pods vector's capacity
     }
     ++copied;
@@ -462,6 +478,7 @@ absl::Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
     RebuildSnapshotList(snapshot);
     rebuild = true;
   }
+  if (rebuild || affinity_lists_changed) RebuildAffinityLists(snapshot);
   snapshot.last_update_copied_nodes_ = copied;
   snapshot.last_update_rebuilt_list_ = rebuild;
   return absl::OkStatus();

@@ -107,6 +107,8 @@ class CacheImpl final : public Cache {
   void ErasePodState(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Rebuilds `snapshot`'s list from the tree and drops its nodes that are gone.
   void RebuildSnapshotList(Snapshot& snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Rebuilds the snapshot's two affinity lists from its node list.
+  void RebuildAffinityLists(Snapshot& snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Logs, counts and returns an invalid operation's error.
   absl::Status Invalid(absl::string_view operation, absl::Status status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -427,6 +427,46 @@ TEST_F(CacheTest, UpdateSnapshotCopiesOnlyChangedNodes) {
   EXPECT_THAT(snapshot_.Get("n2"), StatusIs(absl::StatusCode::kNotFound, HasSubstr("n2")));
 }
 
+TEST_F(CacheTest, SnapshotKeepsTheNodesWithAffinityPodsIncrementally) {
+  AddNodes({"n0", "n1", "n2"});
+  auto names = [](std::span<const NodeInfo* const> list) {
+    std::vector<std::string> out;
+    for (const NodeInfo* n : list) out.push_back(n->name());
+    return out;
+  };
+  const kube::LabelSelector db = kube::testing::MakeLabelSelector().Label("app", "db").Obj();
+  auto anti = std::make_shared<const kube::Pod>(MakePod()
+                                                    .Name("anti")
+                                                    .Namespace("default")
+                                                    .UID("u-anti")
+                                                    .NodeName("n1")
+                                                    .PodAntiAffinity("zone", db)
+                                                    .Obj());
+  auto soft = std::make_shared<const kube::Pod>(MakePod()
+                                                    .Name("soft")
+                                                    .Namespace("default")
+                                                    .UID("u-soft")
+                                                    .NodeName("n2")
+                                                    .PreferredPodAffinity(1, "zone", db)
+                                                    .Obj());
+  ASSERT_THAT(cache_.UpdateSnapshot(snapshot_), IsOk());
+  EXPECT_THAT(snapshot_.HavePodsWithAffinityList(), IsEmpty());
+  ASSERT_THAT(cache_.AddPod(anti), IsOk());
+  ASSERT_THAT(cache_.AddPod(soft), IsOk());
+  ASSERT_THAT(cache_.AddPod(Pod("plain", "n0")), IsOk());
+  ASSERT_THAT(cache_.UpdateSnapshot(snapshot_), IsOk());
+  EXPECT_FALSE(snapshot_.LastUpdateRebuiltListForTest());  // no node added or removed
+  EXPECT_THAT(names(snapshot_.HavePodsWithAffinityList()), ElementsAre("n1", "n2"));
+  EXPECT_THAT(names(snapshot_.HavePodsWithRequiredAntiAffinityList()), ElementsAre("n1"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const NodeInfo* n1, snapshot_.Get("n1"));
+  ASSERT_EQ(n1->pods_with_required_anti_affinity().size(), 1u);
+  EXPECT_EQ(n1->pods_with_required_anti_affinity()[0].pod->metadata.name, "anti");
+  ASSERT_THAT(cache_.RemovePod(*anti), IsOk());
+  ASSERT_THAT(cache_.UpdateSnapshot(snapshot_), IsOk());
+  EXPECT_THAT(names(snapshot_.HavePodsWithAffinityList()), ElementsAre("n2"));
+  EXPECT_THAT(snapshot_.HavePodsWithRequiredAntiAffinityList(), IsEmpty());
+}
+
 TEST_F(CacheTest, SnapshotIsNotMutatedByTheCache) {
   AddNodes({"n1"});
   ASSERT_THAT(cache_.UpdateSnapshot(snapshot_), IsOk());

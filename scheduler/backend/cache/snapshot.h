@@ -13,8 +13,9 @@
 // Updates: only Cache::UpdateSnapshot changes a Snapshot. It copies the NodeInfos whose
 // generation is newer than generation() (cost proportional to what changed, not to
 // the cluster) and rebuilds the list only when nodes were added, removed or changed
-// zone. Placeholder NodeInfos (pods of a node not known, or no longer known) are not in
-// a snapshot.
+// zone; the two affinity lists are rebuilt (a scan of the list) only when a copied
+// node started or stopped holding pods with affinity or required anti-affinity. Placeholder
+// NodeInfos (pods of a node not known, or no longer known) are not in a snapshot.
 //
 // Thread-safety: externally synchronized. The scheduling thread updates it between
 // cycles; during a cycle any number of threads may read it (const methods only).
@@ -52,6 +53,12 @@ class Snapshot final : public SharedLister, public NodeInfoLister {
   // NodeInfoLister.
   std::span<const NodeInfo* const> List() const override { return node_info_list_; }
   absl::StatusOr<const NodeInfo*> Get(absl::string_view node_name) const override;
+  std::span<const NodeInfo* const> HavePodsWithAffinityList() const override {
+    return have_pods_with_affinity_;
+  }
+  std::span<const NodeInfo* const> HavePodsWithRequiredAntiAffinityList() const override {
+    return have_pods_with_required_anti_affinity_;
+  }
 
   size_t NumNodes() const { return node_info_list_.size(); }
   // The newest NodeInfo generation this snapshot has seen (0 when never updated).
@@ -69,6 +76,10 @@ class Snapshot final : public SharedLister, public NodeInfoLister {
   absl::flat_hash_map<std::string, std::unique_ptr<NodeInfo>> node_info_map_;
   // Pointers into node_info_map_, in node order (see above).
   std::vector<const NodeInfo*> node_info_list_;
+  // The subsets of node_info_list_ with pods with affinity / required anti-affinity,
+  // rebuilt when the list is or when a copied NodeInfo's membership changed.
+  std::vector<const NodeInfo*> have_pods_with_affinity_;
+  std::vector<const NodeInfo*> have_pods_with_required_anti_affinity_;
   int64_t generation_ = 0;
   // The cache's node-order version the list was built from (0: never built).
   int64_t list_version_ = 0;

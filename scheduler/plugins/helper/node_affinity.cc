@@ -58,6 +58,12 @@ void ValidateLabelRequirement(const kube::NodeSelectorRequirement& r, absl::stri
       }
       break;
     }
+    case NodeSelectorOperator::kUnrecognized:
+      // As upstream's NodeSelectorRequirementsAsSelector: the term is invalid and so
+      // matches no node.
+      errors.push_back(
+          absl::StrCat(path, ".operator: Invalid value: not a valid selector operator"));
+      break;
   }
 }
 
@@ -134,6 +140,8 @@ bool NodeSelectorTermMatcher::MatchValue(const Requirement& r, bool present,
       if (!present || !ParseInt64(value, v)) return false;
       return r.op == NodeSelectorOperator::kGt ? v > r.bound : v < r.bound;
     }
+    case NodeSelectorOperator::kUnrecognized:
+      return false;
   }
   return false;
 }

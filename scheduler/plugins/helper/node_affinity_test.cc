@@ -58,6 +58,11 @@ TEST(NodeSelectorTermMatcherTest, Operators) {
       // Invalid terms are dropped: they match nothing.
       {"Gt non-integer value", Expr("gen", Op::kGt, {"x"}), false},
       {"Gt two values", Expr("gen", Op::kGt, {"1", "2"}), false},
+      // An operator the codec did not recognise: upstream's selector conversion fails,
+      // so the term matches no node (not even with NotIn/DoesNotExist semantics).
+      {"unknown operator", Expr("zone", Op::kUnrecognized, {"a"}), false},
+      {"unknown operator, absent label", Expr("rack", Op::kUnrecognized, {}), false},
+      {"unknown field operator", Field(Op::kUnrecognized, {"n1"}), false},
       {"In without values", Expr("zone", Op::kIn, {}), false},
       {"Exists with values", Expr("zone", Op::kExists, {"a"}), false},
       {"field In", Field(Op::kIn, {"n1"}), true},

@@ -6,6 +6,8 @@ bool ToleratesTaint(const kube::Toleration& toleration, const kube::Taint& taint
   if (toleration.effect != kube::TaintEffect::kAll && toleration.effect != taint.effect) {
     return false;
   }
+  // As upstream: an operator other than Equal and Exists tolerates nothing.
+  if (toleration.op == kube::TolerationOperator::kUnrecognized) return false;
   const bool exists = toleration.op == kube::TolerationOperator::kExists;
   if (toleration.key.empty()) {
     if (!exists && !taint.key.empty()) return false;

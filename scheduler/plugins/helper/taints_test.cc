@@ -41,11 +41,32 @@ TEST(ToleratesTaintTest, Table) {
       {"empty key exists matches everything", Tol("", kEx, "", TaintEffect::kAll), true},
       {"empty key exists, other effect", Tol("", kEx, "", TaintEffect::kPreferNoSchedule), false},
       {"empty key equal does not match a keyed taint", Tol("", kEq, "v", TaintEffect::kAll), false},
+      // Values the codec did not recognise (kube/api/unrecognized.h), as upstream: an
+      // unknown operator tolerates nothing, an unknown effect matches no known effect.
+      {"unknown operator", Tol("k", TolerationOperator::kUnrecognized, "v", TaintEffect::kAll),
+       false},
+      {"unknown operator, empty key",
+       Tol("", TolerationOperator::kUnrecognized, "", TaintEffect::kAll), false},
+      {"unknown effect", Tol("k", kEq, "v", TaintEffect::kUnrecognized), false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(ToleratesTaint(c.toleration, taint), c.want);
   }
+}
+
+// A taint whose effect is unknown is neither NoSchedule nor NoExecute: TaintToleration's
+// filter ignores it (as upstream, which only filters those two), and it is not tolerated
+// by mistake either.
+TEST(FindMatchingUntoleratedTaintTest, UnknownEffectIsIgnoredByTheFilter) {
+  const std::vector<kube::Taint> taints = {
+      {"odd", "", TaintEffect::kUnrecognized, std::nullopt},
+  };
+  EXPECT_FALSE(IsDoNotScheduleTaint(taints[0]));
+  EXPECT_EQ(FindMatchingUntoleratedTaint(taints, {}, IsDoNotScheduleTaint), nullptr);
+  const std::vector<kube::Toleration> none = {
+      Tol("odd", TolerationOperator::kUnrecognized, "", TaintEffect::kAll)};
+  EXPECT_FALSE(TolerationsTolerateTaint(none, taints[0]));
 }
 
 TEST(FindMatchingUntoleratedTaintTest, FirstUntoleratedInOrder) {

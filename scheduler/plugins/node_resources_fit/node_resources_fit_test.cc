@@ -106,6 +106,20 @@ TEST(NodeResourcesFitTest, Filter) {
        defaults,
        Code::kUnschedulableAndUnresolvable,
        {"Insufficient cpu"}},
+      // The apiserver admits memory: 10E (10^19 bytes > 2^63-1); the codec saturates it
+      // (Quantity::ParseSaturating), so such a pod fits no node instead of wrapping.
+      {"10E memory fits no node",
+       [] {
+         kube::Pod p = MakePod().Req({{"cpu", "1"}}).Obj();
+         p.spec.containers[0].resources.requests["memory"] =
+             *kube::Quantity::ParseSaturating("10E");
+         return p;
+       }(),
+       kNode,
+       {kUsed},
+       defaults,
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient memory"}},
       // Request = max(containers 1, init 6) = 6 cpu > 5 free.
       {"init container dominates",
        MakePod().Req({{"cpu", "1"}}).InitReq({{"cpu", "6"}}).Obj(),

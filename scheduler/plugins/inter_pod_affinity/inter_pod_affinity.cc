@@ -1,0 +1,383 @@
+#include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "scheduler/plugins/inter_pod_affinity/affinity_terms.h"
+
+namespace trimaran::sched::plugins {
+namespace {
+
+constexpr absl::string_view kPreFilterStateKey = "PreFilterInterPodAffinity";
+constexpr absl::string_view kPreScoreStateKey = "PreScoreInterPodAffinity";
+
+// (topologyKey, value) -> count. Lookups by string_view never allocate (Filter, Score).
+class TopologyCounts {
+ public:
+  // Adds `delta`; an entry that reaches 0 is removed (Filter tests emptiness).
+  void Add(absl::string_view key, absl::string_view value, int64_t delta) {
+    auto& values = counts_[key];
+    auto [it, inserted] = values.try_emplace(value, 0);
+    if (inserted) ++size_;
+    it->second += delta;
+    if (it->second == 0) {
+      values.erase(it);
+      --size_;
+      if (values.empty()) counts_.erase(key);
+    }
+  }
+  int64_t Get(absl::string_view key, absl::string_view value) const {
+    const auto k = counts_.find(key);
+    if (k == counts_.end()) return 0;
+    const auto v = k->second.find(value);
+    return v == k->second.end() ? 0 : v->second;
+  }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int64_t>> counts_;
+  size_t size_ = 0;
+};
+
+// The node's value of `key`, or nullptr.
+const std::string* LabelOf(const kube::Labels& labels, absl::string_view key) {
+  const auto it = labels.find(key);
+  return it == labels.end() ? nullptr : &it->second;
+}
+
+// Until the namespace informer lands: no namespace labels are known, so a term's
+// namespaceSelector other than {} names no namespace (see the header).
+const kube::Labels& NamespaceLabels(absl::string_view /*ns*/) {
+  static const kube::Labels* const kNone = new kube::Labels();
+  return *kNone;
+}
+
+// The incoming pod's terms: a non-empty namespaceSelector is resolved to the names of
+// the namespaces it matches and then matches nothing itself; {} keeps matching all.
+void ResolveNamespaceSelectors(std::vector<AffinityTerm>& terms) {
+  for (AffinityTerm& t : terms) {
+    if (!t.namespace_selector.MatchesEverything()) t.namespace_selector = Selector::Nothing();
+  }
+}
+void ResolveNamespaceSelectors(std::vector<WeightedAffinityTerm>& terms) {
+  for (WeightedAffinityTerm& t : terms) {
+    if (!t.term.namespace_selector.MatchesEverything()) {
+      t.term.namespace_selector = Selector::Nothing();
+    }
+  }
+}
+
+class PreFilterState final : public StateData {
+ public:
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreFilterState>(*this);
+  }
+
+  TopologyCounts existing_anti_affinity;
+  TopologyCounts affinity;
+  TopologyCounts anti_affinity;
+  std::shared_ptr<const PodAffinityTerms> terms;
+  kube::Labels ns_labels;
+};
+
+class PreScoreState final : public StateData {
+ public:
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+  void Add(absl::string_view key, absl::string_view value, int64_t delta) {
+    scores[key][value] += delta;
+  }
+
+  // topologyKey -> value -> score; entries stay even when they sum to 0 (as upstream's
+  // map, whose emptiness decides Skip and NormalizeScore).
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int64_t>> scores;
+};
+
+// Adds `delta` at (term.topology_key, node's value) when the node has the key.
+void AddAt(TopologyCounts& counts, const kube::Labels& node_labels, const AffinityTerm& term,
+           int64_t delta) {
+  if (const std::string* v = LabelOf(node_labels, term.topology_key)) {
+    counts.Add(term.topology_key, *v, delta);
+  }
+}
+
+// The existing pod's required anti-affinity terms (empty when they do not parse).
+std::vector<AffinityTerm> RequiredAntiAffinityOf(const kube::Pod& pod) {
+  if (!PodHasRequiredAntiAffinity(pod)) return {};
+  return ParseTerms(pod, pod.spec.affinity->pod_anti_affinity->required)
+      .value_or(std::vector<AffinityTerm>{});
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Plugin>> InterPodAffinity::New(const PluginArgs& args,
+                                                              Handle& handle) {
+  absl::StatusOr<InterPodAffinityArgs> decoded = DecodeInterPodAffinityArgs(args);
+  if (!decoded.ok()) return decoded.status();
+  return std::make_unique<InterPodAffinity>(*decoded, handle);
+}
+
+PluginDescriptor InterPodAffinity::Descriptor() {
+  PluginDescriptor d = DescriptorFor<InterPodAffinity>();
+  d.validate_args = ArgsValidatorFrom(&DecodeInterPodAffinityArgs);
+  return d;
+}
+
+InterPodAffinity::InterPodAffinity(InterPodAffinityArgs args, Handle& handle)
+    : args_(args),
+      handle_(handle),
+      affinity_rejected_(
+          Status::UnschedulableAndUnresolvable(kErrReasonAffinityRulesNotMatch).WithPlugin(kName)),
+      anti_affinity_rejected_(
+          Status::Unschedulable(kErrReasonAntiAffinityRulesNotMatch).WithPlugin(kName)),
+      existing_anti_affinity_rejected_(
+          Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch).WithPlugin(kName)) {}
+
+Status InterPodAffinity::PreFilter(CycleState& state, const kube::Pod& pod,
+                                   std::span<const NodeInfo* const> nodes,
+                                   PreFilterResult& /*result*/) {
+  absl::StatusOr<PodAffinityTerms> parsed = ParsePodAffinityTerms(pod);
+  if (!parsed.ok()) {
+    return Status::UnschedulableAndUnresolvable(
+               absl::StrCat("parsing pod: ", parsed.status().message()))
+        .WithPlugin(kName);
+  }
+  ResolveNamespaceSelectors(parsed->required_affinity);
+  ResolveNamespaceSelectors(parsed->required_anti_affinity);
+  auto terms = std::make_shared<const PodAffinityTerms>(std::move(*parsed));
+  auto s = std::make_unique<PreFilterState>();
+  s->ns_labels = NamespaceLabels(pod.metadata.namespace_name);
+
+  // 1. Existing pods' required anti-affinity terms that match the incoming pod: only the
+  // nodes that hold such pods, and only those pods.
+  for (const NodeInfo* node_info :
+       handle_.snapshot_lister().NodeInfos().HavePodsWithRequiredAntiAffinityList()) {
+    const kube::Node* node = node_info->node();
+    if (node == nullptr) continue;
+    for (const PodInfo& pi : node_info->pods_with_required_anti_affinity()) {
+      for (const AffinityTerm& t : RequiredAntiAffinityOf(*pi.pod)) {
+        if (t.Matches(pod, &s->ns_labels)) {
+          AddAt(s->existing_anti_affinity, node->metadata.labels, t, 1);
+        }
+      }
+    }
+  }
+  // 2 and 3 only for a pod with required terms of its own: every pod counts.
+  if (!terms->required_affinity.empty() || !terms->required_anti_affinity.empty()) {
+    for (const NodeInfo* node_info : nodes) {
+      const kube::Node* node = node_info->node();
+      if (node == nullptr) continue;
+      const kube::Labels& labels = node->metadata.labels;
+      for (const PodInfo& pi : node_info->pods()) {
+        const kube::Pod& existing = *pi.pod;
+        // 2. Existing pods matching all the incoming pod's required affinity terms.
+        if (MatchesAllTerms(terms->required_affinity, existing)) {
+          for (const AffinityTerm& t : terms->required_affinity) AddAt(s->affinity, labels, t, 1);
+        }
+        // 3. Each of the incoming pod's required anti-affinity terms a pod matches.
+        for (const AffinityTerm& t : terms->required_anti_affinity) {
+          if (t.Matches(existing, nullptr)) AddAt(s->anti_affinity, labels, t, 1);
+        }
+      }
+    }
+  }
+  if (s->existing_anti_affinity.empty() && terms->required_affinity.empty() &&
+      terms->required_anti_affinity.empty()) {
+    return Status::Skip();
+  }
+  s->terms = std::move(terms);
+  state.Write(kPreFilterStateKey, std::move(s));
+  return Status::Success();
+}
+
+Status InterPodAffinity::UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule,
+                                       const kube::Pod& pod, const NodeInfo& node_info,
+                                       int64_t multiplier) const {
+  absl::StatusOr<PreFilterState*> s = state.ReadMutable<PreFilterState>(kPreFilterStateKey);
+  if (!s.ok()) return Status::FromAbsl(s.status());
+  const kube::Node* node = node_info.node();
+  if (node == nullptr) return Status::Success();
+  const kube::Labels& labels = node->metadata.labels;
+  PreFilterState& st = **s;
+  for (const AffinityTerm& t : RequiredAntiAffinityOf(pod)) {
+    if (t.Matches(pod_to_schedule, &st.ns_labels)) {
+      AddAt(st.existing_anti_affinity, labels, t, multiplier);
+    }
+  }
+  if (MatchesAllTerms(st.terms->required_affinity, pod)) {
+    for (const AffinityTerm& t : st.terms->required_affinity) {
+      AddAt(st.affinity, labels, t, multiplier);
+    }
+  }
+  for (const AffinityTerm& t : st.terms->required_anti_affinity) {
+    if (t.Matches(pod, nullptr)) AddAt(st.anti_affinity, labels, t, multiplier);
+  }
+  return Status::Success();
+}
+
+Status InterPodAffinity::AddPod(CycleState& state, const kube::Pod& pod_to_schedule,
+                                const PodInfo& pod_to_add, const NodeInfo& node_info) const {
+  return UpdateWithPod(state, pod_to_schedule, *pod_to_add.pod, node_info, 1);
+}
+
+Status InterPodAffinity::RemovePod(CycleState& state, const kube::Pod& pod_to_schedule,
+                                   const PodInfo& pod_to_remove, const NodeInfo& node_info) const {
+  return UpdateWithPod(state, pod_to_schedule, *pod_to_remove.pod, node_info, -1);
+}
+
+Status InterPodAffinity::Filter(const CycleState& state, const kube::Pod& pod,
+                                const NodeInfo& node_info) const {
+  absl::StatusOr<const PreFilterState*> read = state.Read<PreFilterState>(kPreFilterStateKey);
+  if (!read.ok()) return Status::FromAbsl(read.status());
+  const PreFilterState& s = **read;
+  const kube::Node* node = node_info.node();
+  if (node == nullptr) return Status::Error("node not found");
+  const kube::Labels& labels = node->metadata.labels;
+
+  // 1. The incoming pod's required affinity.
+  const std::vector<AffinityTerm>& affinity = s.terms->required_affinity;
+  if (!affinity.empty()) {
+    bool pods_exist = true;
+    for (const AffinityTerm& t : affinity) {
+      const std::string* v = LabelOf(labels, t.topology_key);
+      if (v == nullptr) return affinity_rejected_;  // every topology key must exist
+      if (s.affinity.Get(t.topology_key, *v) <= 0) pods_exist = false;
+    }
+    // The first pod of a group with affinity to itself may go where no pod matches yet.
+    if (!pods_exist && !(s.affinity.empty() && MatchesAllTerms(affinity, pod))) {
+      return affinity_rejected_;
+    }
+  }
+  // 2. The incoming pod's required anti-affinity.
+  if (!s.anti_affinity.empty()) {
+    for (const AffinityTerm& t : s.terms->required_anti_affinity) {
+      const std::string* v = LabelOf(labels, t.topology_key);
+      if (v != nullptr && s.anti_affinity.Get(t.topology_key, *v) > 0) {
+        return anti_affinity_rejected_;
+      }
+    }
+  }
+  // 3. Existing pods' required anti-affinity (symmetry).
+  if (!s.existing_anti_affinity.empty()) {
+    for (const auto& [key, value] : labels) {
+      if (s.existing_anti_affinity.Get(key, value) > 0) return existing_anti_affinity_rejected_;
+    }
+  }
+  return Status::Success();
+}
+
+Status InterPodAffinity::PreScore(CycleState& state, const kube::Pod& pod,
+                                  std::span<const NodeInfo* const> nodes) {
+  if (nodes.empty()) return Status::Skip();
+  absl::StatusOr<PodAffinityTerms> parsed = ParsePodAffinityTerms(pod);
+  if (!parsed.ok()) {
+    return Status::Error(absl::StrCat("parsing pod: ", parsed.status().message()));
+  }
+  PodAffinityTerms& terms = *parsed;
+  const bool has_constraints =
+      !terms.preferred_affinity.empty() || !terms.preferred_anti_affinity.empty();
+  if (args_.ignore_preferred_terms_of_existing_pods && !has_constraints) return Status::Skip();
+  ResolveNamespaceSelectors(terms.preferred_affinity);
+  ResolveNamespaceSelectors(terms.preferred_anti_affinity);
+  const kube::Labels& ns_labels = NamespaceLabels(pod.metadata.namespace_name);
+
+  auto s = std::make_unique<PreScoreState>();
+  auto process = [&](const std::vector<WeightedAffinityTerm>& list, const kube::Pod& target,
+                     const kube::Labels* target_ns_labels, const kube::Labels& node_labels,
+                     int64_t sign) {
+    for (const WeightedAffinityTerm& wt : list) {
+      if (wt.term.topology_key.empty() || !wt.term.Matches(target, target_ns_labels)) continue;
+      if (const std::string* v = LabelOf(node_labels, wt.term.topology_key)) {
+        s->Add(wt.term.topology_key, *v, sign * wt.weight);
+      }
+    }
+  };
+  // Every node of the snapshot, not only the feasible ones (as upstream); without
+  // preferred terms of its own only the pods with terms can score the pod.
+  const NodeInfoLister& lister = handle_.snapshot_lister().NodeInfos();
+  for (const NodeInfo* node_info :
+       has_constraints ? lister.List() : lister.HavePodsWithAffinityList()) {
+    const kube::Node* node = node_info->node();
+    if (node == nullptr || node->metadata.labels.empty()) continue;
+    const kube::Labels& labels = node->metadata.labels;
+    for (const PodInfo& pi :
+         has_constraints ? node_info->pods() : node_info->pods_with_affinity()) {
+      const kube::Pod& existing = *pi.pod;
+      const bool existing_has_terms = PodHasAffinityTerms(existing);
+      // The incoming pod's preferred terms over the existing pod (namespaces resolved).
+      process(terms.preferred_affinity, existing, nullptr, labels, 1);
+      process(terms.preferred_anti_affinity, existing, nullptr, labels, -1);
+      if (!existing_has_terms) continue;
+      // The existing pod's terms over the incoming pod.
+      const PodAffinityTerms theirs = ParseExistingPodAffinityTerms(existing);
+      if (args_.hard_pod_affinity_weight > 0) {
+        for (const AffinityTerm& t : theirs.required_affinity) {
+          if (t.topology_key.empty() || !t.Matches(pod, &ns_labels)) continue;
+          if (const std::string* v = LabelOf(labels, t.topology_key)) {
+            s->Add(t.topology_key, *v, args_.hard_pod_affinity_weight);
+          }
+        }
+      }
+      process(theirs.preferred_affinity, pod, &ns_labels, labels, 1);
+      process(theirs.preferred_anti_affinity, pod, &ns_labels, labels, -1);
+    }
+  }
+  if (s->scores.empty()) return Status::Skip();
+  state.Write(kPreScoreStateKey, std::move(s));
+  return Status::Success();
+}
+
+ScoreResult InterPodAffinity::Score(const CycleState& state, const kube::Pod& /*pod*/,
+                                    const NodeInfo& node_info) const {
+  absl::StatusOr<const PreScoreState*> read = state.Read<PreScoreState>(kPreScoreStateKey);
+  if (!read.ok()) return ScoreResult::Failed(Status::FromAbsl(read.status()));
+  const kube::Node* node = node_info.node();
+  if (node == nullptr) return ScoreResult::Failed(Status::Error("node not found"));
+  int64_t score = 0;
+  for (const auto& [key, values] : (*read)->scores) {
+    const std::string* v = LabelOf(node->metadata.labels, key);
+    if (v == nullptr) continue;
+    if (const auto it = values.find(*v); it != values.end()) score += it->second;
+  }
+  return ScoreResult::Of(score);
+}
+
+Status InterPodAffinity::NormalizeScore(const CycleState& state, const kube::Pod& /*pod*/,
+                                        NodeScoreList& scores) const {
+  absl::StatusOr<const PreScoreState*> read = state.Read<PreScoreState>(kPreScoreStateKey);
+  if (!read.ok() || (*read)->scores.empty() || scores.empty()) return Status::Success();
+  int64_t min = scores[0].score;
+  int64_t max = scores[0].score;
+  for (const NodeScore& s : scores) {
+    min = std::min(min, s.score);
+    max = std::max(max, s.score);
+  }
+  const int64_t diff = max - min;
+  for (NodeScore& s : scores) {
+    double f = 0;
+    if (diff > 0) {
+      f = static_cast<double>(kMaxNodeScore) *
+          (static_cast<double>(s.score - min) / static_cast<double>(diff));
+    }
+    s.score = static_cast<int64_t>(f);
+    s.exact.reset();
+  }
+  return Status::Success();
+}
+
+std::vector<ClusterEvent> InterPodAffinity::EventsToRegister() const {
+  return {
+      ClusterEvent{EventResource::kPod,
+                   ActionType::kAdd | ActionType::kUpdatePodLabel | ActionType::kDelete,
+                   "AssignedPodAdd|AssignedPodLabelChange|AssignedPodDelete"},
+      ClusterEvent{EventResource::kNode,
+                   ActionType::kAdd | ActionType::kUpdateNodeLabel | ActionType::kUpdateNodeTaint,
+                   "NodeAdd|NodeLabelChange|NodeTaintChange"},
+  };
+}
+
+}  // namespace trimaran::sched::plugins

@@ -1,0 +1,105 @@
+#pragma once
+// InterPodAffinity: required and preferred pod affinity and anti-affinity, as
+// kube-scheduler's plugins/interpodaffinity (1.31 behaviour; spec
+// kube-scheduler-constraints.md §2). Extension points: PreFilter (+AddPod/RemovePod),
+// Filter, PreScore, Score, NormalizeScore, EnqueueExtensions. Args: args.h.
+//
+// PreFilter counts, per (topologyKey, value) of the snapshot's nodes:
+//   existing anti-affinity  existing pods' required anti-affinity terms matching the pod;
+//   affinity                existing pods matching all the pod's required affinity terms;
+//   anti-affinity           existing pods matching each of the pod's required
+//                           anti-affinity terms.
+// and returns Skip when the pod has no required terms and no existing pod's
+// anti-affinity matches it. Filter, in upstream's order and reasons:
+//   "node(s) didn't match pod affinity rules"            UnschedulableAndUnresolvable
+//   "node(s) didn't match pod anti-affinity rules"       Unschedulable
+//   "node(s) didn't satisfy existing pods anti-affinity rules"  Unschedulable
+// with the self-affinity bootstrap (the first pod of a group that matches its own terms
+// may go anywhere the topology keys exist while no pod matches anywhere).
+// PreScore sums preferred terms in both directions (the pod's preferred terms over
+// existing pods; existing pods' required affinity at hardPodAffinityWeight and their
+// preferred terms over the pod) per topology pair; Score adds the node's pairs;
+// NormalizeScore maps [min, max] onto [0, 100] (1.21+: true min and max).
+//
+// Namespaces: a term's `namespaceSelector` needs the namespaces' labels. Until the
+// namespace informer lands (issue 15), no namespace labels are known: a selector `{}`
+// still matches every namespace, other selectors match none. (The 1.20 test apiserver
+// drops the field.)
+//
+// Cost: for a pod without terms of its own, PreFilter reads only the pods with required
+// anti-affinity (the snapshot's HavePodsWithRequiredAntiAffinityList) and PreScore only
+// the pods with affinity; a pod with required (preferred) terms walks every pod in
+// PreFilter (PreScore), as upstream. Existing pods' terms are parsed per cycle. Filter
+// and Score are map lookups per node with no allocation.
+//
+// Thread-safety: immutable after construction; Filter and Score are safe to call
+// concurrently (they only read the cycle state).
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/framework/interface.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/plugins/inter_pod_affinity/args.h"
+
+namespace trimaran::sched::plugins {
+
+class InterPodAffinity final : public PreFilterPlugin,
+                               public PreFilterExtensions,
+                               public FilterPlugin,
+                               public PreScorePlugin,
+                               public ScorePlugin,
+                               public ScoreExtensions,
+                               public EnqueueExtensions {
+ public:
+  static constexpr absl::string_view kName = "InterPodAffinity";
+  static constexpr absl::string_view kErrReasonAffinityRulesNotMatch =
+      "node(s) didn't match pod affinity rules";
+  static constexpr absl::string_view kErrReasonAntiAffinityRulesNotMatch =
+      "node(s) didn't match pod anti-affinity rules";
+  static constexpr absl::string_view kErrReasonExistingAntiAffinityRulesNotMatch =
+      "node(s) didn't satisfy existing pods anti-affinity rules";
+
+  static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  static PluginDescriptor Descriptor();
+
+  InterPodAffinity(InterPodAffinityArgs args, Handle& handle);
+
+  absl::string_view Name() const override { return kName; }
+
+  Status PreFilter(CycleState& state, const kube::Pod& pod, std::span<const NodeInfo* const> nodes,
+                   PreFilterResult& result) override;
+  const PreFilterExtensions* GetPreFilterExtensions() const override { return this; }
+  Status AddPod(CycleState& state, const kube::Pod& pod_to_schedule, const PodInfo& pod_to_add,
+                const NodeInfo& node_info) const override;
+  Status RemovePod(CycleState& state, const kube::Pod& pod_to_schedule,
+                   const PodInfo& pod_to_remove, const NodeInfo& node_info) const override;
+  Status Filter(const CycleState& state, const kube::Pod& pod,
+                const NodeInfo& node_info) const override;
+
+  Status PreScore(CycleState& state, const kube::Pod& pod,
+                  std::span<const NodeInfo* const> nodes) override;
+  ScoreResult Score(const CycleState& state, const kube::Pod& pod,
+                    const NodeInfo& node_info) const override;
+  const ScoreExtensions* GetScoreExtensions() const override { return this; }
+  Status NormalizeScore(const CycleState& state, const kube::Pod& pod,
+                        NodeScoreList& scores) const override;
+
+  std::vector<ClusterEvent> EventsToRegister() const override;
+
+ private:
+  Status UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule, const kube::Pod& pod,
+                       const NodeInfo& node_info, int64_t multiplier) const;
+
+  const InterPodAffinityArgs args_;
+  Handle& handle_;
+  const Status affinity_rejected_;
+  const Status anti_affinity_rejected_;
+  const Status existing_anti_affinity_rejected_;
+};
+
+}  // namespace trimaran::sched::plugins
