@@ -1,8 +1,10 @@
 #include "kube/informer.h"
 
 #include <algorithm>
+#include <random>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "common/logging.h"
 
 namespace trimaran::kube {
@@ -35,7 +37,11 @@ namespace internal {
 
 Reflector::Reflector(ReflectorTarget& target, ReflectorSource source, const Clock& clock,
                      InformerOptions options)
-    : target_(target), source_(std::move(source)), clock_(clock), options_(options) {}
+    : target_(target),
+      source_(std::move(source)),
+      clock_(clock),
+      options_(options),
+      rng_(std::random_device{}()) {}
 
 Reflector::~Reflector() { Stop(); }
 
@@ -69,8 +75,28 @@ void Reflector::SetResourceVersion(const std::string& rv) {
   resource_version_ = rv;
 }
 
+void Reflector::CountRegression(const std::string& key, const std::string& from,
+                                const std::string& to) {
+  counters_.resource_version_regressions.fetch_add(1, std::memory_order_relaxed);
+  Log(Component::kInformer)
+      .warn("object went back to an older resourceVersion resource={} key={} from={} to={}",
+            source_.description, key, from, to);
+}
+
+absl::Duration Reflector::NextBackoff() {
+  const absl::Time now = clock_.Now();
+  if (backoff_ == absl::ZeroDuration() || now - last_backoff_ > options_.backoff_reset) {
+    backoff_ = options_.min_backoff;
+  } else {
+    backoff_ = std::min(backoff_ * 2, options_.max_backoff);
+  }
+  last_backoff_ = now;
+  if (options_.backoff_jitter <= 0) return backoff_;
+  std::uniform_real_distribution<double> factor(1.0, 1.0 + options_.backoff_jitter);
+  return backoff_ * factor(rng_);
+}
+
 void Reflector::Run(std::stop_token stop) {
-  absl::Duration backoff = options_.min_backoff;
   bool need_list = true;
   while (!stop.stop_requested()) {
     if (need_list) {
@@ -78,36 +104,52 @@ void Reflector::Run(std::stop_token stop) {
       if (!s.ok()) {
         if (stop.stop_requested()) return;
         counters_.list_errors.fetch_add(1);
+        const absl::Duration wait = NextBackoff();
         Log(Component::kInformer)
             .warn("list failed resource={} err=\"{}\" retry_in={}", source_.description,
-                  s.message(), absl::FormatDuration(backoff));
-        clock_.SleepFor(backoff, stop);
-        backoff = std::min(backoff * 2, options_.max_backoff);
+                  s.message(), absl::FormatDuration(wait));
+        clock_.SleepFor(wait, stop);
         continue;
       }
       need_list = false;
     }
-    bool gone = false;
-    absl::Status s = WatchOnce(stop, &gone);
+    const absl::Time start = clock_.Now();
+    WatchResult w = WatchOnce(stop);
     if (stop.stop_requested()) return;
-    if (gone || s.code() == absl::StatusCode::kAborted) {
+    if (w.gone || w.status.code() == absl::StatusCode::kAborted) {
       counters_.relists_gone.fetch_add(1);
       Log(Component::kInformer)
           .info("watch resourceVersion too old, re-listing resource={}", source_.description);
       need_list = true;
       continue;
     }
-    if (s.ok()) {
-      counters_.watch_restarts.fetch_add(1);
-      backoff = options_.min_backoff;
+    if (!w.status.ok()) counters_.watch_errors.fetch_add(1);
+    const absl::Duration lasted = clock_.Now() - start;
+    if (w.events > 0 || lasted >= options_.min_watch_duration) {
+      // A watch that did its job (or lived long enough): resume at once.
+      if (w.status.ok()) {
+        counters_.watch_restarts.fetch_add(1);
+      } else {
+        Log(Component::kInformer)
+            .warn("watch failed, reconnecting resource={} err=\"{}\"", source_.description,
+                  w.status.message());
+      }
       continue;
     }
-    counters_.watch_errors.fetch_add(1);
+    // A very short watch (client-go: "watch lasted less than a second and no items
+    // received"): back off, and start the next watch no sooner than min_watch_duration
+    // after this one started. An empty 200 re-lists (only a list makes progress through
+    // whatever swallows the events); an error resumes the watch.
+    counters_.short_watches.fetch_add(1);
+    const absl::Time next =
+        std::max(clock_.Now() + NextBackoff(), start + options_.min_watch_duration);
+    need_list = w.status.ok();
     Log(Component::kInformer)
-        .warn("watch failed, reconnecting resource={} err=\"{}\" retry_in={}", source_.description,
-              s.message(), absl::FormatDuration(backoff));
-    clock_.SleepFor(backoff, stop);
-    backoff = std::min(backoff * 2, options_.max_backoff);
+        .warn("very short watch resource={} lasted={} events=0 err=\"{}\" then={} in={}",
+              source_.description, absl::FormatDuration(lasted),
+              w.status.ok() ? "none" : w.status.message(), need_list ? "re-list" : "watch",
+              absl::FormatDuration(next - clock_.Now()));
+    clock_.SleepUntil(next, stop);
   }
 }
 
@@ -117,15 +159,46 @@ absl::Status Reflector::ListAndReplace(std::stop_token stop) {
   opts.label_selector = source_.label_selector;
   opts.field_selector = source_.field_selector;
   opts.limit = options_.page_size;
+  // A re-list tries the apiserver's watch cache first (resourceVersion "0", unpaged: no
+  // etcd read, no wait) and takes its answer when it is not older than the last version
+  // seen, so no object can go back in time.
+  if (const std::string last = LastSyncResourceVersion(); !last.empty()) {
+    ListOptions cached = opts;
+    cached.limit = 0;
+    cached.resource_version = "0";
+    target_.DropListed();
+    absl::StatusOr<ListMeta> list = target_.ListPage(cached);
+    if (stop.stop_requested()) return absl::CancelledError("stopped");
+    uint64_t seen = 0;
+    uint64_t got = 0;
+    if (list.ok() && list->continue_token.empty() && absl::SimpleAtoi(last, &seen) &&
+        absl::SimpleAtoi(list->resource_version, &got) && got >= seen) {
+      return Replace(list->resource_version);
+    }
+    Log(Component::kInformer)
+        .debug(
+            "re-list from the watch cache not taken, reading consistently resource={} "
+            "last={} cache={}",
+            source_.description, last,
+            list.ok() ? list->resource_version : std::string(list.status().message()));
+  }
+  // The resourceVersion of the list being read: its first page's (every page of a
+  // paged list carries the same snapshot). A restarted list has a snapshot of its own.
   std::string rv;
   target_.DropListed();
   while (true) {
     if (stop.stop_requested()) return absl::CancelledError("stopped");
     absl::StatusOr<ListMeta> page = target_.ListPage(opts);
     if (!page.ok()) {
-      // An expired continue token: start the list again from scratch.
+      // An expired continue token (410: etcd compacted past the list's snapshot): start
+      // the list again from scratch, with a snapshot (and a resourceVersion) of its own.
       if (page.status().code() == absl::StatusCode::kAborted && !opts.continue_token.empty()) {
+        counters_.list_restarts.fetch_add(1);
+        Log(Component::kInformer)
+            .info("list continue token expired, listing again resource={} err=\"{}\"",
+                  source_.description, page.status().message());
         opts.continue_token.clear();
+        rv.clear();
         target_.DropListed();
         continue;
       }
@@ -135,6 +208,10 @@ absl::Status Reflector::ListAndReplace(std::stop_token stop) {
     if (page->continue_token.empty()) break;
     opts.continue_token = page->continue_token;
   }
+  return Replace(rv);
+}
+
+absl::Status Reflector::Replace(const std::string& rv) {
   target_.ReplaceWithListed();
   SetResourceVersion(rv);
   {
@@ -147,28 +224,31 @@ absl::Status Reflector::ListAndReplace(std::stop_token stop) {
   return absl::OkStatus();
 }
 
-absl::Status Reflector::WatchOnce(std::stop_token stop, bool* gone) {
+Reflector::WatchResult Reflector::WatchOnce(std::stop_token stop) {
   WatchOptions opts;
   opts.label_selector = source_.label_selector;
   opts.field_selector = source_.field_selector;
   opts.resource_version = LastSyncResourceVersion();
   opts.allow_watch_bookmarks = true;
   opts.timeout = options_.watch_timeout;
-  return target_.Watch(
+  WatchResult result;
+  result.status = target_.Watch(
       opts,
-      [this, gone](WatchEventType type, const std::string& resource_version,
-                   const std::optional<ApiStatus>& error, absl::FunctionRef<void()> apply) {
-        return OnEvent(type, resource_version, error, apply, gone);
+      [this, &result](WatchEventType type, const std::string& resource_version,
+                      const std::optional<ApiStatus>& error, absl::FunctionRef<void()> apply) {
+        return OnEvent(type, resource_version, error, apply, &result);
       },
       stop);
+  return result;
 }
 
 bool Reflector::OnEvent(WatchEventType type, const std::string& resource_version,
                         const std::optional<ApiStatus>& error, absl::FunctionRef<void()> apply,
-                        bool* gone) {
+                        WatchResult* result) {
   counters_.events.fetch_add(1, std::memory_order_relaxed);
   switch (type) {
     case WatchEventType::kBookmark:
+      ++result->events;
       SetResourceVersion(resource_version);
       return true;
     case WatchEventType::kError:
@@ -179,11 +259,12 @@ bool Reflector::OnEvent(WatchEventType type, const std::string& resource_version
                   error ? error->code : 0, error ? error->message : "");
       }
       // Expired/unknown errors are treated as "re-list" too, which is always safe.
-      *gone = true;
+      result->gone = true;
       return false;
     case WatchEventType::kAdded:
     case WatchEventType::kModified:
     case WatchEventType::kDeleted: {
+      ++result->events;
       // Copied first: `apply` moves the object (and its resourceVersion) into the store.
       std::string rv = resource_version;
       apply();

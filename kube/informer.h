@@ -8,11 +8,21 @@
 //     -> HasSynced() = true
 //     -> Watch from the list's resourceVersion, applying each event to the store and
 //        calling handlers; BOOKMARK only moves the resume point.
-//   Watch ends normally (server timeout)      -> watch again from the last version.
-//   Watch fails (connection cut, 5xx, truncated stream)
-//                                             -> counted, backoff, watch again from the
-//                                                last version (nothing is missed: the
-//                                                apiserver replays from there).
+//   Watch ends (server timeout, connection cut, 5xx, truncated stream, malformed event)
+//   after at least `min_watch_duration` or after delivering an event
+//                                             -> watch again at once from the last
+//                                                version (nothing is missed: the
+//                                                apiserver replays from there); an error
+//                                                is counted.
+//   Watch ends sooner with no event (a "very short watch", client-go's name; counted)
+//     - with an error (connection refused, 5xx, cut at once)
+//                                             -> backoff, watch again from the last
+//                                                version;
+//     - normally (200 with an empty body: something between us and the apiserver
+//       answers watches without events)       -> backoff, re-list (as client-go: only a
+//                                                list makes progress then).
+//     The next watch starts no sooner than `min_watch_duration` after this one started:
+//     at most one such watch per second per informer.
 //   An object that does not decode            -> skipped, never retried: counted
 //     (decode_errors), logged once per key at warning. In a LIST it is left out, so
 //     it is absent from the store (a last good copy is deleted by the re-list's diff,
@@ -27,6 +37,31 @@
 //                                                meanwhile are reported with
 //                                                final_state_unknown = true, the
 //                                                tombstone of client-go).
+//   List fails                                -> counted, backoff, list again.
+//   A continue token expires (410 on a page after the first: etcd compacted past the
+//   list's snapshot)                          -> counted, the list starts again from
+//                                                scratch; the watch then starts from the
+//                                                resourceVersion of the list that
+//                                                completed, never the abandoned one's.
+//
+// The first list is a consistent read (resourceVersion "", from etcd) in pages of
+// `page_size`. A re-list first asks the apiserver's watch cache (resourceVersion "0",
+// unpaged: no etcd read, no wait) and takes the answer when its resourceVersion is not
+// older than the last one seen (so nothing goes back in time); otherwise (an older
+// cache, an error, a paged answer) it reads consistently as the first list. client-go
+// asks for "at least as fresh as the last version" instead, which kube-apiserver 1.20
+// answers for a quiet resource (nodes: its cache stays at the last node change, below
+// the etcd revision a consistent list returns) with 504 "Too large resource version"
+// after 3 s.
+//
+// Backoff (client-go's reflector figures): 800 ms, doubling up to 30 s, each wait
+// stretched by a random factor in [1, 1 + backoff_jitter) (so [30 s, 60 s) at the cap);
+// back to 800 ms when no backoff started for `backoff_reset` (2 minutes). Waits are on
+// the Clock, cancelled by Stop.
+//
+// Resource versions only move forward: an event or a re-listed object whose (numeric)
+// resourceVersion is older than the stored object's is counted in
+// `resource_version_regressions` and logged (a debug check; it should stay 0).
 //
 // Handlers run on the reflector thread, in event order, and must not block for long.
 // Events of one key are delivered in order; Store reads are always safe.
@@ -42,6 +77,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 #include <stop_token>
 #include <string>
@@ -51,6 +87,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
@@ -91,9 +128,17 @@ struct EventHandlers {
 
 struct InformerOptions {
   int64_t page_size = 500;
-  absl::Duration min_backoff = absl::Milliseconds(200);
+  // The backoff (see the file comment): the first wait, the cap of the doubling.
+  absl::Duration min_backoff = absl::Milliseconds(800);
   absl::Duration max_backoff = absl::Seconds(30);
   absl::Duration watch_timeout = absl::Minutes(5);
+  // A watch that ends sooner than this with no event is a very short watch; the next
+  // watch starts no sooner than this after it started.
+  absl::Duration min_watch_duration = absl::Seconds(1);
+  // Each backoff is multiplied by a random factor in [1, 1 + backoff_jitter); 0: exact.
+  double backoff_jitter = 1.0;
+  // The backoff starts again from min_backoff when none started for this long.
+  absl::Duration backoff_reset = absl::Minutes(2);
 };
 
 struct InformerCounters {
@@ -101,7 +146,10 @@ struct InformerCounters {
   std::atomic<uint64_t> relists_gone{0};    // 410 Gone
   std::atomic<uint64_t> watch_restarts{0};  // normal end of a watch
   std::atomic<uint64_t> watch_errors{0};    // failed watches (reconnects)
+  std::atomic<uint64_t> short_watches{0};   // very short watches (no event, < 1 s)
   std::atomic<uint64_t> list_errors{0};
+  std::atomic<uint64_t> list_restarts{0};  // lists restarted after an expired continue
+  std::atomic<uint64_t> resource_version_regressions{0};
   std::atomic<uint64_t> events{0};
   std::atomic<uint64_t> decode_errors{0};  // list items and watch events skipped
 };
@@ -154,18 +202,32 @@ class Reflector {
   bool WaitForSync(absl::Duration timeout) const;
   std::string LastSyncResourceVersion() const;
   const InformerCounters& counters() const { return counters_; }
+  // The typed half reports that `key` went from resourceVersion `from` to the older
+  // `to` (see the file comment). Reflector thread only.
+  void CountRegression(const std::string& key, const std::string& from, const std::string& to);
   // An object that did not decode (a list item or a watch event) and is skipped: counts
   // it and logs it at warning, once per key (its position when no key is readable).
   // Reflector thread only.
   void ReportUndecodable(const DecodeFailure& failure);
 
  private:
+  // How one watch ended.
+  struct WatchResult {
+    absl::Status status;
+    bool gone = false;  // 410: re-list
+    uint64_t events = 0;
+  };
   void Run(std::stop_token stop);
   absl::Status ListAndReplace(std::stop_token stop);
-  absl::Status WatchOnce(std::stop_token stop, bool* gone);
+  // Replaces the store with the objects listed; `rv` is the list's resourceVersion.
+  absl::Status Replace(const std::string& rv);
+  WatchResult WatchOnce(std::stop_token stop);
   bool OnEvent(WatchEventType type, const std::string& resource_version,
-               const std::optional<ApiStatus>& error, absl::FunctionRef<void()> apply, bool* gone);
+               const std::optional<ApiStatus>& error, absl::FunctionRef<void()> apply,
+               WatchResult* result);
   void SetResourceVersion(const std::string& rv);
+  // The next backoff wait (see the file comment); reflector thread only.
+  absl::Duration NextBackoff();
 
   ReflectorTarget& target_;
   const ReflectorSource source_;
@@ -176,6 +238,10 @@ class Reflector {
   std::atomic<bool> synced_{false};
   mutable absl::Mutex rv_mu_;
   std::string resource_version_ ABSL_GUARDED_BY(rv_mu_);
+  // The backoff state (reflector thread only).
+  absl::Duration backoff_ = absl::ZeroDuration();  // the last step, before jitter
+  absl::Time last_backoff_ = absl::InfinitePast();
+  std::mt19937_64 rng_;
   // Keys of undecodable objects already logged (reflector thread only; bounded).
   std::set<std::string> reported_undecodable_;
   std::jthread thread_;
@@ -230,6 +296,7 @@ class Informer final : private internal::ReflectorTarget {
       seen.insert(key);
       Ptr old = store_.Get(key);
       if (old && old->metadata.resource_version == obj->metadata.resource_version) continue;
+      if (old) CheckForward(key, *old, *obj);
       store_.Upsert(obj);
       if (old) {
         OnUpdate(old, obj);
@@ -282,7 +349,8 @@ class Informer final : private internal::ReflectorTarget {
   // ADDED / MODIFIED / DELETED: the store, then the handlers.
   void Apply(WatchEvent<T>& ev) {
     if (ev.type == WatchEventType::kDeleted) {
-      store_.Remove(ObjectKey(ev.object));
+      Ptr old = store_.Remove(ObjectKey(ev.object));
+      if (old) CheckForward(ObjectKey(ev.object), *old, ev.object);
       // The event carries the object's final state.
       OnDelete(std::make_shared<const T>(std::move(ev.object)), false);
       return;
@@ -290,9 +358,21 @@ class Informer final : private internal::ReflectorTarget {
     auto obj = std::make_shared<const T>(std::move(ev.object));
     Ptr old = store_.Upsert(obj);
     if (old) {
+      CheckForward(ObjectKey(*obj), *old, *obj);
       OnUpdate(old, obj);
     } else {
       OnAdd(obj);
+    }
+  }
+
+  // Counts `next` going back to an older resourceVersion than `prev` (both numeric).
+  void CheckForward(const std::string& key, const T& prev, const T& next) {
+    uint64_t a = 0;
+    uint64_t b = 0;
+    if (absl::SimpleAtoi(prev.metadata.resource_version, &a) &&
+        absl::SimpleAtoi(next.metadata.resource_version, &b) && b < a) {
+      reflector_.CountRegression(key, prev.metadata.resource_version,
+                                 next.metadata.resource_version);
     }
   }
 

@@ -7,6 +7,13 @@
 //   events_total{resource}        watch events received
 //   watch_errors_total{resource}  failed watches (reconnects)
 //   relists_total{resource}       re-lists after 410 Gone
+//   short_watches_total{resource} very short watches (ended in under 1 s with no event;
+//                                 each followed by a backoff)
+//   list_restarts_total{resource} paged lists started again after an expired continue
+//                                 token
+//   resource_version_regressions_total{resource}
+//                                 objects seen going back to an older resourceVersion
+//                                 (a debug check: should stay 0)
 //   decode_errors_total{resource} list items and watch events skipped because they do
 //                                 not decode
 //
@@ -37,6 +44,9 @@ class InformerStats {
   stats::CallbackCounter& events_;
   stats::CallbackCounter& watch_errors_;
   stats::CallbackCounter& relists_;
+  stats::CallbackCounter& short_watches_;
+  stats::CallbackCounter& list_restarts_;
+  stats::CallbackCounter& regressions_;
   stats::CallbackCounter& decode_errors_;
 };
 

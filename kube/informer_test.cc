@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "common/testing/fake_clock.h"
@@ -334,6 +337,355 @@ TEST(InformerTest, KeepsTheLastGoodCopyAndRelistsOnAnUndecodableError) {
   EXPECT_EQ(informer.counters().relists_gone.load(), 1u);
   EXPECT_EQ(informer.counters().lists.load(), 2u);
   informer.Stop();
+}
+
+// A ListerWatcher whose watches the test scripts, recording when (on the fake clock)
+// each list page and each watch was asked for. `watch_fn` is called with the watch's
+// ordinal (0, 1, ...); the default ends every watch at once with no event (an empty
+// 200).
+struct TimedPods {
+  explicit TimedPods(const Clock& c) : clock(c) {}
+
+  ListerWatcher<Pod> Lw() {
+    ListerWatcher<Pod> lw;
+    lw.list = [this](const ListOptions& o) -> absl::StatusOr<List<Pod>> {
+      int n;
+      {
+        absl::MutexLock lock(&mu);
+        list_times.push_back(clock.Now());
+        list_options.push_back(o);
+        n = static_cast<int>(list_times.size()) - 1;
+      }
+      if (list_fn) return list_fn(n, o);
+      List<Pod> list;
+      list.metadata.resource_version = "10";
+      return list;
+    };
+    lw.watch = [this](const WatchOptions& o, const WatchHandler<Pod>& h,
+                      std::stop_token stop) -> absl::Status {
+      int n;
+      {
+        absl::MutexLock lock(&mu);
+        watch_times.push_back(clock.Now());
+        watch_versions.push_back(o.resource_version);
+        n = static_cast<int>(watch_times.size()) - 1;
+      }
+      if (watch_fn) return watch_fn(n, h, stop);
+      return absl::OkStatus();
+    };
+    lw.description = "pods";
+    return lw;
+  }
+  std::vector<absl::Time> ListTimes() {
+    absl::MutexLock lock(&mu);
+    return list_times;
+  }
+  std::vector<absl::Time> WatchTimes() {
+    absl::MutexLock lock(&mu);
+    return watch_times;
+  }
+  // The gaps between consecutive watch starts.
+  std::vector<absl::Duration> WatchGaps() {
+    std::vector<absl::Time> t = WatchTimes();
+    std::vector<absl::Duration> gaps;
+    for (size_t i = 1; i < t.size(); ++i) gaps.push_back(t[i] - t[i - 1]);
+    return gaps;
+  }
+  // Waits (real time, at most 10 s) until `n` watches were asked for.
+  bool AwaitWatches(size_t n) {
+    absl::MutexLock lock(&mu);
+    auto reached = [this, n] {
+      mu.AssertReaderHeld();
+      return watch_times.size() >= n;
+    };
+    return mu.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
+  }
+
+  const Clock& clock;
+  std::function<absl::StatusOr<List<Pod>>(int n, const ListOptions&)> list_fn;
+  std::function<absl::Status(int n, const WatchHandler<Pod>&, std::stop_token)> watch_fn;
+  absl::Mutex mu;
+  std::vector<absl::Time> list_times ABSL_GUARDED_BY(mu);
+  std::vector<ListOptions> list_options ABSL_GUARDED_BY(mu);
+  std::vector<absl::Time> watch_times ABSL_GUARDED_BY(mu);
+  std::vector<std::string> watch_versions ABSL_GUARDED_BY(mu);
+};
+
+// Blocks until `stop` (a watch that stays open and quiet).
+absl::Status BlockUntilStopped(std::stop_token stop) {
+  absl::Notification stopped;
+  std::stop_callback cb(stop, [&] { stopped.Notify(); });
+  stopped.WaitForNotification();
+  return absl::CancelledError("stopped");
+}
+
+InformerOptions ExactBackoff() {
+  InformerOptions o;
+  o.backoff_jitter = 0;  // client-go's figures without the random stretch
+  return o;
+}
+
+// Every watch answers at once with no event (200, empty body): each is a very short
+// watch; the informer re-lists and watches again after client-go's backoff (800 ms,
+// doubling, capped at 30 s), never sooner than 1 s after the last watch started.
+TEST(InformerTest, WatchesThatEndAtOnceAreSpacedByTheBackoffAndRelist) {
+  FakeClock clock;
+  TimedPods lw(clock);
+  Informer<Pod> informer(lw.Lw(), clock, ExactBackoff());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  constexpr int kWatches = 10;
+  for (int i = 1; i < kWatches; ++i) {
+    ASSERT_TRUE(clock.AdvanceWhenSleeping(1)) << i;
+    ASSERT_TRUE(lw.AwaitWatches(i + 1)) << i;
+  }
+  informer.Stop();
+  std::vector<absl::Duration> want = {
+      absl::Seconds(1),         absl::Milliseconds(1600),  absl::Milliseconds(3200),
+      absl::Milliseconds(6400), absl::Milliseconds(12800), absl::Milliseconds(25600),
+      absl::Seconds(30),        absl::Seconds(30),         absl::Seconds(30)};
+  EXPECT_EQ(lw.WatchGaps(), want) << "the first wait is 800 ms, stretched to the 1 s minimum";
+  EXPECT_GE(informer.counters().short_watches.load(), kWatches - 1);
+  EXPECT_EQ(informer.counters().watch_errors.load(), 0u) << "an empty 200 is not an error";
+  // Each very short watch is followed by a re-list (only a list makes progress then):
+  // the first list a consistent paged read, the re-lists from the watch cache
+  // (resourceVersion "0", unpaged), taken since they are not older than the last version.
+  EXPECT_GE(lw.ListTimes().size(), static_cast<size_t>(kWatches));
+  absl::MutexLock lock(&lw.mu);
+  EXPECT_EQ(lw.list_options[0].resource_version, "");
+  EXPECT_EQ(lw.list_options[0].limit, 500);
+  for (size_t i = 1; i < lw.list_options.size(); ++i) {
+    EXPECT_EQ(lw.list_options[i].resource_version, "0") << i;
+    EXPECT_EQ(lw.list_options[i].limit, 0) << i;
+  }
+}
+
+// With the jitter (the default), each wait is stretched by [1, 2): still never more
+// than one watch a second, and at the cap between 30 and 60 s.
+TEST(InformerTest, VeryShortWatchBackoffIsJitteredWithinClientGoBounds) {
+  FakeClock clock;
+  TimedPods lw(clock);
+  Informer<Pod> informer(lw.Lw(), clock);  // the defaults
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  constexpr int kWatches = 10;
+  for (int i = 1; i < kWatches; ++i) {
+    ASSERT_TRUE(clock.AdvanceWhenSleeping(1)) << i;
+    ASSERT_TRUE(lw.AwaitWatches(i + 1)) << i;
+  }
+  informer.Stop();
+  std::vector<absl::Duration> gaps = lw.WatchGaps();
+  ASSERT_EQ(gaps.size(), static_cast<size_t>(kWatches - 1));
+  absl::Duration base = absl::Milliseconds(800);
+  for (size_t i = 0; i < gaps.size(); ++i) {
+    EXPECT_GE(gaps[i], std::max(base, absl::Seconds(1))) << i;
+    EXPECT_LT(gaps[i], 2 * base) << i;
+    base = std::min(2 * base, absl::Seconds(30));
+  }
+}
+
+// A watch that fails at once (connection refused) also waits for the backoff, but
+// resumes from the last version without a re-list; a watch that fails after delivering
+// an event (a cut connection) resumes at once.
+TEST(InformerTest, FailingWatchesBackOffUnlessTheyDeliveredEvents) {
+  FakeClock clock;
+  TimedPods lw(clock);
+  lw.watch_fn = [](int n, const WatchHandler<Pod>& h, std::stop_token stop) -> absl::Status {
+    if (n < 3) return absl::UnavailableError("connection refused");
+    if (n == 3) {
+      WatchEvent<Pod> ev{.type = WatchEventType::kAdded, .object = MakePod().Name("a").Obj()};
+      ev.object.metadata.resource_version = "11";
+      h(std::move(ev));
+      return absl::UnavailableError("connection reset by peer");
+    }
+    return BlockUntilStopped(stop);
+  };
+  Informer<Pod> informer(lw.Lw(), clock, ExactBackoff());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(clock.AdvanceWhenSleeping(1)) << i;
+  ASSERT_TRUE(lw.AwaitWatches(5));
+  informer.Stop();
+  EXPECT_EQ(lw.WatchGaps(),
+            (std::vector<absl::Duration>{absl::Seconds(1), absl::Milliseconds(1600),
+                                         absl::Milliseconds(3200), absl::ZeroDuration()}));
+  EXPECT_EQ(lw.ListTimes().size(), 1u) << "errors resume the watch";
+  EXPECT_EQ(informer.counters().watch_errors.load(), 4u);
+  EXPECT_EQ(informer.counters().short_watches.load(), 3u);
+  absl::MutexLock lock(&lw.mu);
+  EXPECT_EQ(lw.watch_versions, (std::vector<std::string>{"10", "10", "10", "10", "11"}));
+}
+
+// A re-list takes the watch cache's answer only when it is not older than the last
+// version seen: an older cache (a lagging apiserver) is read past with a consistent list.
+TEST(InformerTest, RelistFromAnOlderWatchCacheFallsBackToAConsistentRead) {
+  FakeClock clock;
+  TimedPods lw(clock);
+  lw.list_fn = [](int n, const ListOptions&) -> absl::StatusOr<List<Pod>> {
+    List<Pod> list;
+    list.metadata.resource_version = n == 0 ? "10" : n == 1 ? "5" : "12";
+    list.items.push_back(MakePod().Name("a").Namespace("default").Obj());
+    list.items.back().metadata.resource_version = list.metadata.resource_version;
+    return list;
+  };
+  lw.watch_fn = [](int n, const WatchHandler<Pod>&, std::stop_token stop) -> absl::Status {
+    if (n == 0) return absl::OkStatus();  // an empty 200: re-list
+    return BlockUntilStopped(stop);
+  };
+  Informer<Pod> informer(lw.Lw(), clock, ExactBackoff());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  ASSERT_TRUE(clock.AdvanceWhenSleeping(1));
+  ASSERT_TRUE(lw.AwaitWatches(2));
+  informer.Stop();
+  absl::MutexLock lock(&lw.mu);
+  ASSERT_EQ(lw.list_options.size(), 3u);
+  EXPECT_EQ(lw.list_options[1].resource_version, "0") << "the watch cache first";
+  EXPECT_EQ(lw.list_options[1].limit, 0);
+  EXPECT_EQ(lw.list_options[2].resource_version, "") << "then a consistent read";
+  EXPECT_EQ(lw.list_options[2].limit, 500);
+  EXPECT_EQ(lw.watch_versions[1], "12");
+  ASSERT_NE(informer.store().Get("default/a"), nullptr);
+  EXPECT_EQ(informer.store().Get("default/a")->metadata.resource_version, "12");
+  EXPECT_EQ(informer.counters().resource_version_regressions.load(), 0u);
+}
+
+// List errors back off as client-go's reflector does (800 ms doubling up to 30 s), and
+// the backoff starts again from 800 ms when none started for 2 minutes.
+TEST(InformerTest, ListErrorsBackOffExponentiallyAndTheBackoffResets) {
+  FakeClock clock;
+  TimedPods lw(clock);
+  absl::Notification release_watch;
+  lw.list_fn = [](int n, const ListOptions&) -> absl::StatusOr<List<Pod>> {
+    // The first list fails 7 times; the first re-list fails too (from the watch cache,
+    // then consistently).
+    if (n < 7 || n == 8 || n == 9) return absl::UnavailableError("apiserver down");
+    List<Pod> list;
+    list.metadata.resource_version = "10";
+    return list;
+  };
+  // The first watch lives 5 minutes (quietly), then ends; the next one ends at once
+  // with nothing (a very short watch: the backoff starts over), and its re-list fails
+  // once.
+  lw.watch_fn = [&](int n, const WatchHandler<Pod>&, std::stop_token stop) -> absl::Status {
+    if (n == 0) {
+      if (!clock.SleepFor(absl::Minutes(5), stop)) return absl::CancelledError("stopped");
+      return absl::OkStatus();
+    }
+    if (n == 1) return absl::OkStatus();
+    return BlockUntilStopped(stop);
+  };
+  Informer<Pod> informer(lw.Lw(), clock, ExactBackoff());
+  informer.Start();
+  for (int i = 0; i < 7; ++i) ASSERT_TRUE(clock.AdvanceWhenSleeping(1)) << i;
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  // The 5-minute watch, the short watch's backoff, the failed re-list's backoff.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(clock.AdvanceWhenSleeping(1)) << "after sync " << i;
+  ASSERT_TRUE(lw.AwaitWatches(3));
+  informer.Stop();
+  std::vector<absl::Time> t = lw.ListTimes();
+  ASSERT_EQ(t.size(), 11u);
+  std::vector<absl::Duration> gaps;
+  for (size_t i = 1; i < 8; ++i) gaps.push_back(t[i] - t[i - 1]);
+  EXPECT_EQ(gaps, (std::vector<absl::Duration>{absl::Milliseconds(800), absl::Milliseconds(1600),
+                                               absl::Milliseconds(3200), absl::Milliseconds(6400),
+                                               absl::Milliseconds(12800), absl::Milliseconds(25600),
+                                               absl::Seconds(30)}));
+  // 5 minutes after the last backoff, the short watch waits 800 ms (reset, stretched to
+  // the 1 s minimum), not 30 s; the failed re-list then 1.6 s.
+  EXPECT_EQ(t[8] - t[7], absl::Minutes(5) + absl::Seconds(1));
+  EXPECT_EQ(t[9], t[8]) << "the re-list falls back to a consistent read at once";
+  EXPECT_EQ(t[10] - t[9], absl::Milliseconds(1600));
+  EXPECT_EQ(informer.counters().list_errors.load(), 8u);
+}
+
+// etcd is compacted between two pages of the initial list: the continue token expires
+// (410), the list starts again from scratch, and the watch starts from the
+// resourceVersion of the list that completed, not the abandoned first page's (which is
+// compacted: watching from it would 410 and re-list once more).
+TEST(InformerTest, ListRestartedAfterAnExpiredContinueTokenWatchesFromTheRestart) {
+  FakeClient client;
+  for (int i = 0; i < 5; ++i) {
+    TRIMARAN_ASSERT_OK(client.CreatePod(MakePod().Name(absl::StrCat("p", i)).Obj()).status());
+  }
+  const std::string first_rv = absl::StrCat(client.CurrentResourceVersion());
+  ListerWatcher<Pod> lw = PodListerWatcher(client);
+  bool changed = false;  // the reflector thread only
+  lw.list = [&](const ListOptions& o) -> absl::StatusOr<List<Pod>> {
+    if (!o.continue_token.empty() && !changed) {
+      changed = true;
+      Pod p0 = *client.GetPod("default", "p0");
+      p0.metadata.labels["v"] = "2";
+      if (absl::Status s = client.UpdatePod(p0).status(); !s.ok()) return s;
+      if (absl::Status s = client.DeletePod("default", "p4"); !s.ok()) return s;
+      if (absl::Status s = client.CreatePod(MakePod().Name("p9").Obj()).status(); !s.ok()) {
+        return s;
+      }
+      client.Compact();
+    }
+    return client.ListPods("", o);
+  };
+  FakeClock clock;
+  Informer<Pod> informer(std::move(lw), clock, FastOptions());  // pages of 2
+  Recorder rec;
+  informer.AddEventHandlers(rec.Handlers());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  ASSERT_TRUE(client.AwaitOpenWatches(1));
+  const std::string restart_rv = absl::StrCat(client.CurrentResourceVersion());
+  ASSERT_NE(restart_rv, first_rv);
+  EXPECT_EQ(informer.LastSyncResourceVersion(), restart_rv);
+  EXPECT_EQ(informer.counters().list_restarts.load(), 1u);
+  EXPECT_EQ(informer.counters().lists.load(), 1u);
+  EXPECT_EQ(informer.counters().relists_gone.load(), 0u) << "the watch started from a live RV";
+  // Handlers saw the completed list only: no p4, p0 with its new label.
+  std::vector<std::string> calls = rec.Calls();
+  std::sort(calls.begin(), calls.end());
+  EXPECT_THAT(calls, ::testing::ElementsAre("add p0", "add p1", "add p2", "add p3", "add p9"));
+  EXPECT_EQ(informer.store().Get("default/p0")->metadata.labels.at("v"), "2");
+  // The store equals a fresh list, resourceVersions included; a change after the
+  // restart arrives through the watch.
+  TRIMARAN_ASSERT_OK(client.DeletePod("default", "p1"));
+  ASSERT_TRUE(rec.AwaitCalls(6));
+  informer.Stop();
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(PodList fresh, client.ListPods("", {}));
+  std::map<std::string, std::string> want;
+  for (const Pod& p : fresh.items) want[ObjectKey(p)] = p.metadata.resource_version;
+  std::map<std::string, std::string> got;
+  for (const std::string& key : informer.store().Keys()) {
+    got[key] = informer.store().Get(key)->metadata.resource_version;
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(informer.counters().resource_version_regressions.load(), 0u);
+}
+
+// An event that carries an older resourceVersion than the stored object is counted (a
+// debug check; the apiserver never sends one).
+TEST(InformerTest, CountsObjectsGoingBackToAnOlderResourceVersion) {
+  FakeClock clock;
+  TimedPods lw(clock);
+  lw.list_fn = [](int, const ListOptions&) -> absl::StatusOr<List<Pod>> {
+    List<Pod> list;
+    list.metadata.resource_version = "20";
+    list.items.push_back(MakePod().Name("a").Obj());
+    list.items.back().metadata.resource_version = "20";
+    return list;
+  };
+  lw.watch_fn = [](int, const WatchHandler<Pod>& h, std::stop_token stop) -> absl::Status {
+    for (const char* rv : {"21", "15", "22"}) {
+      WatchEvent<Pod> ev{.type = WatchEventType::kModified, .object = MakePod().Name("a").Obj()};
+      ev.object.metadata.resource_version = rv;
+      h(std::move(ev));
+    }
+    return BlockUntilStopped(stop);
+  };
+  Informer<Pod> informer(lw.Lw(), clock);
+  Recorder rec;
+  informer.AddEventHandlers(rec.Handlers());
+  informer.Start();
+  ASSERT_TRUE(rec.AwaitCalls(4));
+  informer.Stop();
+  EXPECT_EQ(informer.counters().resource_version_regressions.load(), 1u) << "21 -> 15";
 }
 
 TEST(StoreTest, IndexFollowsUpdatesAndRemovals) {

@@ -284,22 +284,42 @@ absl::Status RestClient::Stream(
   req.timeout = absl::InfiniteDuration();
   req.idle_timeout = options_.watch_idle_timeout;
   req.headers.Set("Accept", "application/json");
+  // `buffer` holds at most one partial line (bounded by max_watch_line_bytes) plus the
+  // chunk being framed; `scanned` bytes of it are known to hold no newline, so a long
+  // line arriving in many chunks is scanned once.
   std::string buffer;
   absl::Status line_error;
   bool keep = true;
+  const size_t max_line = options_.max_watch_line_bytes;
+  const auto too_long = [&](size_t bytes) {
+    counters_.watch_lines_too_long.fetch_add(1, std::memory_order_relaxed);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("watch event line exceeds ", max_line, " bytes (", bytes, " bytes read)"));
+  };
   req.on_chunk = [&](absl::string_view chunk) {
+    size_t scanned = buffer.size();
     buffer.append(chunk.data(), chunk.size());
     size_t start = 0;
     while (true) {
-      size_t nl = buffer.find('\n', start);
+      size_t nl = buffer.find('\n', scanned);
       if (nl == std::string::npos) break;
       std::string_view line(buffer.data() + start, nl - start);
       start = nl + 1;
+      scanned = start;
       if (line.empty()) continue;
+      if (line.size() > max_line) {
+        line_error = too_long(line.size());
+        return false;
+      }
       line_error = on_line(line, &keep);
       if (!line_error.ok() || !keep) return false;
     }
     buffer.erase(0, start);
+    if (buffer.size() > max_line) {
+      line_error = too_long(buffer.size());
+      buffer.clear();
+      return false;
+    }
     return true;
   };
   absl::StatusOr<http::HttpResponse> resp = SendOnce(std::move(req), stop);

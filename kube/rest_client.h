@@ -57,6 +57,13 @@ struct RestClientOptions {
   absl::Duration request_timeout = absl::Seconds(30);
   // A watch with no byte (not even a bookmark) for this long is considered dead.
   absl::Duration watch_idle_timeout = absl::Minutes(10);
+  // The longest watch line (one event, its object as JSON) kept while it is framed. A
+  // longer line ends the watch with ResourceExhausted (counted in watch_lines_too_long)
+  // and nothing more of it is buffered, so a stream that never sends a newline costs
+  // at most this much memory. The apiserver stores an object in at most etcd's request
+  // limit (--max-request-bytes, 1.5 MiB by default) and its JSON is a few times that at
+  // worst: 16 MiB leaves ample room for any real object.
+  size_t max_watch_line_bytes = size_t{16} << 20;
   // Where the request metrics go (see above); none when unset.
   std::optional<stats::Scope> stats;
 };
@@ -68,6 +75,8 @@ struct RestClientCounters {
   std::atomic<uint64_t> credential_refreshes{0};
   std::atomic<uint64_t> watch_events{0};
   std::atomic<uint64_t> watch_decode_errors{0};
+  // Watches ended because one line exceeded RestClientOptions::max_watch_line_bytes.
+  std::atomic<uint64_t> watch_lines_too_long{0};
 };
 
 class RestClient final : public Client {
@@ -132,7 +141,8 @@ class RestClient final : public Client {
   // (DeadlineExceeded); the request's timeout ends by it.
   absl::StatusOr<http::HttpResponse> SendOnce(http::HttpRequest request, std::stop_token stop,
                                               absl::Time deadline = absl::InfiniteFuture());
-  // A watch: frames lines and hands each to `on_line`.
+  // A watch: frames lines and hands each to `on_line`; a line longer than
+  // max_watch_line_bytes ends it with ResourceExhausted.
   absl::Status Stream(const std::string& path, const std::string& what,
                       const std::function<absl::Status(std::string_view line, bool* keep)>& on_line,
                       std::stop_token stop);

@@ -34,11 +34,10 @@ class CountingCredentials : public CredentialSource {
 };
 
 struct Fixture {
-  Fixture() {
+  explicit Fixture(RestClientOptions options = {}) {
     RestConfig config;
     config.server = kServer;
     config.qps = 0;  // unlimited in unit tests
-    RestClientOptions options;
     options.initial_backoff = absl::Milliseconds(1);
     options.max_backoff = absl::Milliseconds(2);
     auto creds = std::make_unique<CountingCredentials>();
@@ -300,6 +299,58 @@ TEST(RestClientTest, TruncatedWatchIsAnErrorAndMalformedEventsAreSkipped) {
   EXPECT_EQ(undecodable[1].type, WatchEventType::kModified) << "no type readable";
   EXPECT_THAT(undecodable[1].undecodable->status.message(), HasSubstr("invalid JSON"));
   EXPECT_EQ(f.client->counters().watch_decode_errors.load(), 3u);
+}
+
+// One good event, then a line that never ends, in 4 KiB chunks, until the client stops
+// reading (at most 8 MiB are offered: a client without a cap would take them all).
+TEST(RestClientTest, WatchLineLongerThanTheCapEndsTheStreamUnbuffered) {
+  RestClientOptions options;
+  options.max_watch_line_bytes = 64 << 10;
+  Fixture f(options);
+  const std::string good =
+      EncodePodWatchEvent({.type = WatchEventType::kAdded, .object = MakePod().Name("a").Obj()}) +
+      "\n";
+  int64_t offered = 0;
+  f.transport->AddHandler(
+      "GET", std::string(kServer) + "/api/v1/pods?watch",
+      [&](const http::HttpRequest& req) -> absl::StatusOr<http::HttpResponse> {
+        if (!req.on_chunk(good)) return http::HttpResponse{.status_code = 200};
+        const std::string chunk(4096, 'x');  // a line that never ends
+        while (offered < (int64_t{8} << 20)) {
+          offered += static_cast<int64_t>(chunk.size());
+          if (!req.on_chunk(chunk)) break;
+        }
+        return http::HttpResponse{.status_code = 200};
+      },
+      1);
+  int events = 0;
+  auto count = [&](WatchEvent<Pod>&&) {
+    ++events;
+    return true;
+  };
+  EXPECT_THAT(f.client->WatchPods("", {}, count, {}),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("exceeds 65536 bytes")));
+  EXPECT_EQ(events, 1) << "the event before the long line is delivered";
+  // Stopped within one chunk of the cap.
+  EXPECT_GT(offered, 64 << 10);
+  EXPECT_LE(offered, (64 << 10) + 4096);
+  EXPECT_EQ(f.client->counters().watch_lines_too_long.load(), 1u);
+
+  // A complete line over the cap, arriving in one chunk with its newline, is refused too
+  // (a line just under the cap is framed and decoded as usual).
+  const std::string big(100 << 10, 'y');
+  f.transport->AddStream("GET", std::string(kServer) + "/api/v1/pods?watch",
+                         {good + big + "\n" + good}, 200, {}, 1);
+  events = 0;
+  EXPECT_THAT(f.client->WatchPods("", {}, count, {}),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_EQ(events, 1);
+  EXPECT_EQ(f.client->counters().watch_lines_too_long.load(), 2u);
+  const std::string under((64 << 10) - 1, 'z');
+  f.transport->AddStream("GET", std::string(kServer) + "/api/v1/pods?watch", {good + under + "\n"},
+                         200, {}, 1);
+  EXPECT_NE(f.client->WatchPods("", {}, count, {}).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(f.client->counters().watch_lines_too_long.load(), 2u);
 }
 
 TEST(RestClientTest, LeaseUpdateConflictIsAborted) {

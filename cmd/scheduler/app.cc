@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -140,6 +141,22 @@ absl::StatusOr<std::unique_ptr<kube::RestClient>> MakeClient(const kube::RestCon
   kube::RestClientOptions options;
   options.stats = stats;
   return kube::RestClient::Create(rc, clock, options);
+}
+
+// An informer's store for /debug/cache?store=...: a head line with the object count and
+// the informer's resourceVersion, then one "<key> <resourceVersion>" line per object,
+// sorted by key.
+template <typename T>
+std::string StoreDump(const kube::Informer<T>& informer) {
+  std::vector<std::string> lines;
+  for (const std::shared_ptr<const T>& obj : informer.store().List()) {
+    lines.push_back(absl::StrCat(kube::ObjectKey(*obj), " ", obj->metadata.resource_version));
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out = absl::StrCat("objects ", lines.size(), " resourceVersion ",
+                                 informer.LastSyncResourceVersion(), "\n");
+  for (const std::string& line : lines) absl::StrAppend(&out, line, "\n");
+  return out;
 }
 
 }  // namespace
@@ -367,6 +384,14 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       if (!le.leader_elect) return "leader-election: disabled (this replica schedules)";
       return absl::StrCat("leader-election: ", st->leading.load() ? "leading" : "standby",
                           " (lease ", le.resource_namespace, "/", le.resource_name, ")");
+    });
+    // /debug/cache: the scheduler cache; ?store=pods or ?store=nodes: that informer's
+    // store (what a fresh list is compared with).
+    s->admin->SetDebugCacheHandler([st](const http::ServerRequest& req) -> std::string {
+      const std::string store = std::string(req.Query("store"));
+      if (store == "pods") return StoreDump(*st->pod_informer);
+      if (store == "nodes") return StoreDump(*st->node_informer);
+      return st->scheduler->cache().Dump().DebugString();
     });
   }
   return std::unique_ptr<SchedulerApp>(new SchedulerApp(std::move(s)));

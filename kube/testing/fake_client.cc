@@ -118,15 +118,42 @@ void FakeClient::Record(WatchEventType type, const Pod* pod, const Node* node) {
   }
 }
 
+// ---- Paged lists ----
+
+// A continue token: "<the list's resourceVersion>|<the last key returned>".
+std::string FakeClient::ContinueToken(int64_t list_rv, const std::string& last_key) {
+  return absl::StrCat(list_rv, "|", last_key);
+}
+
+absl::Status FakeClient::ReadContinue(const std::string& token, int64_t* list_rv,
+                                      std::string* after) const {
+  if (token.empty()) return absl::OkStatus();
+  const size_t bar = token.find('|');
+  if (bar == std::string::npos || !absl::SimpleAtoi(token.substr(0, bar), list_rv)) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid continue token \"", token, "\""));
+  }
+  if (*list_rv < compacted_rv_) {
+    // The apiserver's 410 Expired (mapped to Aborted, as RestClient does).
+    return absl::AbortedError(absl::StrCat(
+        "The provided continue parameter is too old to display a consistent list result "
+        "(resourceVersion ",
+        *list_rv, ", compacted at ", compacted_rv_, ")"));
+  }
+  *after = token.substr(bar + 1);
+  return absl::OkStatus();
+}
+
 // ---- Pods ----
 
 absl::StatusOr<PodList> FakeClient::ListPods(absl::string_view ns, const ListOptions& options) {
   absl::MutexLock lock(&mu_);
   if (auto s = Injected("ListPods"); !s.ok()) return s;
   PodList list;
-  list.metadata.resource_version = absl::StrCat(rv_);
-  auto it =
-      options.continue_token.empty() ? pods_.begin() : pods_.upper_bound(options.continue_token);
+  int64_t list_rv = rv_;
+  std::string after;
+  if (absl::Status s = ReadContinue(options.continue_token, &list_rv, &after); !s.ok()) return s;
+  list.metadata.resource_version = absl::StrCat(list_rv);
+  auto it = options.continue_token.empty() ? pods_.begin() : pods_.upper_bound(after);
   for (; it != pods_.end(); ++it) {
     const Pod& pod = it->second;
     if (!ns.empty() && pod.metadata.namespace_name != ns) continue;
@@ -136,7 +163,7 @@ absl::StatusOr<PodList> FakeClient::ListPods(absl::string_view ns, const ListOpt
     if (!fm.ok()) return fm.status();
     if (!*lm || !*fm) continue;
     if (options.limit > 0 && static_cast<int64_t>(list.items.size()) == options.limit) {
-      list.metadata.continue_token = ObjectKey(list.items.back());
+      list.metadata.continue_token = ContinueToken(list_rv, ObjectKey(list.items.back()));
       break;
     }
     list.items.push_back(pod);
@@ -243,16 +270,18 @@ absl::StatusOr<NodeList> FakeClient::ListNodes(const ListOptions& options) {
   absl::MutexLock lock(&mu_);
   if (auto s = Injected("ListNodes"); !s.ok()) return s;
   NodeList list;
-  list.metadata.resource_version = absl::StrCat(rv_);
-  auto it =
-      options.continue_token.empty() ? nodes_.begin() : nodes_.upper_bound(options.continue_token);
+  int64_t list_rv = rv_;
+  std::string after;
+  if (absl::Status s = ReadContinue(options.continue_token, &list_rv, &after); !s.ok()) return s;
+  list.metadata.resource_version = absl::StrCat(list_rv);
+  auto it = options.continue_token.empty() ? nodes_.begin() : nodes_.upper_bound(after);
   for (; it != nodes_.end(); ++it) {
     absl::StatusOr<bool> lm =
         MatchesLabelSelector(options.label_selector, it->second.metadata.labels);
     if (!lm.ok()) return lm.status();
     if (!*lm) continue;
     if (options.limit > 0 && static_cast<int64_t>(list.items.size()) == options.limit) {
-      list.metadata.continue_token = list.items.back().metadata.name;
+      list.metadata.continue_token = ContinueToken(list_rv, list.items.back().metadata.name);
       break;
     }
     list.items.push_back(it->second);

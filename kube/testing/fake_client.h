@@ -14,6 +14,11 @@
 // BreakWatches() ends every open watch with Unavailable (a cut connection),
 // SetHistoryLimit() controls when old versions become 410 Gone.
 //
+// Paged lists: every page carries the first page's resourceVersion (the list's
+// snapshot, as the apiserver's); the continue token names it, and a continue token
+// older than a Compact() fails with Aborted (the apiserver's 410 Expired), so the list
+// must start again. Pages read the live objects (not a snapshot).
+//
 // Thread-safety: safe for concurrent use; watches block their caller's thread.
 
 #include <deque>
@@ -80,7 +85,8 @@ class FakeClient final : public Client {
   void BreakWatches();
   // Keep this many change events for watch resume (default 100000).
   void SetHistoryLimit(size_t limit);
-  // Drops all history: every watch from an older version gets 410 Gone.
+  // Drops all history: every watch from an older version gets 410 Gone, and so does
+  // every continue token of an older list.
   void Compact();
   // Serves Raw() requests.
   void SetRawHandler(std::function<absl::StatusOr<std::string>(
@@ -106,6 +112,11 @@ class FakeClient final : public Client {
     Node node;
   };
   absl::Status Injected(const std::string& method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static std::string ContinueToken(int64_t list_rv, const std::string& last_key);
+  // Reads `token` (empty: a first page, nothing changes) into the list's resourceVersion
+  // and the key to continue after; Aborted when compacted away.
+  absl::Status ReadContinue(const std::string& token, int64_t* list_rv, std::string* after) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // For the CallOptions overloads: OK to go on with the call, or its error after
   // hanging (Hang) or because the options end it.
   absl::Status Admit(const std::string& method, const CallOptions& options)

@@ -98,13 +98,14 @@ absl::Status Cluster::CreatePods(int n, const std::function<PodShape(int i)>& sh
                                  const CreatePodsOptions& options) {
   return ForEachIndex(n, options.parallelism, "pods", [&](int i) -> absl::Status {
     const PodShape s = shape(i);
-    const kube::Pod pod = kube::testing::MakePod()
-                              .Name(s.name)
-                              .Namespace(s.namespace_name)
-                              .SchedulerName(s.scheduler_name)
-                              .Labels(s.labels)
-                              .Req({{"cpu", s.cpu}, {"memory", s.memory}})
-                              .Obj();
+    kube::testing::PodWrapper w = kube::testing::MakePod()
+                                      .Name(s.name)
+                                      .Namespace(s.namespace_name)
+                                      .SchedulerName(s.scheduler_name)
+                                      .Labels(s.labels)
+                                      .Req({{"cpu", s.cpu}, {"memory", s.memory}});
+    if (!s.node_name.empty()) w.NodeName(s.node_name);
+    const kube::Pod pod = w.Obj();
     TRIMARAN_RETURN_IF_ERROR(client_->CreatePod(pod).status());
     if (options.on_created) options.on_created(pod);
     return absl::OkStatus();

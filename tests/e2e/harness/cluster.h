@@ -60,7 +60,8 @@ struct NodeShape {
   kube::StringMap labels;
 };
 
-// A pending pod with one container requesting cpu and memory (no limits).
+// A pod with one container requesting cpu and memory (no limits); pending unless
+// `node_name` is set.
 struct PodShape {
   std::string name;
   std::string namespace_name = "default";
@@ -68,6 +69,8 @@ struct PodShape {
   std::string cpu;
   std::string memory;
   kube::StringMap labels;
+  // Set: the pod is created bound to this node (spec.nodeName), no scheduler involved.
+  std::string node_name;
 };
 
 struct CreatePodsOptions {
