@@ -30,6 +30,11 @@
 //                                                final_state_unknown = true, the
 //                                                tombstone of client-go).
 //   List fails                                -> counted, backoff, list again.
+//   A continue token expires (410 on a page after the first: etcd compacted past the
+//   list's snapshot)                          -> counted, the list starts again from
+//                                                scratch; the watch then starts from the
+//                                                resourceVersion of the list that
+//                                                completed, never the abandoned one's.
 //
 // The first list is a consistent read (resourceVersion "", from etcd) in pages of
 // `page_size`. A re-list first asks the apiserver's watch cache (resourceVersion "0",
@@ -40,12 +45,6 @@
 // answers for a quiet resource (nodes: its cache stays at the last node change, below
 // the etcd revision a consistent list returns) with 504 "Too large resource version"
 // after 3 s.
-//
-//   A continue token expires (410 on a page after the first: etcd compacted past the
-//   list's snapshot)                          -> counted, the list starts again from
-//                                                scratch; the watch then starts from the
-//                                                resourceVersion of the list that
-//                                                completed, never the abandoned one's.
 //
 // Backoff (client-go's reflector figures): 800 ms, doubling up to 30 s, each wait
 // stretched by a random factor in [1, 1 + backoff_jitter) (so [30 s, 60 s) at the cap);
