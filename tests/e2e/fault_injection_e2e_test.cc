@@ -1179,9 +1179,9 @@ TEST_F(FaultInjectionTest, CutConnectionsDuringChurnLeaveTheStoresEqualToAFreshL
 // before re-listing: at most one watch a second per informer (<= 5 a second in all,
 // counted at the proxy, in any one-second window). Binding throughput (Bindings per
 // second between the 10th and the 90th percentile Binding, timed at the proxy) of 2,000
-// pending pods is >= 90 % of a fault-free run of the same size; two rounds of
-// (fault-free, faulty) runs, each side's best counts, so that a load spike from
-// elsewhere on a shared machine does not decide. Pods created under the fault are found
+// pending pods is >= 90 % of a fault-free run of the same size just before it; two
+// rounds of (fault-free, faulty) runs, the better round counts, so that a load spike
+// from elsewhere on a shared machine does not decide. Pods created under the fault are found
 // by the re-lists and bound.
 TEST_F(FaultInjectionTest, EmptyWatchesAreSpacedAndBindingKeepsItsThroughput) {
   constexpr int kPods = 2000;
@@ -1252,8 +1252,14 @@ TEST_F(FaultInjectionTest, EmptyWatchesAreSpacedAndBindingKeepsItsThroughput) {
     normal.push_back(run(absl::StrCat("normal", r), false, false));
     faulty.push_back(run(absl::StrCat("faulty", r), true, r == kRounds - 1));
   }
-  const double normal_rate = *std::max_element(normal.begin(), normal.end());
-  const double faulty_rate = *std::max_element(faulty.begin(), faulty.end());
+  // Each faulty run against the fault-free run just before it (the same load around
+  // them); the better round counts.
+  size_t best = 0;
+  for (size_t r = 1; r < normal.size(); ++r) {
+    if (faulty[r] / normal[r] > faulty[best] / normal[best]) best = r;
+  }
+  const double normal_rate = normal[best];
+  const double faulty_rate = faulty[best];
   const int max_per_second = MaxPerSecond(watch_times);
   std::cout << "[scenario 5] Bindings/s fault-free " << absl::StrJoin(normal, " / ")
             << ", empty watches " << absl::StrJoin(faulty, " / ") << ": best " << faulty_rate
