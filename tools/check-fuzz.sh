@@ -59,9 +59,10 @@ for name in "${names[@]}"; do
   log="$build/fuzz-$name.log"
   if "$bin" "${args[@]}" "$scratch/$name" "$root/fuzz/corpus/$name" >"$log" 2>&1; then
     # libFuzzer's last status line ("#N DONE cov: C ft: F corp: U/S ...") and its runs.
-    done_line="$(grep -E '^#[0-9]+ +DONE' "$log" | tail -1 || true)"
+    summary="$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 |
+      sed -E 's/^#[0-9]+[[:space:]]+DONE[[:space:]]+//; s/[[:space:]]+$//' || true)"
     execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
-    echo "check-fuzz: ok $name: ${execs:-?} runs in ${seconds} s; ${done_line#* DONE }"
+    echo "check-fuzz: ok $name: ${execs:-?} runs in ${seconds} s; ${summary}"
   else
     echo "check-fuzz: FAILED $name (log $log):" >&2
     { grep -E 'ERROR|invariant failed|runtime error|SUMMARY|Test unit written' "$log" || tail -20 "$log"; } | head -20 >&2

@@ -184,6 +184,25 @@ profiles:
   EXPECT_THAT(msg, HasSubstr("# healthzBindAddress removed"));
 }
 
+// Found by fuzz/scheduler_config_fuzzer.cc: yaml-cpp threw out of the translation (and
+// ended the process) on shapes it did not expect.
+TEST(ConfigV1beta1Test, UntranslatableShapesAreRefusedWithoutTheTranslation) {
+  for (const char* profile : {"  plugins: \"score: x\"\n", "  plugins: [1]\n",
+                              "  plugins:\n    score: [1]\n", "  pluginConfig: 3\n"}) {
+    SCOPED_TRACE(profile);
+    absl::StatusOr<SchedulerConfig> cfg =
+        ParseConfig(absl::StrCat("apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                 "kind: KubeSchedulerConfiguration\n"
+                                 "profiles:\n- schedulerName: a\n",
+                                 profile),
+                    "old.yaml");
+    EXPECT_THAT(cfg.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("old.yaml: apiVersion "
+                                                 "kubescheduler.config.k8s.io/v1beta1 is not "
+                                                 "supported")));
+  }
+}
+
 // ---- defaults and expansion ---------------------------------------------------------
 
 TEST(ConfigDefaultsTest, EmptyConfigGetsUpstreamDefaults) {

@@ -522,11 +522,23 @@ std::string TranslateV1beta1(const YAML::Node& original) {
 }
 
 absl::Status V1beta1Refusal(const YAML::Node& root, absl::string_view source) {
-  return absl::InvalidArgumentError(absl::StrCat(
+  const std::string refusal = absl::StrCat(
       source, ": apiVersion ", kApiVersionV1beta1,
       " is not supported (removed in Kubernetes 1.25; trimaran-scheduler reads v1, v1beta3 "
-      "and v1beta2). The same configuration as ",
-      kApiVersionV1, " is:\n", TranslateV1beta1(root)));
+      "and v1beta2).");
+  // The translation walks whatever the file holds, and yaml-cpp throws where it meets a
+  // shape it does not expect (operator[] on a scalar, as in `plugins: "x"`; found by
+  // fuzz/scheduler_config_fuzzer.cc, it used to end the process). Such a file gets the
+  // refusal without the translation.
+  std::string translated;
+  try {
+    translated = TranslateV1beta1(root);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(refusal, " It cannot be translated to ",
+                                                   kApiVersionV1, " automatically: ", e.what()));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(refusal, " The same configuration as ", kApiVersionV1, " is:\n", translated));
 }
 
 }  // namespace
