@@ -12,17 +12,17 @@
 # command to reproduce it is printed. Only the `fuzzers` target is built: the code
 # under test with -O1 and line tables only, as tools/check-clang.sh does.
 #
-#   tools/check-fuzz.sh                       build, then 15 s per fuzzer
+#   tools/check-fuzz.sh                       build, then 10 s per fuzzer
 #   tools/check-fuzz.sh quantity_fuzzer       only the named fuzzers
 #   TRIMARAN_FUZZ_SECONDS=300 tools/check-fuzz.sh   longer runs (docs/benchmarks.md)
 #
 # Environment: BUILD_DIR (default <repo>/build-fuzz), TRIMARAN_FUZZ_SECONDS (per fuzzer,
-# default 15), TRIMARAN_JOBS, TRIMARAN_CCACHE (as tools/build.sh).
+# default 10), TRIMARAN_JOBS, TRIMARAN_CCACHE (as tools/build.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/setup.sh" --clang
 build="${BUILD_DIR:-$root/build-fuzz}"
-seconds="${TRIMARAN_FUZZ_SECONDS:-15}"
+seconds="${TRIMARAN_FUZZ_SECONDS:-10}"
 
 start=$SECONDS
 CC=clang-14 CXX=clang++-14 BUILD_DIR="$build" TRIMARAN_WERROR=ON TRIMARAN_TARGETS=fuzzers \
