@@ -29,9 +29,9 @@ absl::Status DecodeError(absl::string_view path, absl::string_view what) {
 
 // RapidJSON 1.1.0 (Debian 12) has three bugs in its full-precision number conversion,
 // all found by fuzz/watcher_json_fuzzer.cc and fixed upstream after 1.1.0:
-//  - digits that are all zero with an exponent beyond its fast path ("0e308") reach
-//    StrtodDiyFp, which normalises the zero with __builtin_clzll(0): undefined
-//    behaviour, in practice garbage such as -6.06e-269;
+//  - digits that are all zero with an exponent or fraction beyond its fast path ("0e308",
+//    "0." and 23 zeros) reach StrtodDiyFp, which normalises the zero with
+//    __builtin_clzll(0): undefined behaviour, in practice garbage such as -6.06e-269;
 //  - NaN or Infinity followed by a fraction or exponent ("NaNe5") is accepted and an
 //    empty digit string converted, reading before its buffer (heap overflow);
 //  - only the written exponent is checked against 308, so a long mantissa with a big
@@ -46,12 +46,15 @@ absl::Status DecodeError(absl::string_view path, absl::string_view what) {
 constexpr unsigned kParseFlags =
     rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag;
 
-// "-0.00e308": only zero digits before an exponent.
-bool IsZeroWithExponent(absl::string_view number) {
+// "-0.00e308", "0.000...0": a zero written as a double (with a fraction or an exponent).
+bool IsDoubleZero(absl::string_view number) {
   if (!number.empty() && number.front() == '-') number.remove_prefix(1);
   const size_t e = number.find_first_of("eE");
-  if (e == absl::string_view::npos || e == 0) return false;
-  return number.substr(0, e).find_first_not_of("0.") == absl::string_view::npos;
+  const absl::string_view mantissa = number.substr(0, e);
+  if (mantissa.empty() || mantissa.find_first_not_of("0.") != absl::string_view::npos) {
+    return false;
+  }
+  return e != absl::string_view::npos || mantissa.find('.') != absl::string_view::npos;
 }
 
 // For a JSON number "-123.45e6": the power of ten just above its magnitude (9 here:
@@ -105,7 +108,7 @@ class ExactNumbers {
       }
       return false;  // "NaNe5", "Infinity.5": not a number (kParseErrorTermination)
     }
-    if (IsZeroWithExponent(number)) return next_.Double(number.front() == '-' ? -0.0 : 0.0);
+    if (IsDoubleZero(number)) return next_.Double(number.front() == '-' ? -0.0 : 0.0);
     const int64_t magnitude = DecimalMagnitude(number);
     if (magnitude > 309) return false;  // >= 10^309: as "1e309"
     // Below 10^-324 is zero (upstream's bound; 1.1.0 converts 10^-324 itself too).

@@ -541,6 +541,41 @@ absl::Status V1beta1Refusal(const YAML::Node& root, absl::string_view source) {
       absl::StrCat(refusal, " The same configuration as ", kApiVersionV1, " is:\n", translated));
 }
 
+// The offset of the first byte that does not belong to well-formed UTF-8 (no overlong
+// forms, surrogates or code points past U+10FFFF), or npos.
+size_t FirstInvalidUtf8(absl::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + n >= s.size()) return i;  // truncated
+    for (int k = 1; k <= n; ++k) {
+      const unsigned char b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return absl::string_view::npos;
+}
+
 }  // namespace
 
 absl::StatusOr<absl::Duration> ParseGoDuration(absl::string_view text) {
@@ -555,6 +590,13 @@ absl::StatusOr<absl::Duration> ParseGoDuration(absl::string_view text) {
 
 absl::StatusOr<SchedulerConfig> ParseConfig(absl::string_view yaml_text,
                                             absl::string_view source_name) {
+  // YAML is Unicode; yaml-cpp passes invalid UTF-8 through a scalar while its emitter
+  // writes U+FFFD for it, so such a file would not survive --write-config-to (found by
+  // fuzz/scheduler_config_fuzzer.cc). Upstream's Go YAML reader refuses it too.
+  if (const size_t bad = FirstInvalidUtf8(yaml_text); bad != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_name, ": invalid YAML: not UTF-8 at byte ", bad));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml_text));
