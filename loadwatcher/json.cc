@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "rapidjson/document.h"
 #include "rapidjson/encodedstream.h"
@@ -109,6 +111,17 @@ class ExactNumbers {
       return false;  // "NaNe5", "Infinity.5": not a number (kParseErrorTermination)
     }
     if (IsDoubleZero(number)) return next_.Double(number.front() == '-' ? -0.0 : 0.0);
+    // RapidJSON rounds a mantissa whose first 20 digits are 2^64-1 up to a zero
+    // significand (clz(0) again, found by the same fuzzer): absl converts those.
+    std::string digits;
+    for (char c : number.substr(0, number.find_first_of("eE"))) {
+      if (c >= '0' && c <= '9' && !(digits.empty() && c == '0')) digits.push_back(c);
+    }
+    if (digits.size() > 20 && absl::StartsWith(digits, "18446744073709551615")) {
+      double value = 0;
+      if (!absl::SimpleAtod(number, &value) || !std::isfinite(value)) return false;
+      return next_.Double(value);
+    }
     const int64_t magnitude = DecimalMagnitude(number);
     if (magnitude > 309) return false;  // >= 10^309: as "1e309"
     // Below 10^-324 is zero (upstream's bound; 1.1.0 converts 10^-324 itself too).

@@ -215,9 +215,11 @@ TEST(JsonTest, NumbersRapidJsonMisconvertsAreExactOrErrors) {
       DecodeWatcherMetricsJson(
           R"({"data":{"NodeMetricsMap":{"a":{"metrics":[{"value":0e308},{"value":-0.00E300},)"
           R"({"value":0.1e-400},{"value":-Inf},{"value":33.333333333333336},)"
-          R"({"value":0.00000000000000000000000000000000000000000000000000000}]}}}})"));
+          R"({"value":0.00000000000000000000000000000000000000000000000000000},)"
+          R"({"value":0.1844674407370955161551615}]}}}})"));
   const std::vector<Metric>& metrics = m.data.node_metrics_map.at("a").metrics;
-  ASSERT_EQ(metrics.size(), 6u);
+  ASSERT_EQ(metrics.size(), 7u);
+  EXPECT_EQ(metrics[6].value, 0.1844674407370955161551615);
   EXPECT_EQ(metrics[5].value, 0.0);
   EXPECT_EQ(metrics[0].value, 0.0);
   EXPECT_FALSE(std::signbit(metrics[0].value));
