@@ -11,9 +11,14 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "rapidjson/document.h"
+#include "rapidjson/encodedstream.h"
 #include "rapidjson/error/en.h"
+#include "rapidjson/memorystream.h"
+#include "rapidjson/reader.h"
 
 namespace trimaran::lw {
 namespace {
@@ -23,6 +28,123 @@ using JsonValue = rapidjson::Value;
 absl::Status DecodeError(absl::string_view path, absl::string_view what) {
   return absl::InternalError(absl::StrCat("decode watcher metrics: ", path, ": ", what));
 }
+
+// RapidJSON 1.1.0 (Debian 12) has three bugs in its full-precision number conversion,
+// all found by fuzz/watcher_json_fuzzer.cc and fixed upstream after 1.1.0:
+//  - digits that are all zero with an exponent or fraction beyond its fast path ("0e308",
+//    "0." and 23 zeros) reach StrtodDiyFp, which normalises the zero with
+//    __builtin_clzll(0): undefined behaviour, in practice garbage such as -6.06e-269;
+//  - NaN or Infinity followed by a fraction or exponent ("NaNe5") is accepted and an
+//    empty digit string converted, reading before its buffer (heap overflow);
+//  - only the written exponent is checked against 308, so a long mantissa with a big
+//    exponent ("2188...0e308", 190 digits) indexes past its table of cached powers of
+//    ten (global overflow, garbage value).
+// So the parser hands numbers over as text (kParseNumbersAsStringsFlag) to
+// ExactNumbers, which turns such a zero into +-0, accepts NaN/Inf/Infinity (optionally
+// negative) only on their own, rejects numbers of 10^309 and more (as RapidJSON rejects
+// "1e309"), makes those below 10^-324 zero, and turns every other number into exactly
+// what RapidJSON's own conversion gives, by parsing the number's text alone with the
+// same flags. Everything else is forwarded unchanged.
+constexpr unsigned kParseFlags =
+    rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag;
+
+// "-0.00e308", "0.000...0": a zero written as a double (with a fraction or an exponent).
+bool IsDoubleZero(absl::string_view number) {
+  if (!number.empty() && number.front() == '-') number.remove_prefix(1);
+  const size_t e = number.find_first_of("eE");
+  const absl::string_view mantissa = number.substr(0, e);
+  if (mantissa.empty() || mantissa.find_first_not_of("0.") != absl::string_view::npos) {
+    return false;
+  }
+  return e != absl::string_view::npos || mantissa.find('.') != absl::string_view::npos;
+}
+
+// For a JSON number "-123.45e6": the power of ten just above its magnitude (9 here:
+// 0.12345 x 10^9), ignoring leading zeros; 0 for a zero. The exponent saturates.
+int64_t DecimalMagnitude(absl::string_view number) {
+  if (!number.empty() && number.front() == '-') number.remove_prefix(1);
+  const size_t e = number.find_first_of("eE");
+  int64_t exponent = 0;
+  if (e != absl::string_view::npos) {
+    absl::string_view digits = number.substr(e + 1);
+    bool negative = false;
+    if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+      negative = digits.front() == '-';
+      digits.remove_prefix(1);
+    }
+    for (char c : digits) exponent = std::min<int64_t>(exponent * 10 + (c - '0'), 1'000'000);
+    if (negative) exponent = -exponent;
+    number = number.substr(0, e);
+  }
+  const size_t point = std::min(number.find('.'), number.size());
+  const size_t first = number.find_first_not_of("0.");
+  if (first == absl::string_view::npos) return 0;
+  // Digits from the first significant one to the decimal point (negative when it is
+  // after the point: "0.005" -> -2).
+  const int64_t before_point = first < point ? static_cast<int64_t>(point - first)
+                                             : -static_cast<int64_t>(first - point - 1);
+  return before_point + exponent;
+}
+
+template <typename Handler>
+class ExactNumbers {
+ public:
+  explicit ExactNumbers(Handler& next) : next_(next) {}
+
+  bool Null() { return next_.Null(); }
+  bool Bool(bool b) { return next_.Bool(b); }
+  bool Int(int i) { return next_.Int(i); }
+  bool Uint(unsigned u) { return next_.Uint(u); }
+  bool Int64(int64_t i) { return next_.Int64(i); }
+  bool Uint64(uint64_t u) { return next_.Uint64(u); }
+  bool Double(double d) { return next_.Double(d); }
+  bool RawNumber(const char* str, rapidjson::SizeType length, bool /*copy*/) {
+    const absl::string_view number(str, length);
+    if (number.find_first_of("NI") != absl::string_view::npos) {
+      const bool minus = !number.empty() && number.front() == '-';
+      const absl::string_view word = number.substr(minus ? 1 : 0);
+      if (word == "NaN") return next_.Double(std::numeric_limits<double>::quiet_NaN());
+      if (word == "Inf" || word == "Infinity") {
+        return next_.Double(minus ? -std::numeric_limits<double>::infinity()
+                                  : std::numeric_limits<double>::infinity());
+      }
+      return false;  // "NaNe5", "Infinity.5": not a number (kParseErrorTermination)
+    }
+    if (IsDoubleZero(number)) return next_.Double(number.front() == '-' ? -0.0 : 0.0);
+    // RapidJSON rounds a mantissa whose first 20 digits are 2^64-1 up to a zero
+    // significand (clz(0) again, found by the same fuzzer): absl converts those.
+    std::string digits;
+    for (char c : number.substr(0, number.find_first_of("eE"))) {
+      if (c >= '0' && c <= '9' && !(digits.empty() && c == '0')) digits.push_back(c);
+    }
+    if (digits.size() > 20 && absl::StartsWith(digits, "18446744073709551615")) {
+      double value = 0;
+      if (!absl::SimpleAtod(number, &value) || !std::isfinite(value)) return false;
+      return next_.Double(value);
+    }
+    const int64_t magnitude = DecimalMagnitude(number);
+    if (magnitude > 309) return false;  // >= 10^309: as "1e309"
+    // Below 10^-324 is zero (upstream's bound; 1.1.0 converts 10^-324 itself too).
+    if (magnitude <= -324) return next_.Double(number.front() == '-' ? -0.0 : 0.0);
+    rapidjson::MemoryStream bytes(str, length);
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
+    return !number_reader_.Parse<kParseFlags>(in, next_).IsError();
+  }
+  bool String(const char* str, rapidjson::SizeType length, bool copy) {
+    return next_.String(str, length, copy);
+  }
+  bool StartObject() { return next_.StartObject(); }
+  bool Key(const char* str, rapidjson::SizeType length, bool copy) {
+    return next_.Key(str, length, copy);
+  }
+  bool EndObject(rapidjson::SizeType members) { return next_.EndObject(members); }
+  bool StartArray() { return next_.StartArray(); }
+  bool EndArray(rapidjson::SizeType elements) { return next_.EndArray(elements); }
+
+ private:
+  Handler& next_;
+  rapidjson::Reader number_reader_;  // reused: full precision buffers digits on its stack
+};
 
 const JsonValue* FindMember(const JsonValue& object, const char* key) {
   auto it = object.FindMember(key);
@@ -311,11 +433,20 @@ absl::StatusOr<WatcherMetrics> DecodeWatcherMetricsJson(absl::string_view json) 
   // Full precision: values must round-trip bit-exactly.
   // NaN and Infinity tokens are accepted (a broken backend sends them): the plugins treat
   // such a node as a per-node fallback instead of losing the whole snapshot.
-  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag>(json.data(),
-                                                                                 json.size());
-  if (doc.HasParseError()) {
-    return DecodeError(absl::StrCat("offset ", doc.GetErrorOffset()),
-                       rapidjson::GetParseError_En(doc.GetParseError()));
+  // Numbers go through ExactNumbers (see there).
+  rapidjson::ParseResult parsed;
+  auto generate = [&](rapidjson::Document& handler) {
+    ExactNumbers<rapidjson::Document> numbers(handler);
+    rapidjson::MemoryStream bytes(json.data(), json.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
+    rapidjson::Reader reader;
+    parsed = reader.Parse<kParseFlags | rapidjson::kParseNumbersAsStringsFlag>(in, numbers);
+    return !parsed.IsError();
+  };
+  doc.Populate(generate);
+  if (parsed.IsError()) {
+    return DecodeError(absl::StrCat("offset ", parsed.Offset()),
+                       rapidjson::GetParseError_En(parsed.Code()));
   }
   if (!doc.IsObject()) return DecodeError("$", "not an object");
   WatcherMetrics out;

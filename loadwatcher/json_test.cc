@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
@@ -202,6 +203,48 @@ TEST(JsonTest, NanAndInfinityTokensDecodeForThePluginsToReject) {
   EXPECT_EQ(m.data.node_metrics_map.at("b").metrics[0].value,
             -std::numeric_limits<double>::infinity());
   EXPECT_EQ(m.data.node_metrics_map.at("c").metrics[0].value, 1e308);
+}
+
+// Found by fuzz/watcher_json_fuzzer.cc: RapidJSON 1.1.0 turned "0e308" into garbage
+// (undefined behaviour in its full-precision strtod), read before its buffer on "NaNe5"
+// and past its power table on a long mantissa with a big exponent (see ExactNumbers in
+// json.cc).
+TEST(JsonTest, NumbersRapidJsonMisconvertsAreExactOrErrors) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      WatcherMetrics m,
+      DecodeWatcherMetricsJson(
+          R"({"data":{"NodeMetricsMap":{"a":{"metrics":[{"value":0e308},{"value":-0.00E300},)"
+          R"({"value":0.1e-400},{"value":-Inf},{"value":33.333333333333336},)"
+          R"({"value":0.00000000000000000000000000000000000000000000000000000},)"
+          R"({"value":0.1844674407370955161551615}]}}}})"));
+  const std::vector<Metric>& metrics = m.data.node_metrics_map.at("a").metrics;
+  ASSERT_EQ(metrics.size(), 7u);
+  EXPECT_EQ(metrics[6].value, 0.1844674407370955161551615);
+  EXPECT_EQ(metrics[5].value, 0.0);
+  EXPECT_EQ(metrics[0].value, 0.0);
+  EXPECT_FALSE(std::signbit(metrics[0].value));
+  EXPECT_EQ(metrics[1].value, 0.0);
+  EXPECT_TRUE(std::signbit(metrics[1].value));
+  EXPECT_EQ(metrics[2].value, 0.0);
+  EXPECT_EQ(metrics[3].value, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(metrics[4].value, 33.333333333333336);
+  const std::string long_tiny = absl::StrCat("0.", std::string(330, '0'), "1");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      WatcherMetrics tiny, DecodeWatcherMetricsJson(absl::StrCat(
+                               R"({"data":{"NodeMetricsMap":{"a":{"metrics":[)", R"({"value":)",
+                               long_tiny, R"(},{"value":4.9e-324}]}}}})")));
+  EXPECT_EQ(tiny.data.node_metrics_map.at("a").metrics[0].value, 0.0);
+  EXPECT_EQ(tiny.data.node_metrics_map.at("a").metrics[1].value,
+            std::numeric_limits<double>::denorm_min());
+  const std::string long_mantissa = absl::StrCat("2188", std::string(190, '0'), "79518e308");
+  for (const std::string& bad :
+       {std::string(R"({"timestamp":NaNe5})"), std::string(R"({"timestamp":Infinity.5})"),
+        std::string(R"({"timestamp":-NaN0})"),
+        absl::StrCat(R"({"data":{"NodeMetricsMap":{"a":{"metrics":[{"value":)", long_mantissa,
+                     "}]}}}}")}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THAT(DecodeWatcherMetricsJson(bad), StatusIs(absl::StatusCode::kInternal));
+  }
 }
 
 TEST(JsonTest, AHostListedTwiceIsDroppedAndRemembered) {

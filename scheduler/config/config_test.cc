@@ -184,6 +184,40 @@ profiles:
   EXPECT_THAT(msg, HasSubstr("# healthzBindAddress removed"));
 }
 
+// Found by fuzz/scheduler_config_fuzzer.cc: yaml-cpp threw out of the translation (and
+// ended the process) on shapes it did not expect.
+TEST(ConfigV1beta1Test, UntranslatableShapesAreRefusedWithoutTheTranslation) {
+  for (const char* profile : {"  plugins: \"score: x\"\n", "  plugins: [1]\n",
+                              "  plugins:\n    score: [1]\n", "  pluginConfig: 3\n"}) {
+    SCOPED_TRACE(profile);
+    absl::StatusOr<SchedulerConfig> cfg =
+        ParseConfig(absl::StrCat("apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                 "kind: KubeSchedulerConfiguration\n"
+                                 "profiles:\n- schedulerName: a\n",
+                                 profile),
+                    "old.yaml");
+    EXPECT_THAT(cfg.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("old.yaml: apiVersion "
+                                                 "kubescheduler.config.k8s.io/v1beta1 is not "
+                                                 "supported")));
+  }
+}
+
+// Found by fuzz/scheduler_config_fuzzer.cc: invalid UTF-8 loaded, but was written back
+// as U+FFFD.
+TEST(ConfigLoadTest, InvalidUtf8IsRefused) {
+  EXPECT_THAT(ParseConfig("profiles:\n- schedulerName: \"a\xff\"\n", "bad.yaml").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("bad.yaml: invalid YAML: not UTF-8 at byte 29")));
+  for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"}) {
+    EXPECT_THAT(ParseConfig(absl::StrCat("# ", bad, "\n"), "c").status(),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not UTF-8 at byte 2")));
+  }
+  EXPECT_THAT(
+      Parse("profiles:\n- schedulerName: caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80\n").status(),
+      IsOk());
+}
+
 // ---- defaults and expansion ---------------------------------------------------------
 
 TEST(ConfigDefaultsTest, EmptyConfigGetsUpstreamDefaults) {

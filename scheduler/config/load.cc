@@ -522,11 +522,58 @@ std::string TranslateV1beta1(const YAML::Node& original) {
 }
 
 absl::Status V1beta1Refusal(const YAML::Node& root, absl::string_view source) {
-  return absl::InvalidArgumentError(absl::StrCat(
+  const std::string refusal = absl::StrCat(
       source, ": apiVersion ", kApiVersionV1beta1,
       " is not supported (removed in Kubernetes 1.25; trimaran-scheduler reads v1, v1beta3 "
-      "and v1beta2). The same configuration as ",
-      kApiVersionV1, " is:\n", TranslateV1beta1(root)));
+      "and v1beta2).");
+  // The translation walks whatever the file holds, and yaml-cpp throws where it meets a
+  // shape it does not expect (operator[] on a scalar, as in `plugins: "x"`; found by
+  // fuzz/scheduler_config_fuzzer.cc, it used to end the process). Such a file gets the
+  // refusal without the translation.
+  std::string translated;
+  try {
+    translated = TranslateV1beta1(root);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(refusal, " It cannot be translated to ",
+                                                   kApiVersionV1, " automatically: ", e.what()));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(refusal, " The same configuration as ", kApiVersionV1, " is:\n", translated));
+}
+
+// The offset of the first byte that does not belong to well-formed UTF-8 (no overlong
+// forms, surrogates or code points past U+10FFFF), or npos.
+size_t FirstInvalidUtf8(absl::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + n >= s.size()) return i;  // truncated
+    for (int k = 1; k <= n; ++k) {
+      const unsigned char b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return absl::string_view::npos;
 }
 
 }  // namespace
@@ -543,6 +590,13 @@ absl::StatusOr<absl::Duration> ParseGoDuration(absl::string_view text) {
 
 absl::StatusOr<SchedulerConfig> ParseConfig(absl::string_view yaml_text,
                                             absl::string_view source_name) {
+  // YAML is Unicode; yaml-cpp passes invalid UTF-8 through a scalar while its emitter
+  // writes U+FFFD for it, so such a file would not survive --write-config-to (found by
+  // fuzz/scheduler_config_fuzzer.cc). Upstream's Go YAML reader refuses it too.
+  if (const size_t bad = FirstInvalidUtf8(yaml_text); bad != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_name, ": invalid YAML: not UTF-8 at byte ", bad));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml_text));
