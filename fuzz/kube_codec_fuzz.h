@@ -23,6 +23,9 @@
 
 #include "absl/status/statusor.h"
 #include "fuzz/fuzz_util.h"
+#include "kube/api/decode_failure.h"
+#include "kube/api/list.h"
+#include "kube/api/watch_event.h"
 
 namespace trimaran::fuzz {
 
@@ -39,11 +42,29 @@ inline bool IsYearOutsideFourDigits(const absl::Status& status) {
   return !four_digit_year;
 }
 
+// The same gap seen through lenient list/watch decoding: the re-decoded list skips the
+// item, or the re-decoded watch event is undecodable, for that reason.
+template <typename T>
+bool HasYearGapFailure(const T&) {
+  return false;
+}
+template <typename T>
+bool HasYearGapFailure(const kube::List<T>& list) {
+  return std::any_of(list.skipped.begin(), list.skipped.end(), [](const kube::DecodeFailure& f) {
+    return IsYearOutsideFourDigits(f.status);
+  });
+}
+template <typename T>
+bool HasYearGapFailure(const kube::WatchEvent<T>& event) {
+  return event.undecodable.has_value() && IsYearOutsideFourDigits(event.undecodable->status);
+}
+
 template <typename T, typename Decode, typename Encode>
 void CheckRoundTrip(const T& first, Decode decode, Encode encode, std::string_view what) {
   const std::string once = encode(first);
   absl::StatusOr<T> second = decode(once);
   if (!second.ok() && IsYearOutsideFourDigits(second.status())) return;  // the known gap
+  if (second.ok() && HasYearGapFailure(*second)) return;
   FUZZ_CHECK(second.ok()) << what << ": the encoder's output does not decode: " << second.status()
                           << "\n"
                           << once;
