@@ -1253,10 +1253,12 @@ TEST_F(FaultInjectionTest, EmptyWatchesAreSpacedAndBindingKeepsItsThroughput) {
                          R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})",
                          "application/json")
                     .ok());
-    EXPECT_TRUE(Eventually([&] {
-      auto left = cluster_->client().ListPods("default", {});
-      return left.ok() && left->items.empty();
-    }));
+    EXPECT_TRUE(Eventually(
+        [&] {
+          auto left = cluster_->client().ListPods("default", {});
+          return left.ok() && left->items.empty();
+        },
+        absl::Seconds(60)));
     return rate;
   };
   std::vector<double> normal;
