@@ -1186,3 +1186,29 @@ TEST(Rfc3339Test, Formats) {
 
 }  // namespace
 }  // namespace trimaran::kube
+
+namespace trimaran::kube {
+namespace {
+
+// metav1.Time as Go writes it: four-digit years (zero-padded), and no year beyond 9999
+// (UTC), which Go cannot write (found by fuzz/pod_json_fuzzer).
+TEST(JsonCodecTimeTest, YearsAreFourDigitsAndStayWithinGoRange) {
+  absl::StatusOr<Pod> early =
+      DecodePod(R"({"metadata":{"name":"p","creationTimestamp":"0625-01-02T02:59:00Z"}})");
+  ASSERT_TRUE(early.ok()) << early.status();
+  const std::string encoded = EncodePod(*early);
+  EXPECT_NE(encoded.find("\"0625-01-02T02:59:00Z\""), std::string::npos) << encoded;
+  absl::StatusOr<Pod> again = DecodePod(encoded);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->metadata.creation_timestamp, early->metadata.creation_timestamp);
+  // 9999-12-31T23:00:00-01:00 is the year 10000 in UTC.
+  EXPECT_FALSE(
+      DecodePod(R"({"metadata":{"name":"p","creationTimestamp":"9999-12-31T23:00:00-01:00"}})")
+          .ok());
+  EXPECT_TRUE(
+      DecodePod(R"({"metadata":{"name":"p","creationTimestamp":"9999-12-31T23:00:00+01:00"}})")
+          .ok());
+}
+
+}  // namespace
+}  // namespace trimaran::kube

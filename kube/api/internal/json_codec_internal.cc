@@ -11,7 +11,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/civil_time.h"
 #include "absl/time/time.h"
 #include "rapidjson/error/en.h"
 
@@ -655,15 +657,27 @@ bool ParseRfc3339(std::string_view s, absl::Time& out) {
   const int64_t seconds =
       DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
   out = absl::FromUnixSeconds(seconds) + absl::Nanoseconds(nanos);
-  return true;
+  // Go's metav1.Time cannot be written outside years 0-9999 (UTC), so the apiserver
+  // never serves one; refusing it here keeps every decoded time writable.
+  const int64_t utc_year = absl::ToCivilYear(out, absl::UTCTimeZone()).year();
+  return utc_year >= 0 && utc_year <= 9999;
 }
 
-std::string TimeString(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+namespace {
+
+// The year with four digits (Go's "2006"), then the rest of `format`.
+std::string FormatWithFourDigitYear(absl::Time t, const char* rest) {
+  const int64_t year = absl::ToCivilYear(t, absl::UTCTimeZone()).year();
+  return absl::StrCat(absl::StrFormat("%04d", year),
+                      absl::FormatTime(rest, t, absl::UTCTimeZone()));
 }
+
+}  // namespace
+
+std::string TimeString(absl::Time t) { return FormatWithFourDigitYear(t, "-%m-%dT%H:%M:%SZ"); }
 
 std::string MicroTimeString(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
+  return FormatWithFourDigitYear(t, "-%m-%dT%H:%M:%E6SZ");
 }
 
 // ---- Writing. ----
