@@ -46,6 +46,7 @@
 #include "tests/e2e/harness/eventually.h"
 #include "tests/e2e/harness/fault_proxy.h"
 #include "tests/e2e/harness/invariants.h"
+#include "tests/e2e/harness/proc_metrics.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
@@ -57,39 +58,6 @@ using ::testing::HasSubstr;
 
 constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
 constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
-
-// The sum of the samples of `name` (exactly: the series name before '{' or ' ') whose
-// labels contain every one of `labels` (e.g. R"(le="1.024")").
-double Sample(const std::string& exposition, absl::string_view name,
-              const std::vector<std::string>& labels = {}) {
-  double sum = 0;
-  for (absl::string_view line : absl::StrSplit(exposition, '\n')) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t end = line.find_first_of("{ ");
-    if (end == absl::string_view::npos || line.substr(0, end) != name) continue;
-    bool match = true;
-    for (const std::string& l : labels) match = match && absl::StrContains(line, l);
-    if (!match) continue;
-    const size_t sp = line.rfind(' ');
-    double v = 0;
-    if (absl::SimpleAtod(line.substr(sp + 1), &v)) sum += v;
-  }
-  return sum;
-}
-
-// A /proc/<pid>/status field in kB ("VmRSS", "VmHWM"); -1 when unreadable.
-int64_t ProcStatusKb(pid_t pid, absl::string_view field) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (absl::StartsWith(line, absl::StrCat(field, ":"))) {
-      int64_t kb = -1;
-      std::vector<std::string> parts = absl::StrSplit(line, ' ', absl::SkipEmpty());
-      if (parts.size() >= 2 && absl::SimpleAtoi(parts[1], &kb)) return kb;
-    }
-  }
-  return -1;
-}
 
 // One profile "tlp" scoring with TargetLoadPacking only, in service mode (a continuation
 // of SchedulerConfigYaml's profile item).
@@ -549,9 +517,10 @@ TEST_F(FaultInjectionTest, PoisonPillsAreSkippedOrDecodedAndNeverStopScheduling)
   // each was logged once with its key.
   const std::string metrics = Curl(base + "/metrics");
   const double decode_errors =
-      Sample(metrics, "trimaran_informer_decode_errors_total", {R"(resource="pods")"});
+      SumSamples(metrics, "trimaran_informer_decode_errors_total", {R"(resource="pods")"});
   EXPECT_EQ(decode_errors, 2) << metrics;
-  EXPECT_EQ(Sample(metrics, "trimaran_informer_decode_errors_total", {R"(resource="nodes")"}), 0);
+  EXPECT_EQ(SumSamples(metrics, "trimaran_informer_decode_errors_total", {R"(resource="nodes")"}),
+            0);
   const std::string log = sched.process->LogTail(1 << 22);
   EXPECT_THAT(log, HasSubstr("key=default/poison-list"));
   EXPECT_THAT(log, HasSubstr("key=default/poison-watch"));
@@ -592,13 +561,13 @@ struct CycleFigures {
   static CycleFigures Read(const std::string& metrics) {
     CycleFigures f;
     const std::string attempt = "scheduler_scheduling_attempt_duration_seconds";
-    f.attempts = Sample(metrics, attempt + "_count");
-    f.attempts_over_1s = f.attempts - Sample(metrics, attempt + "_bucket", {R"(le="1.024")"});
+    f.attempts = SumSamples(metrics, attempt + "_count");
+    f.attempts_over_1s = f.attempts - SumSamples(metrics, attempt + "_bucket", {R"(le="1.024")"});
     const std::string point = "scheduler_framework_extension_point_duration_seconds";
-    f.prescores = Sample(metrics, point + "_count", {R"(extension_point="PreScore")"});
+    f.prescores = SumSamples(metrics, point + "_count", {R"(extension_point="PreScore")"});
     f.prescores_over_200ms =
         f.prescores -
-        Sample(metrics, point + "_bucket", {R"(extension_point="PreScore")", R"(le="0.2048")"});
+        SumSamples(metrics, point + "_bucket", {R"(extension_point="PreScore")", R"(le="0.2048")"});
     return f;
   }
   CycleFigures Since(const CycleFigures& before) const {
@@ -672,7 +641,7 @@ TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
   const CycleFigures normal_cycles = CycleFigures::Read(Curl(metrics_url)).Since(before);
   const std::string before_freeze = Curl(metrics_url);
   const double stale_before =
-      Sample(before_freeze, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"});
+      SumSamples(before_freeze, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"});
 
   // (b) Frozen: past metricsMaxAge the last good snapshot is stale.
   watcher->Signal(SIGSTOP);
@@ -687,8 +656,9 @@ TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
   const std::string after = Curl(metrics_url);
   const CycleFigures frozen_cycles = CycleFigures::Read(after).Since(before);
   const double stale =
-      Sample(after, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"}) - stale_before;
-  const double fetch_failures = Sample(after, "trimaran_plugin_metrics_fetch_failures_total");
+      SumSamples(after, "trimaran_plugin_metrics_fallback_total", {R"(reason="stale")"}) -
+      stale_before;
+  const double fetch_failures = SumSamples(after, "trimaran_plugin_metrics_fetch_failures_total");
 
   const double normal_rate = kBurst / absl::ToDoubleSeconds(normal);
   const double frozen_rate = kBurst / absl::ToDoubleSeconds(frozen);
@@ -855,8 +825,8 @@ TEST_F(FaultInjectionTest, BrokenWatcherAnswers) {
   for (const auto& [pod, node] : Placement("good-")) {
     EXPECT_EQ(node, "node-good") << pod << "\n" << metrics << sched.process->LogTail();
   }
-  EXPECT_GT(Sample(metrics, "trimaran_plugin_metrics_fallback_total", {R"(reason="bad_value")"}),
-            0);
+  EXPECT_GT(
+      SumSamples(metrics, "trimaran_plugin_metrics_fallback_total", {R"(reason="bad_value")"}), 0);
 
   // (2) A snapshot from the year 3000: no value of it is trusted, every node falls back.
   bad.Set(BadWatcher::Mode::kFutureTimestamp);
@@ -869,8 +839,8 @@ TEST_F(FaultInjectionTest, BrokenWatcherAnswers) {
   // (3) 200 MB, then (4) a line that never ends: each read is cut off at the cap
   // (ResourceExhausted, counted); the failed read is retried 30 s later.
   const auto cut_off = [&] {
-    return Sample(Curl(metrics_url), "trimaran_plugin_metrics_fetch_failures_total",
-                  {R"(reason="resource_exhausted")"});
+    return SumSamples(Curl(metrics_url), "trimaran_plugin_metrics_fetch_failures_total",
+                      {R"(reason="resource_exhausted")"});
   };
   bad.Set(BadWatcher::Mode::kHugeBody);
   ASSERT_TRUE(Eventually([&] { return cut_off() >= 1; }, absl::Seconds(30)))
@@ -1153,7 +1123,7 @@ TEST_F(FaultInjectionTest, CutConnectionsDuringChurnLeaveTheStoresEqualToAFreshL
 
   const std::string metrics = Metrics(sched);
   const double regressions =
-      Sample(metrics, "trimaran_informer_resource_version_regressions_total");
+      SumSamples(metrics, "trimaran_informer_resource_version_regressions_total");
   const int64_t watches = proxy_->CountRequests({.watch = true}, mark);
   EXPECT_EQ(regressions, 0) << "an object went back to an older resourceVersion";
   EXPECT_GE(watches, kCuts) << "the cuts did not end the watches";
@@ -1161,9 +1131,9 @@ TEST_F(FaultInjectionTest, CutConnectionsDuringChurnLeaveTheStoresEqualToAFreshL
   std::cout << "[scenario 4] " << kPods << " pods created and " << deleted << " deleted in "
             << churn << " with " << kCuts << " connection cuts; " << watches
             << " watches (reconnects included), watch errors "
-            << Sample(metrics, "trimaran_informer_watch_errors_total") << ", re-lists "
-            << Sample(metrics, "trimaran_informer_relists_total") << ", very short watches "
-            << Sample(metrics, "trimaran_informer_short_watches_total")
+            << SumSamples(metrics, "trimaran_informer_watch_errors_total") << ", re-lists "
+            << SumSamples(metrics, "trimaran_informer_relists_total") << ", very short watches "
+            << SumSamples(metrics, "trimaran_informer_short_watches_total")
             << ", resourceVersion regressions " << regressions << "; after the last cut: all "
             << live << " live pods bound in " << to_all_bound
             << ", stores equal to a fresh list in " << to_equal << "\n";
@@ -1236,7 +1206,7 @@ TEST_F(FaultInjectionTest, EmptyWatchesAreSpacedAndBindingKeepsItsThroughput) {
       for (const RequestRecord& r : proxy_->Requests(mark)) {
         if (r.request.watch) watch_times.push_back(r.time);
       }
-      short_watches += Sample(Metrics(*sched), "trimaran_informer_short_watches_total");
+      short_watches += SumSamples(Metrics(*sched), "trimaran_informer_short_watches_total");
       EXPECT_GT(proxy_->Hits(rule), 0);
     }
     sched->process->Signal(SIGTERM);
@@ -1357,9 +1327,10 @@ TEST_F(FaultInjectionTest, EtcdCompactedBetweenPagesOfTheInitialList) {
   EXPECT_EQ(expired, 1);
   EXPECT_GE(first_watch_rv, compacted) << "the watch started from the abandoned list";
   const std::string metrics = Metrics(sched);
-  EXPECT_EQ(Sample(metrics, "trimaran_informer_list_restarts_total", {R"(resource="pods")"}), 1);
-  EXPECT_EQ(Sample(metrics, "trimaran_informer_relists_total", {R"(resource="pods")"}), 0);
-  EXPECT_EQ(Sample(metrics, "trimaran_informer_resource_version_regressions_total"), 0);
+  EXPECT_EQ(SumSamples(metrics, "trimaran_informer_list_restarts_total", {R"(resource="pods")"}),
+            1);
+  EXPECT_EQ(SumSamples(metrics, "trimaran_informer_relists_total", {R"(resource="pods")"}), 0);
+  EXPECT_EQ(SumSamples(metrics, "trimaran_informer_resource_version_regressions_total"), 0);
 
   // The cache holds the 10,000 bound pods: new pods bind without overcommitting.
   TRIMARAN_ASSERT_OK(CreatePods(kAfter, "after"));
