@@ -37,6 +37,7 @@
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
 #include "kube/api/pod_status_patch.h"
+#include "kube/api/selector_object.h"
 #include "kube/api/watch_event.h"
 
 namespace trimaran::kube {
@@ -108,6 +109,15 @@ class Client {
   virtual absl::StatusOr<Node> GetNode(absl::string_view name) = 0;
   virtual absl::StatusOr<Node> CreateNode(const Node& node) = 0;
   virtual absl::Status DeleteNode(absl::string_view name) = 0;
+
+  // ---- Namespaces, Services, ReplicationControllers, ReplicaSets, StatefulSets: read
+  // only for metadata and spec.selector (kube/api/selector_object.h), across all
+  // namespaces. As ListPods/WatchPods otherwise. ----
+  virtual absl::StatusOr<SelectorObjectList> ListSelectorObjects(SelectorResource resource,
+                                                                 const ListOptions& options) = 0;
+  virtual absl::Status WatchSelectorObjects(SelectorResource resource, const WatchOptions& options,
+                                            const WatchHandler<SelectorObject>& handler,
+                                            std::stop_token stop) = 0;
 
   // ---- Events (events.k8s.io/v1). ----
   virtual absl::Status CreateEvent(const Event& event) = 0;

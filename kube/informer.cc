@@ -33,6 +33,20 @@ ListerWatcher<Node> NodeListerWatcher(Client& client, std::string label_selector
   return lw;
 }
 
+ListerWatcher<SelectorObject> SelectorObjectListerWatcher(Client& client,
+                                                          SelectorResource resource) {
+  ListerWatcher<SelectorObject> lw;
+  lw.list = [&client, resource](const ListOptions& o) {
+    return client.ListSelectorObjects(resource, o);
+  };
+  lw.watch = [&client, resource](const WatchOptions& o, const WatchHandler<SelectorObject>& h,
+                                 std::stop_token stop) {
+    return client.WatchSelectorObjects(resource, o, h, stop);
+  };
+  lw.description = std::string(PluralName(resource));
+  return lw;
+}
+
 namespace internal {
 
 Reflector::Reflector(ReflectorTarget& target, ReflectorSource source, const Clock& clock,

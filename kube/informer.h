@@ -114,6 +114,9 @@ ListerWatcher<Pod> PodListerWatcher(Client& client,
                                     std::string field_selector = kNonTerminalPodsSelector,
                                     std::string label_selector = "");
 ListerWatcher<Node> NodeListerWatcher(Client& client, std::string label_selector = "");
+// Every object of `resource` (kube/api/selector_object.h) in every namespace.
+ListerWatcher<SelectorObject> SelectorObjectListerWatcher(Client& client,
+                                                          SelectorResource resource);
 
 template <typename T>
 struct EventHandlers {

@@ -23,6 +23,7 @@ using kube::testing::MakeNode;
 using kube::testing::MakePod;
 using trimaran::testing::FakeClock;
 using trimaran::testing::FakeClockDriver;
+using trimaran::testing::StatusIs;
 
 // Records handler calls as strings, thread-safely.
 struct Recorder {
@@ -686,6 +687,64 @@ TEST(InformerTest, CountsObjectsGoingBackToAnOlderResourceVersion) {
   ASSERT_TRUE(rec.AwaitCalls(4));
   informer.Stop();
   EXPECT_EQ(informer.counters().resource_version_regressions.load(), 1u) << "21 -> 15";
+}
+
+// The SelectorObject informer over the fake: list, then watch adds, updates and deletes
+// of one resource only.
+TEST(InformerTest, FollowsSelectorObjectsOfOneResource) {
+  FakeClient client;
+  SelectorObject svc;
+  svc.metadata.namespace_name = "default";
+  svc.metadata.name = "web";
+  svc.selector = LabelSelector{.match_labels = {{"app", "web"}}};
+  TRIMARAN_ASSERT_OK(client.ApplySelectorObject(SelectorResource::kServices, svc).status());
+  SelectorObject rs = svc;
+  rs.metadata.name = "web-abc";
+  TRIMARAN_ASSERT_OK(client.ApplySelectorObject(SelectorResource::kReplicaSets, rs).status());
+
+  FakeClock clock;
+  Informer<SelectorObject> informer(
+      SelectorObjectListerWatcher(client, SelectorResource::kServices), clock, FastOptions());
+  std::vector<std::string> calls;
+  absl::Mutex mu;
+  informer.AddEventHandlers(EventHandlers<SelectorObject>{
+      .on_add =
+          [&](const std::shared_ptr<const SelectorObject>& o) {
+            absl::MutexLock lock(&mu);
+            calls.push_back("add " + o->metadata.name);
+          },
+      .on_update =
+          [&](const std::shared_ptr<const SelectorObject>&,
+              const std::shared_ptr<const SelectorObject>& o) {
+            absl::MutexLock lock(&mu);
+            calls.push_back("update " + o->metadata.name + " " +
+                            o->selector->match_labels.at("app"));
+          },
+      .on_delete =
+          [&](const std::shared_ptr<const SelectorObject>& o, bool) {
+            absl::MutexLock lock(&mu);
+            calls.push_back("delete " + o->metadata.name);
+          },
+  });
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  ASSERT_TRUE(client.AwaitOpenWatches(1));
+  svc.selector->match_labels["app"] = "web2";
+  TRIMARAN_ASSERT_OK(client.ApplySelectorObject(SelectorResource::kServices, svc).status());
+  rs.metadata.name = "other-rs";  // another resource: not seen
+  TRIMARAN_ASSERT_OK(client.ApplySelectorObject(SelectorResource::kReplicaSets, rs).status());
+  TRIMARAN_ASSERT_OK(client.DeleteSelectorObject(SelectorResource::kServices, "default", "web"));
+  auto three = [&] {
+    absl::MutexLock lock(&mu);
+    return calls.size() >= 3;
+  };
+  for (int i = 0; i < 1000 && !three(); ++i) absl::SleepFor(absl::Milliseconds(10));
+  informer.Stop();
+  absl::MutexLock lock(&mu);
+  EXPECT_THAT(calls, ::testing::ElementsAre("add web", "update web web2", "delete web"));
+  EXPECT_EQ(informer.store().Size(), 0u);
+  EXPECT_THAT(client.DeleteSelectorObject(SelectorResource::kServices, "default", "web"),
+              StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(StoreTest, IndexFollowsUpdatesAndRemovals) {

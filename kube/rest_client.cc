@@ -462,6 +462,41 @@ absl::Status RestClient::WatchNodes(const WatchOptions& options, const WatchHand
       stop);
 }
 
+// ---- Namespaces, Services, ReplicationControllers, ReplicaSets, StatefulSets ----
+
+absl::StatusOr<SelectorObjectList> RestClient::ListSelectorObjects(SelectorResource resource,
+                                                                   const ListOptions& options) {
+  std::string q = EncodeListQuery(options);
+  const std::string_view name = PluralName(resource);
+  Call call{.method = "GET",
+            .path = absl::StrCat(std::string(CollectionPath(resource)), q.empty() ? "" : "?", q),
+            .what = absl::StrCat("list ", std::string(name))};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<SelectorObjectList> list = DecodeSelectorObjectList(body, resource);
+  if (!list.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  return list;
+}
+
+absl::Status RestClient::WatchSelectorObjects(SelectorResource resource,
+                                              const WatchOptions& options,
+                                              const WatchHandler<SelectorObject>& handler,
+                                              std::stop_token stop) {
+  std::string what = absl::StrCat("watch ", std::string(PluralName(resource)),
+                                  " from resourceVersion ", options.resource_version);
+  return Stream(
+      absl::StrCat(std::string(CollectionPath(resource)), "?", EncodeWatchQuery(options)), what,
+      [&](std::string_view line, bool* keep) -> absl::Status {
+        WatchEvent<SelectorObject> ev =
+            DecodeWatchLine<SelectorObject>(line, DecodeSelectorObjectWatchEvent(line));
+        counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
+        if (ev.undecodable) counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
+        *keep = handler(std::move(ev));
+        return absl::OkStatus();
+      },
+      stop);
+}
+
 absl::StatusOr<Node> RestClient::GetNode(absl::string_view name) {
   Call call{.method = "GET",
             .path = absl::StrCat("/api/v1/nodes/", name),

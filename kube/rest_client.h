@@ -101,6 +101,11 @@ class RestClient final : public Client {
   absl::StatusOr<NodeList> ListNodes(const ListOptions& options) override;
   absl::Status WatchNodes(const WatchOptions& options, const WatchHandler<Node>& handler,
                           std::stop_token stop) override;
+  absl::StatusOr<SelectorObjectList> ListSelectorObjects(SelectorResource resource,
+                                                         const ListOptions& options) override;
+  absl::Status WatchSelectorObjects(SelectorResource resource, const WatchOptions& options,
+                                    const WatchHandler<SelectorObject>& handler,
+                                    std::stop_token stop) override;
   absl::StatusOr<Node> GetNode(absl::string_view name) override;
   absl::StatusOr<Node> CreateNode(const Node& node) override;
   absl::Status DeleteNode(absl::string_view name) override;

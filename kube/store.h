@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
+#include "kube/api/selector_object.h"
 
 namespace trimaran::kube {
 
@@ -30,6 +31,9 @@ inline std::string ObjectKey(const Pod& pod) {
   return absl::StrCat(pod.metadata.namespace_name, "/", pod.metadata.name);
 }
 inline std::string ObjectKey(const Node& node) { return node.metadata.name; }
+inline std::string ObjectKey(const SelectorObject& object) {
+  return NamespacedName(object.metadata);
+}
 
 template <typename T>
 using IndexFunc = std::function<std::vector<std::string>(const T&)>;

@@ -70,6 +70,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   lw::Client* load_watcher() override { return s_.options_.load_watcher; }
   lw::SourcePool* load_watcher_sources() override { return s_.options_.load_watcher_sources; }
   kube::CallOptions binding_call_options() override { return s_.BindingCallOptions(); }
+  const ObjectLister& object_lister() const override { return s_.objects_; }
 
  private:
   Scheduler& s_;

@@ -87,6 +87,7 @@
 #include "kube/api/pod.h"
 #include "kube/client.h"
 #include "scheduler/backend/cache/cache_impl.h"
+#include "scheduler/backend/cache/object_store.h"
 #include "scheduler/backend/cache/snapshot.h"
 #include "scheduler/backend/queue/priority_queue.h"
 #include "scheduler/framework/handle.h"
@@ -195,6 +196,9 @@ class Scheduler {
   }
   SchedulingQueue& queue() { return *queue_; }
   Cache& cache() { return *cache_; }
+  // Namespaces, services and controllers: the Handle's object_lister(). The owner's
+  // informers feed it (Apply/Remove, from any thread).
+  ObjectStore& objects() { return objects_; }
   EventRecorder& event_recorder() { return *recorder_; }
 
  private:
@@ -239,6 +243,7 @@ class Scheduler {
   std::unique_ptr<SchedulerHandle> handle_;
   // Written only by the scheduling thread, between cycles.
   Snapshot snapshot_;
+  ObjectStore objects_;
   std::unique_ptr<CacheImpl> cache_;
   std::vector<FrameworkPtr> frameworks_;
   absl::flat_hash_map<std::string, Framework*> by_name_;

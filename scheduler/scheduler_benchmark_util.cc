@@ -59,25 +59,30 @@ std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& 
   CheckOk(sched.status());
   env->sched = *std::move(sched);
   for (int i = 0; i < options.num_nodes; ++i) {
-    env->sched->OnNodeAdd(std::make_shared<const kube::Node>(
-        kube::testing::MakeNode()
-            .Name(absl::StrFormat("node-%05d", i))
-            .Capacity({{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}})
-            .Obj()));
+    kube::testing::NodeWrapper node = kube::testing::MakeNode();
+    node.Name(absl::StrFormat("node-%05d", i)).Capacity(options.node_capacity);
+    if (options.node_labels) node.Labels(options.node_labels(i));
+    env->sched->OnNodeAdd(std::make_shared<const kube::Node>(node.Obj()));
   }
   return env;
 }
 
 void RunScheduleOne(benchmark::State& state, BenchScheduler& env) {
+  RunScheduleOne(state, env, [](int64_t i) {
+    return kube::testing::MakePod()
+        .Name(absl::StrFormat("p-%06d", i))
+        .Namespace("default")
+        .UID(absl::StrFormat("uid-%06d", i))
+        .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
+        .Obj();
+  });
+}
+
+void RunScheduleOne(benchmark::State& state, BenchScheduler& env,
+                    const std::function<kube::Pod(int64_t i)>& make_pod) {
   const int64_t pods = state.max_iterations;
   for (int64_t i = 0; i < pods; ++i) {
-    env.sched->OnPodAdd(
-        std::make_shared<const kube::Pod>(kube::testing::MakePod()
-                                              .Name(absl::StrFormat("p-%06d", i))
-                                              .Namespace("default")
-                                              .UID(absl::StrFormat("uid-%06d", i))
-                                              .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
-                                              .Obj()));
+    env.sched->OnPodAdd(std::make_shared<const kube::Pod>(make_pod(i)));
   }
   std::vector<double> latencies_us;
   latencies_us.reserve(pods);

@@ -22,6 +22,7 @@
 #include "benchmark/benchmark.h"
 #include "common/stats/registry.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/wrappers.h"
 #include "loadwatcher/client.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/framework/registry.h"
@@ -55,6 +56,9 @@ struct BenchSchedulerOptions {
   lw::Client* load_watcher = nullptr;
   // Registers benchmark-only plugins besides the in-tree ones (may be empty).
   std::function<absl::Status(Registry&)> register_plugins;
+  // Node i's labels (none when empty) and capacity (default 32 CPU / 128Gi / 110 pods).
+  std::function<kube::Labels(int i)> node_labels;
+  kube::testing::ResourceMap node_capacity = {{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}};
 };
 
 std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& options);
@@ -63,5 +67,8 @@ std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& 
 // iteration, waits for the bindings and sets the counters p50_us, p99_us (per-pod
 // ScheduleOne latency) and scheduled (pods in the cache).
 void RunScheduleOne(benchmark::State& state, BenchScheduler& env);
+// The same with pods from `make_pod(i)` (each must have a unique namespace/name and UID).
+void RunScheduleOne(benchmark::State& state, BenchScheduler& env,
+                    const std::function<kube::Pod(int64_t i)>& make_pod);
 
 }  // namespace trimaran::sched::scheduler_testing

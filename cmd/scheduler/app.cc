@@ -107,9 +107,13 @@ struct SchedulerApp::State {
   std::unique_ptr<sched::Scheduler> scheduler;
   std::unique_ptr<kube::Informer<kube::Node>> node_informer;
   std::unique_ptr<kube::Informer<kube::Pod>> pod_informer;
+  // Namespaces, services, replication controllers, replica sets, stateful sets (in
+  // kube::kAllSelectorResources order): the scheduler's ObjectStore.
+  std::vector<std::unique_ptr<kube::Informer<kube::SelectorObject>>> object_informers;
   // After the informers: destroyed first, so no scrape reads a destroyed informer.
   std::unique_ptr<kube::InformerStats> node_informer_stats;
   std::unique_ptr<kube::InformerStats> pod_informer_stats;
+  std::vector<std::unique_ptr<kube::InformerStats>> object_informer_stats;
   std::unique_ptr<kube::LeaderElector> elector;
 
   sched::HealthChecks checks;
@@ -128,6 +132,8 @@ namespace {
 
 // How long a replica that lost the lease may spend shutting down before it _Exit(1)s.
 constexpr absl::Duration kLostLeadershipExitGrace = absl::Seconds(2);
+// How long Run waits for the namespace, service and controller informers to sync.
+constexpr absl::Duration kObjectInformersSyncTimeout = absl::Seconds(30);
 
 absl::StatusOr<std::unique_ptr<kube::RestClient>> MakeClient(const kube::RestConfig& base,
                                                              double qps, int burst,
@@ -169,6 +175,7 @@ SchedulerApp::~SchedulerApp() {
   if (s_->elector) s_->stop.request_stop();
   if (s_->pod_informer) s_->pod_informer->Stop();
   if (s_->node_informer) s_->node_informer->Stop();
+  for (auto& informer : s_->object_informers) informer->Stop();
   if (s_->scheduler) s_->scheduler->Stop();
   if (s_->sources) s_->sources->Stop();
   if (s_->admin) s_->admin->Stop();
@@ -262,6 +269,27 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       .on_delete = [sch](const std::shared_ptr<const kube::Pod>& p, bool) { sch->OnPodDelete(p); },
   });
 
+  for (kube::SelectorResource resource : kube::kAllSelectorResources) {
+    auto informer = std::make_unique<kube::Informer<kube::SelectorObject>>(
+        kube::SelectorObjectListerWatcher(*s->client, resource), s->clock);
+    informer->AddEventHandlers(kube::EventHandlers<kube::SelectorObject>{
+        .on_add =
+            [sch, resource](const std::shared_ptr<const kube::SelectorObject>& o) {
+              sch->objects().Apply(resource, o);
+            },
+        .on_update =
+            [sch, resource](const std::shared_ptr<const kube::SelectorObject>&,
+                            const std::shared_ptr<const kube::SelectorObject>& o) {
+              sch->objects().Apply(resource, o);
+            },
+        .on_delete = [sch, resource](const std::shared_ptr<const kube::SelectorObject>& o,
+                                     bool) { sch->objects().Remove(resource, *o); },
+    });
+    s->object_informer_stats.push_back(std::make_unique<kube::InformerStats>(
+        trimaran_stats.Child("informer_"), std::string(kube::PluralName(resource)),
+        informer->counters()));
+    s->object_informers.push_back(std::move(informer));
+  }
   s->node_informer_stats = std::make_unique<kube::InformerStats>(
       trimaran_stats.Child("informer_"), "nodes", s->node_informer->counters());
   s->pod_informer_stats = std::make_unique<kube::InformerStats>(
@@ -391,6 +419,11 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       const std::string store = std::string(req.Query("store"));
       if (store == "pods") return StoreDump(*st->pod_informer);
       if (store == "nodes") return StoreDump(*st->node_informer);
+      for (size_t i = 0; i < st->object_informers.size(); ++i) {
+        if (store == kube::PluralName(kube::kAllSelectorResources[i])) {
+          return StoreDump(*st->object_informers[i]);
+        }
+      }
       return st->scheduler->cache().Dump().DebugString();
     });
   }
@@ -418,14 +451,36 @@ int SchedulerApp::Run() {
       .info("starting trimaran-scheduler profiles=[{}] leader_elect={}", absl::StrJoin(names, ","),
             s.config.leader_election.leader_elect);
 
-  // Informers first (nodes, then pods), on every replica: a standby that takes over has
-  // a warm cache.
+  // Informers first (nodes, then pods, then namespaces, services and controllers), on
+  // every replica: a standby that takes over has a warm cache.
   s.node_informer->Start();
   s.pod_informer->Start();
+  for (auto& informer : s.object_informers) informer->Start();
   while (!s.stop.stop_requested()) {
     if (s.node_informer->WaitForSync(absl::Milliseconds(200)) &&
         s.pod_informer->WaitForSync(absl::Milliseconds(200))) {
       break;
+    }
+  }
+  // The other informers only refine InterPodAffinity (namespaceSelector) and
+  // PodTopologySpread's default constraints: wait for them a bounded time, so that a
+  // missing permission (an older ClusterRole) degrades those two features, loudly,
+  // instead of stopping scheduling.
+  const absl::Time objects_deadline = s.clock.Now() + kObjectInformersSyncTimeout;
+  for (size_t i = 0; i < s.object_informers.size() && !s.stop.stop_requested(); ++i) {
+    while (!s.stop.stop_requested() &&
+           !s.object_informers[i]->WaitForSync(absl::Milliseconds(200))) {
+      if (s.clock.Now() >= objects_deadline) break;
+    }
+    if (!s.stop.stop_requested() && !s.object_informers[i]->HasSynced()) {
+      Log(Component::kMain)
+          .warn(
+              "the {} informer has not synced in {} (does the scheduler's ClusterRole allow "
+              "list and watch of {}?); scheduling without them until it does: "
+              "namespaceSelector terms and default topology spreading see only what it has",
+              kube::PluralName(kube::kAllSelectorResources[i]),
+              absl::FormatDuration(kObjectInformersSyncTimeout),
+              kube::PluralName(kube::kAllSelectorResources[i]));
     }
   }
   if (!s.stop.stop_requested()) {
@@ -448,6 +503,7 @@ int SchedulerApp::Run() {
   s.sources->Stop();
   s.pod_informer->Stop();
   s.node_informer->Stop();
+  for (auto& informer : s.object_informers) informer->Stop();
   s.recorder->Flush();
   if (s.admin) s.admin->Stop();
   if (s.leadership_lost.load()) {

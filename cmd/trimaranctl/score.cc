@@ -122,13 +122,26 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
   // Read through a const view: RapidJSON's non-const MemberIterator comparisons are
   // ambiguous under C++20's reversed operators.
   const rapidjson::Value& root = doc;
-  static const std::set<std::string, std::less<>> kKnown = {"now", "nodes",   "pods",
-                                                            "pod", "metrics", "schedulerConfig"};
+  // The cluster objects beside nodes and pods, by their input field.
+  static constexpr std::pair<const char*, kube::SelectorResource> kObjectFields[] = {
+      {"namespaces", kube::SelectorResource::kNamespaces},
+      {"services", kube::SelectorResource::kServices},
+      {"replicationControllers", kube::SelectorResource::kReplicationControllers},
+      {"replicaSets", kube::SelectorResource::kReplicaSets},
+      {"statefulSets", kube::SelectorResource::kStatefulSets},
+  };
+  static const std::set<std::string, std::less<>> kKnown = {
+      "now",         "nodes",       "pods",
+      "pod",         "metrics",     "schedulerConfig",
+      "namespaces",  "services",    "replicationControllers",
+      "replicaSets", "statefulSets"};
   for (auto it = root.MemberBegin(); it != root.MemberEnd(); ++it) {
     absl::string_view key(it->name.GetString(), it->name.GetStringLength());
     if (!kKnown.contains(key)) {
       return PathError(key,
-                       "unknown field (known: now, nodes, pods, pod, metrics, schedulerConfig)");
+                       "unknown field (known: now, nodes, pods, pod, metrics, schedulerConfig, "
+                       "namespaces, services, replicationControllers, replicaSets, "
+                       "statefulSets)");
     }
   }
   auto member = [&](const char* key) -> const rapidjson::Value* {
@@ -178,6 +191,26 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
           return absl::OkStatus();
         });
     if (!pods_status.ok()) return pods_status;
+  }
+
+  for (const auto& [field, resource] : kObjectFields) {
+    const rapidjson::Value* objects = member(field);
+    if (objects == nullptr) continue;
+    const kube::SelectorResource r = resource;
+    absl::Status status =
+        ForEachItem(*objects, field, [&](const rapidjson::Value& v, const std::string& path) {
+          kube::SelectorObject object;
+          TRIMARAN_RETURN_IF_ERROR(kube::DecodeSelectorObjectValue(v, path, object));
+          if (object.metadata.name.empty()) {
+            return PathError(path + ".metadata.name", "required");
+          }
+          if (kube::IsNamespaced(r) && object.metadata.namespace_name.empty()) {
+            object.metadata.namespace_name = "default";
+          }
+          input.objects.emplace_back(r, std::move(object));
+          return absl::OkStatus();
+        });
+    if (!status.ok()) return status;
   }
 
   const rapidjson::Value* pod = member("pod");
@@ -331,6 +364,9 @@ absl::StatusOr<ScoreReport> RunScore(const ScoreInput& input, const ScoreOptions
     if (absl::Status s = explainer->cache().AddPod(std::make_shared<const kube::Pod>(p)); !s.ok()) {
       return PathError(path, s.message());
     }
+  }
+  for (const auto& [resource, object] : input.objects) {
+    explainer->objects().Apply(resource, std::make_shared<const kube::SelectorObject>(object));
   }
   if (skipped_unassigned > 0) {
     notes.push_back(absl::StrCat(skipped_unassigned,

@@ -58,6 +58,11 @@ struct ScoreInput {
   std::vector<kube::Pod> pods;
   // The pod being scheduled.
   kube::Pod pod;
+  // Namespaces, services, replication controllers, replica sets and stateful sets
+  // ("namespaces", "services", "replicationControllers", "replicaSets", "statefulSets"):
+  // what InterPodAffinity's namespaceSelector and PodTopologySpread's default
+  // constraints read.
+  std::vector<std::pair<kube::SelectorResource, kube::SelectorObject>> objects;
   // The load-watcher snapshot (`metrics`), if any.
   std::optional<lw::WatcherMetrics> metrics;
   // The KubeSchedulerConfiguration text (YAML or JSON); empty: the daemon's built-in

@@ -457,6 +457,75 @@ TEST(ScoreTest, NoNodeFitsNominatedAndSingleNode) {
   EXPECT_EQ(Node(r, "node-2").total, 75);  // 3000×100/4000
 }
 
+// The default profile's InterPodAffinity and PodTopologySpread, with the input's
+// namespaces and services.
+TEST(ScoreTest, AffinityAndSpreadReadNamespacesAndServices) {
+  auto labelled = [](const std::string& pod_json, const std::string& labels) {
+    std::string out = pod_json;
+    out.replace(out.find(R"("namespace":"default")"), 21,
+                absl::StrCat(R"("namespace":"default","labels":)", labels));
+    return out;
+  };
+  std::vector<std::string> host_nodes;
+  for (const std::string& name : {"node-a", "node-b"}) {
+    std::string n = NodeJson(name, "8", "16Gi");
+    n.replace(n.find(R"("name":")"), 8,
+              absl::StrCat(R"("labels":{"kubernetes.io/hostname":")", name, R"("},"name":")"));
+    host_nodes.push_back(n);
+  }
+  const std::vector<std::string> pods = {
+      labelled(PodJson("web-1", "node-a", "100m", "100Mi"), R"({"app":"web"})"),
+      labelled(PodJson("web-2", "node-a", "100m", "100Mi"), R"({"app":"web"})")};
+  const std::string pending = labelled(PodJson("web-3", "", "100m", "100Mi"), R"({"app":"web"})");
+
+  // Without a Service nothing selects the pod: PodTopologySpread skips.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ScoreReport plain, Score(InputJson(host_nodes, pods, pending, "")));
+  // With one, the hostname default (maxSkew 3) prefers the node without web pods.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      ScoreReport spread,
+      Score(InputJson(host_nodes, pods, pending, "",
+                      R"(,"services":{"items":[{"metadata":{"name":"web","namespace":"default"},)"
+                      R"("spec":{"selector":{"app":"web"}}}]})")));
+  auto pts = [](const ScoreReport& r, const std::string& node) -> const PluginScore& {
+    for (const PluginScore& ps : Node(r, node).scores) {
+      if (ps.plugin == "PodTopologySpread") return ps;
+    }
+    ADD_FAILURE() << "no PodTopologySpread score on " << node;
+    static const PluginScore kNone;
+    return kNone;
+  };
+  EXPECT_EQ(pts(plain, "node-a").score, 0);
+  EXPECT_EQ(pts(plain, "node-b").score, 0);
+  EXPECT_LT(pts(spread, "node-a").score, pts(spread, "node-b").score);
+  EXPECT_EQ(pts(spread, "node-b").score, 100);
+
+  // Required anti-affinity to web pods in namespaces labelled team=a: the input's
+  // namespaces decide whether "default" is one of them.
+  std::string anti = pending;
+  anti.replace(
+      anti.find(R"("spec":{)"), 8,
+      R"("spec":{"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+      R"({"labelSelector":{"matchLabels":{"app":"web"}},"namespaceSelector":)"
+      R"({"matchLabels":{"team":"a"}},"topologyKey":"kubernetes.io/hostname"}]}},)");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      ScoreReport team_a,
+      Score(InputJson(host_nodes, pods, anti, "",
+                      R"(,"namespaces":[{"metadata":{"name":"default","labels":{"team":"a"}}}])")));
+  EXPECT_FALSE(Node(team_a, "node-a").feasible);
+  EXPECT_EQ(Node(team_a, "node-a").plugin, "InterPodAffinity");
+  EXPECT_TRUE(Node(team_a, "node-b").feasible);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      ScoreReport team_b,
+      Score(InputJson(host_nodes, pods, anti, "",
+                      R"(,"namespaces":[{"metadata":{"name":"default","labels":{"team":"b"}}}])")));
+  EXPECT_TRUE(Node(team_b, "node-a").feasible);
+  EXPECT_THAT(ParseScoreInput(InputJson(host_nodes, pods, anti, "",
+                                        R"(,"services":[{"metadata":{"namespace":"x"}}])"))
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("services[0].metadata.name: required")));
+}
+
 TEST(ScoreTest, BadInputNamesTheJsonPath) {
   const std::string node = NodeJson("node-1", "4", "8Gi");
   const std::string pod = R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}})";

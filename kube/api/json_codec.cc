@@ -146,6 +146,18 @@ absl::StatusOr<NodeList> DecodeNodeList(std::string_view json) {
   return DecodeList<Node>(json, "NodeList");
 }
 
+absl::StatusOr<SelectorObjectList> DecodeSelectorObjectList(std::string_view json,
+                                                            SelectorResource resource) {
+  return DecodeList<SelectorObject>(json, ListKindName(resource));
+}
+
+absl::StatusOr<WatchEvent<SelectorObject>> DecodeSelectorObjectWatchEvent(std::string_view json) {
+  return DecodeRoot<WatchEvent<SelectorObject>>(
+      json, [](const json_internal::Value& v, const Path& p, WatchEvent<SelectorObject>& out) {
+        return json_internal::ReadWatchEvent(v, p, out);
+      });
+}
+
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(std::string_view json) {
   return DecodeRoot<WatchEvent<Pod>>(
       json, [](const json_internal::Value& v, const Path& p, WatchEvent<Pod>& out) {
@@ -167,6 +179,13 @@ absl::Status DecodePodValue(const rapidjson::Value& value, std::string_view path
 }
 
 absl::Status DecodeNodeValue(const rapidjson::Value& value, std::string_view path, Node& out) {
+  const Path root(path);
+  if (!value.IsObject()) return TypeError(root, "object", value);
+  return json_internal::Read(value, root, out);
+}
+
+absl::Status DecodeSelectorObjectValue(const rapidjson::Value& value, std::string_view path,
+                                       SelectorObject& out) {
   const Path root(path);
   if (!value.IsObject()) return TypeError(root, "object", value);
   return json_internal::Read(value, root, out);

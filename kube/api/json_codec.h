@@ -45,6 +45,7 @@
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
 #include "kube/api/pod_status_patch.h"
+#include "kube/api/selector_object.h"
 #include "kube/api/watch_event.h"
 #include "rapidjson/fwd.h"
 
@@ -57,6 +58,11 @@ absl::StatusOr<PodList> DecodePodList(std::string_view json);
 absl::StatusOr<NodeList> DecodeNodeList(std::string_view json);
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(std::string_view json);
 absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(std::string_view json);
+// A list of `resource` (its list kind checked) and a watch event of any SelectorObject
+// kind (kube/api/selector_object.h).
+absl::StatusOr<SelectorObjectList> DecodeSelectorObjectList(std::string_view json,
+                                                            SelectorResource resource);
+absl::StatusOr<WatchEvent<SelectorObject>> DecodeSelectorObjectWatchEvent(std::string_view json);
 absl::StatusOr<Binding> DecodeBinding(std::string_view json);
 absl::StatusOr<Event> DecodeEvent(std::string_view json);
 absl::StatusOr<Lease> DecodeLease(std::string_view json);
@@ -67,6 +73,8 @@ absl::StatusOr<PodStatusPatch> DecodePodStatusPatch(std::string_view json);
 // ---- Decoding from a parsed value; errors are prefixed with `path`. ----
 absl::Status DecodePodValue(const rapidjson::Value& value, std::string_view path, Pod& out);
 absl::Status DecodeNodeValue(const rapidjson::Value& value, std::string_view path, Node& out);
+absl::Status DecodeSelectorObjectValue(const rapidjson::Value& value, std::string_view path,
+                                       SelectorObject& out);
 absl::Status DecodeStatusValue(const rapidjson::Value& value, std::string_view path,
                                ApiStatus& out);
 

@@ -308,6 +308,81 @@ TEST(JsonCodecTest, DecodesWatchStream) {
   EXPECT_FALSE(events[0].error.has_value());
 }
 
+// The shapes kube-apiserver returns for the five SelectorObject resources (list items
+// carry no kind; watch events do).
+TEST(JsonCodecTest, DecodesSelectorObjects) {
+  const std::string services = R"({"kind":"ServiceList","apiVersion":"v1",
+    "metadata":{"resourceVersion":"42"},
+    "items":[
+      {"metadata":{"name":"web","namespace":"default","labels":{"app":"web"}},
+       "spec":{"selector":{"app":"web","tier":"front"},"ports":[{"port":80}],
+               "type":"ClusterIP"}},
+      {"metadata":{"name":"kubernetes","namespace":"default"},
+       "spec":{"ports":[{"port":443}]}}]})";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SelectorObjectList svc,
+                                DecodeSelectorObjectList(services, SelectorResource::kServices));
+  EXPECT_EQ(svc.metadata.resource_version, "42");
+  ASSERT_EQ(svc.items.size(), 2u);
+  EXPECT_EQ(svc.items[0].metadata.name, "web");
+  ASSERT_TRUE(svc.items[0].selector.has_value());
+  EXPECT_EQ(svc.items[0].selector->match_labels, (Labels{{"app", "web"}, {"tier", "front"}}));
+  EXPECT_TRUE(svc.items[0].selector->match_expressions.empty());
+  EXPECT_FALSE(svc.items[1].selector.has_value()) << "a Service without a selector";
+
+  const std::string replicasets = R"({"kind":"ReplicaSetList","apiVersion":"apps/v1",
+    "metadata":{"resourceVersion":"7"},
+    "items":[{"metadata":{"name":"web-abc","namespace":"default"},
+      "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"},
+        "matchExpressions":[{"key":"track","operator":"In","values":["stable"]}]},
+        "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[]}}}}]})";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SelectorObjectList rs, DecodeSelectorObjectList(replicasets, SelectorResource::kReplicaSets));
+  ASSERT_EQ(rs.items.size(), 1u);
+  ASSERT_TRUE(rs.items[0].selector.has_value());
+  EXPECT_EQ(rs.items[0].selector->match_labels, (Labels{{"app", "web"}}));
+  ASSERT_EQ(rs.items[0].selector->match_expressions.size(), 1u);
+  EXPECT_EQ(rs.items[0].selector->match_expressions[0].key, "track");
+
+  const std::string namespaces = R"({"kind":"NamespaceList","apiVersion":"v1",
+    "metadata":{"resourceVersion":"9"},
+    "items":[{"metadata":{"name":"team-a","labels":{"team":"a"}},
+      "spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}}]})";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SelectorObjectList ns, DecodeSelectorObjectList(namespaces, SelectorResource::kNamespaces));
+  ASSERT_EQ(ns.items.size(), 1u);
+  EXPECT_EQ(ns.items[0].metadata.labels, (Labels{{"team", "a"}}));
+  EXPECT_FALSE(ns.items[0].selector.has_value());
+
+  // The list kind is checked against the resource asked for.
+  EXPECT_THAT(DecodeSelectorObjectList(services, SelectorResource::kReplicaSets).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ReplicaSetList")));
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      WatchEvent<SelectorObject> ev,
+      DecodeSelectorObjectWatchEvent(
+          R"({"type":"MODIFIED","object":{"kind":"StatefulSet","apiVersion":"apps/v1",)"
+          R"("metadata":{"name":"db","namespace":"default","resourceVersion":"11"},)"
+          R"("spec":{"selector":{"matchLabels":{"app":"db"}}}}})"));
+  EXPECT_EQ(ev.type, WatchEventType::kModified);
+  EXPECT_EQ(ev.object.metadata.resource_version, "11");
+  EXPECT_EQ(ev.object.selector->match_labels, (Labels{{"app", "db"}}));
+  // A kind that is none of the five: undecodable, not a crash or a silent success.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      WatchEvent<SelectorObject> pod_event,
+      DecodeSelectorObjectWatchEvent(
+          R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p"}}})"));
+  ASSERT_TRUE(pod_event.undecodable.has_value());
+  EXPECT_EQ(pod_event.object.metadata.name, "p");
+  // A selector of the wrong type is an error naming its path.
+  const std::string bad = R"({"kind":"ServiceList","items":[
+      {"metadata":{"name":"x","namespace":"default"},"spec":{"selector":"app=web"}}]})";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SelectorObjectList skipped,
+                                DecodeSelectorObjectList(bad, SelectorResource::kServices));
+  EXPECT_TRUE(skipped.items.empty());
+  ASSERT_EQ(skipped.skipped.size(), 1u);
+  EXPECT_THAT(skipped.skipped[0].status.message(), HasSubstr("items[0].spec.selector"));
+}
+
 TEST(JsonCodecTest, DecodesLeaseAndStatus) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(Lease lease, DecodeLease(ReadTestdata("lease.json")));
   EXPECT_EQ(lease.metadata.name, "trimaran-scheduler");

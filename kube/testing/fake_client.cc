@@ -108,9 +108,20 @@ absl::Status FakeClient::Injected(const std::string& method) {
 int64_t FakeClient::NextRv() { return ++rv_; }
 
 void FakeClient::Record(WatchEventType type, const Pod* pod, const Node* node) {
-  Change c{.rv = rv_, .type = type, .is_pod = pod != nullptr};
+  Change c{.rv = rv_, .type = type, .stream = pod != nullptr ? kPodStream : kNodeStream};
   if (pod) c.pod = *pod;
   if (node) c.node = *node;
+  history_.push_back(std::move(c));
+  while (history_.size() > history_limit_) {
+    compacted_rv_ = history_.front().rv;
+    history_.pop_front();
+  }
+}
+
+void FakeClient::RecordObject(WatchEventType type, SelectorResource resource,
+                              const SelectorObject& object) {
+  Change c{.rv = rv_, .type = type, .stream = static_cast<int>(resource)};
+  c.object = object;
   history_.push_back(std::move(c));
   while (history_.size() > history_limit_) {
     compacted_rv_ = history_.front().rv;
@@ -340,7 +351,7 @@ absl::Status FakeClient::DeleteNode(absl::string_view name) {
 // ---- Watches ----
 
 template <typename T>
-absl::Status FakeClient::Watch(bool pods, absl::string_view ns, const WatchOptions& options,
+absl::Status FakeClient::Watch(int stream, absl::string_view ns, const WatchOptions& options,
                                const WatchHandler<T>& handler, std::stop_token stop) {
   bool stopped = false;
   std::stop_callback on_stop(stop, [&] {
@@ -348,7 +359,12 @@ absl::Status FakeClient::Watch(bool pods, absl::string_view ns, const WatchOptio
     stopped = true;
   });
   absl::MutexLock lock(&mu_);
-  if (auto s = Injected(pods ? "WatchPods" : "WatchNodes"); !s.ok()) return s;
+  if (auto s = Injected(stream == kPodStream    ? "WatchPods"
+                        : stream == kNodeStream ? "WatchNodes"
+                                                : "WatchSelectorObjects");
+      !s.ok()) {
+    return s;
+  }
   int64_t from = ParseRv(options.resource_version);
   if (from < 0) from = rv_;  // "" or garbage: from now on
   ++open_watches_;
@@ -374,7 +390,7 @@ absl::Status FakeClient::Watch(bool pods, absl::string_view ns, const WatchOptio
     for (const Change& c : history_) {
       if (c.rv <= from) continue;
       from = c.rv;
-      if (c.is_pod != pods) continue;
+      if (c.stream != stream) continue;
       WatchEvent<T> ev;
       ev.type = c.type;
       if constexpr (std::is_same_v<T, Pod>) {
@@ -388,6 +404,16 @@ absl::Status FakeClient::Watch(bool pods, absl::string_view ns, const WatchOptio
         }
         if (!*lm || !*fm) continue;
         ev.object = c.pod;
+      } else if constexpr (std::is_same_v<T, SelectorObject>) {
+        if (!ns.empty() && c.object.metadata.namespace_name != ns) continue;
+        absl::StatusOr<bool> lm =
+            MatchesLabelSelector(options.label_selector, c.object.metadata.labels);
+        if (!lm.ok()) {
+          result = lm.status();
+          break;
+        }
+        if (!*lm) continue;
+        ev.object = c.object;
       } else {
         absl::StatusOr<bool> lm =
             MatchesLabelSelector(options.label_selector, c.node.metadata.labels);
@@ -439,12 +465,89 @@ absl::Status FakeClient::Watch(bool pods, absl::string_view ns, const WatchOptio
 
 absl::Status FakeClient::WatchPods(absl::string_view ns, const WatchOptions& options,
                                    const WatchHandler<Pod>& handler, std::stop_token stop) {
-  return Watch<Pod>(true, ns, options, handler, stop);
+  return Watch<Pod>(kPodStream, ns, options, handler, stop);
 }
 
 absl::Status FakeClient::WatchNodes(const WatchOptions& options, const WatchHandler<Node>& handler,
                                     std::stop_token stop) {
-  return Watch<Node>(false, "", options, handler, stop);
+  return Watch<Node>(kNodeStream, "", options, handler, stop);
+}
+
+absl::Status FakeClient::WatchSelectorObjects(SelectorResource resource,
+                                              const WatchOptions& options,
+                                              const WatchHandler<SelectorObject>& handler,
+                                              std::stop_token stop) {
+  return Watch<SelectorObject>(static_cast<int>(resource), "", options, handler, stop);
+}
+
+// ---- Namespaces, services, replication controllers, replica sets, stateful sets ----
+
+absl::StatusOr<SelectorObjectList> FakeClient::ListSelectorObjects(SelectorResource resource,
+                                                                   const ListOptions& options) {
+  absl::MutexLock lock(&mu_);
+  if (auto s = Injected("ListSelectorObjects"); !s.ok()) return s;
+  const auto& objects = objects_[static_cast<int>(resource)];
+  SelectorObjectList list;
+  int64_t list_rv = rv_;
+  std::string after;
+  if (absl::Status s = ReadContinue(options.continue_token, &list_rv, &after); !s.ok()) return s;
+  list.metadata.resource_version = absl::StrCat(list_rv);
+  auto it = options.continue_token.empty() ? objects.begin() : objects.upper_bound(after);
+  std::string last_key;
+  for (; it != objects.end(); ++it) {
+    absl::StatusOr<bool> lm =
+        MatchesLabelSelector(options.label_selector, it->second.metadata.labels);
+    if (!lm.ok()) return lm.status();
+    if (!*lm) continue;
+    if (options.limit > 0 && static_cast<int64_t>(list.items.size()) == options.limit) {
+      list.metadata.continue_token = ContinueToken(list_rv, last_key);
+      break;
+    }
+    list.items.push_back(it->second);
+    last_key = it->first;
+  }
+  return list;
+}
+
+absl::StatusOr<SelectorObject> FakeClient::ApplySelectorObject(SelectorResource resource,
+                                                               const SelectorObject& object) {
+  absl::MutexLock lock(&mu_);
+  if (auto s = Injected("ApplySelectorObject"); !s.ok()) return s;
+  auto& objects = objects_[static_cast<int>(resource)];
+  SelectorObject o = object;
+  if (!IsNamespaced(resource)) o.metadata.namespace_name.clear();
+  const std::string key = NamespacedName(o.metadata);
+  auto it = objects.find(key);
+  const bool exists = it != objects.end();
+  if (exists) {
+    o.metadata.uid = it->second.metadata.uid;
+    o.metadata.creation_timestamp = it->second.metadata.creation_timestamp;
+  } else {
+    if (o.metadata.uid.empty()) o.metadata.uid = absl::StrCat("uid-", ++uid_);
+    if (!o.metadata.creation_timestamp) o.metadata.creation_timestamp = clock_.Now();
+  }
+  o.metadata.resource_version = absl::StrCat(NextRv());
+  objects[key] = o;
+  RecordObject(exists ? WatchEventType::kModified : WatchEventType::kAdded, resource, o);
+  return o;
+}
+
+absl::Status FakeClient::DeleteSelectorObject(SelectorResource resource, absl::string_view ns,
+                                              absl::string_view name) {
+  absl::MutexLock lock(&mu_);
+  if (auto s = Injected("DeleteSelectorObject"); !s.ok()) return s;
+  auto& objects = objects_[static_cast<int>(resource)];
+  const std::string key = IsNamespaced(resource) ? absl::StrCat(ns, "/", name) : std::string(name);
+  auto it = objects.find(key);
+  if (it == objects.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("delete ", std::string(PluralName(resource)), " ", key));
+  }
+  SelectorObject o = std::move(it->second);
+  objects.erase(it);
+  o.metadata.resource_version = absl::StrCat(NextRv());
+  RecordObject(WatchEventType::kDeleted, resource, o);
+  return absl::OkStatus();
 }
 
 // ---- Events and leases ----

@@ -1,8 +1,9 @@
 #pragma once
 // FakeClient: an in-memory apiserver behind kube::Client, for unit tests and
-// benchmarks. It keeps pods, nodes, leases and events, assigns resourceVersions from one
-// counter like etcd, serves paged lists and watches that resume from a version (410
-// Gone when the version is older than the kept history), applies bindings the way the
+// benchmarks. It keeps pods, nodes, the SelectorObject resources (namespaces, services,
+// replication controllers, replica sets, stateful sets), leases and events, assigns
+// resourceVersions from one counter like etcd, serves paged lists and watches that resume from a
+// version (410 Gone when the version is older than the kept history), applies bindings the way the
 // apiserver does (spec.nodeName + PodScheduled=True; 409 if already bound), merges
 // status patches, and checks lease updates optimistically (409 -> Aborted).
 //
@@ -23,6 +24,7 @@
 
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,6 +55,11 @@ class FakeClient final : public Client {
   absl::StatusOr<NodeList> ListNodes(const ListOptions& options) override;
   absl::Status WatchNodes(const WatchOptions& options, const WatchHandler<Node>& handler,
                           std::stop_token stop) override;
+  absl::StatusOr<SelectorObjectList> ListSelectorObjects(SelectorResource resource,
+                                                         const ListOptions& options) override;
+  absl::Status WatchSelectorObjects(SelectorResource resource, const WatchOptions& options,
+                                    const WatchHandler<SelectorObject>& handler,
+                                    std::stop_token stop) override;
   absl::StatusOr<Node> GetNode(absl::string_view name) override;
   absl::StatusOr<Node> CreateNode(const Node& node) override;
   absl::Status DeleteNode(absl::string_view name) override;
@@ -75,6 +82,12 @@ class FakeClient final : public Client {
   // Replaces a pod or node wholesale (a MODIFIED event), as another client would.
   absl::StatusOr<Pod> UpdatePod(const Pod& pod);
   absl::StatusOr<Node> UpdateNode(const Node& node);
+  // Creates (ADDED) or replaces (MODIFIED) a namespace, service, replication controller,
+  // replica set or stateful set; deletes one (NotFound when absent).
+  absl::StatusOr<SelectorObject> ApplySelectorObject(SelectorResource resource,
+                                                     const SelectorObject& object);
+  absl::Status DeleteSelectorObject(SelectorResource resource, absl::string_view ns,
+                                    absl::string_view name);
   // The next `times` calls of `method` ("Bind", "ListPods", "WatchPods", ...) fail.
   void FailNext(const std::string& method, absl::Status status, int times = 1);
   // While `hang` is true, calls of `method` ("GetLease", "UpdateLease", "Bind", ...) made
@@ -104,12 +117,16 @@ class FakeClient final : public Client {
   int Calls(const std::string& method) const;
 
  private:
+  // Which watch a change belongs to: pods, nodes, or one SelectorResource (its value).
+  static constexpr int kPodStream = -2;
+  static constexpr int kNodeStream = -1;
   struct Change {
     int64_t rv;
     WatchEventType type;
-    bool is_pod;
+    int stream;
     Pod pod;
     Node node;
+    SelectorObject object;
   };
   absl::Status Injected(const std::string& method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static std::string ContinueToken(int64_t list_rv, const std::string& last_key);
@@ -124,8 +141,10 @@ class FakeClient final : public Client {
   int64_t NextRv() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Record(WatchEventType type, const Pod* pod, const Node* node)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordObject(WatchEventType type, SelectorResource resource, const SelectorObject& object)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   template <typename T>
-  absl::Status Watch(bool pods, absl::string_view ns, const WatchOptions& options,
+  absl::Status Watch(int stream, absl::string_view ns, const WatchOptions& options,
                      const WatchHandler<T>& handler, std::stop_token stop);
 
   const Clock& clock_;
@@ -134,6 +153,9 @@ class FakeClient final : public Client {
   uint64_t uid_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Pod> pods_ ABSL_GUARDED_BY(mu_);    // "ns/name"
   std::map<std::string, Node> nodes_ ABSL_GUARDED_BY(mu_);  // "name"
+  // Per SelectorResource, by "ns/name" ("name" for namespaces).
+  std::map<std::string, SelectorObject> objects_[std::size(kAllSelectorResources)] ABSL_GUARDED_BY(
+      mu_);
   std::map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);
   std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
   std::vector<Binding> bindings_ ABSL_GUARDED_BY(mu_);

@@ -84,7 +84,8 @@ TEST(ConfigFixtureTest, EksBinpackLoadsUnchanged) {
   EXPECT_EQ(p.plugin_args.at("NodeResourcesFit").path, "profiles[0].pluginConfig[0].args");
   // Filters still come from the defaults (multiPoint).
   EXPECT_THAT(p.filter, ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration",
-                                    "NodeAffinity", "NodePorts", "NodeResourcesFit"));
+                                    "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                                    "PodTopologySpread", "InterPodAffinity"));
   EXPECT_THAT(p.queue_sort, ElementsAre("PrioritySort"));
   EXPECT_THAT(p.bind, ElementsAre("DefaultBinder"));
 }
@@ -107,6 +108,8 @@ profiles:
             weight: 1
           - name: NodeAffinity
             weight: 1
+          - name: InterPodAffinity
+            weight: 1
     pluginConfig:
       - name: TargetLoadPacking
         args:
@@ -114,6 +117,7 @@ profiles:
 # profiles[0].plugins.score.disabled: NodeResourcesLeastAllocated -> NodeResourcesFit
 # profiles[0].plugins.score.enabled: TaintToleration weight 1 (its v1beta1 default; the v1 default differs)
 # profiles[0].plugins.score.enabled: NodeAffinity weight 1 (its v1beta1 default; the v1 default differs)
+# profiles[0].plugins.score.enabled: InterPodAffinity weight 1 (its v1beta1 default; the v1 default differs)
 )";
 
 TEST(ConfigFixtureTest, V1beta1IsRefusedWithItsExactV1Equivalent) {
@@ -134,10 +138,14 @@ TEST(ConfigFixtureTest, V1beta1IsRefusedWithItsExactV1Equivalent) {
   EXPECT_FALSE(v1.leader_election.leader_elect);
   TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(v1, 0, InTree()));
   EXPECT_EQ(p.scheduler_name, "trimaran");
-  // Overrides in score.enabled order (TaintToleration, NodeAffinity), no multiPoint-only
-  // scorer left (NodeResourcesFit/BalancedAllocation disabled), then TargetLoadPacking.
-  EXPECT_EQ(p.score,
-            Score({{"TaintToleration", 1}, {"NodeAffinity", 1}, {"TargetLoadPacking", 1}}));
+  // Overrides in score.enabled order (TaintToleration, NodeAffinity, InterPodAffinity),
+  // the multiPoint-only scorer left (PodTopologySpread; NodeResourcesFit and
+  // BalancedAllocation are disabled), then TargetLoadPacking.
+  EXPECT_EQ(p.score, Score({{"TaintToleration", 1},
+                            {"NodeAffinity", 1},
+                            {"InterPodAffinity", 1},
+                            {"PodTopologySpread", 2},
+                            {"TargetLoadPacking", 1}}));
   EXPECT_THAT(p.reserve, ElementsAre());  // Only enabled at score, as in v1beta1.
   EXPECT_TRUE(p.packing);
   EXPECT_EQ(p.plugin_args.at("TargetLoadPacking").args["watcherAddress"].Scalar(),
@@ -176,10 +184,12 @@ profiles:
   EXPECT_EQ(strategy["type"].Scalar(), "MostAllocated");
   EXPECT_EQ(strategy["resources"][0]["weight"].as<int>(), 2);
   // NodeResourcesFit (weight 5, explicit) stays enabled although "LeastAllocated" was
-  // disabled; TaintToleration/NodeAffinity carry the v1beta1 weight 1.
+  // disabled; TaintToleration/NodeAffinity/InterPodAffinity carry the v1beta1 weight 1.
   EXPECT_EQ(p.score, Score({{"NodeResourcesFit", 5},
                             {"TaintToleration", 1},
                             {"NodeAffinity", 1},
+                            {"InterPodAffinity", 1},
+                            {"PodTopologySpread", 2},
                             {"NodeResourcesBalancedAllocation", 1}}));
   EXPECT_THAT(msg, HasSubstr("# healthzBindAddress removed"));
 }
@@ -278,15 +288,19 @@ TEST(ConfigExpandTest, DefaultProfile) {
   EXPECT_EQ(p.score, Score({{"TaintToleration", 3},
                             {"NodeAffinity", 2},
                             {"NodeResourcesFit", 1},
+                            {"PodTopologySpread", 2},
+                            {"InterPodAffinity", 2},
                             {"NodeResourcesBalancedAllocation", 1}}));
   EXPECT_THAT(p.pre_enqueue, ElementsAre("SchedulingGates"));
   EXPECT_THAT(p.queue_sort, ElementsAre("PrioritySort"));
   EXPECT_THAT(p.pre_filter, ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit",
-                                        "UnsupportedPodConstraints"));
+                                        "PodTopologySpread", "InterPodAffinity"));
   EXPECT_THAT(p.filter, ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration",
-                                    "NodeAffinity", "NodePorts", "NodeResourcesFit"));
+                                    "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                                    "PodTopologySpread", "InterPodAffinity"));
   EXPECT_THAT(p.post_filter, ElementsAre());
   EXPECT_THAT(p.pre_score, ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
+                                       "PodTopologySpread", "InterPodAffinity",
                                        "NodeResourcesBalancedAllocation"));
   EXPECT_THAT(p.bind, ElementsAre("DefaultBinder"));
   EXPECT_EQ(p.percentage_of_nodes_to_score, 0);
@@ -312,26 +326,37 @@ TEST(ConfigExpandTest, Table) {
        Score({{"TaintToleration", 3},
               {"NodeAffinity", 7},
               {"NodeResourcesFit", 1},
+              {"PodTopologySpread", 2},
+              {"InterPodAffinity", 2},
               {"NodeResourcesBalancedAllocation", 1}}),
        {}},
       {"multiPoint disabled drops the plugin everywhere",
        "profiles:\n- plugins:\n    multiPoint:\n      disabled: [{name: TaintToleration}]\n",
-       Score(
-           {{"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"NodeResourcesBalancedAllocation", 1}}),
-       {"NodeUnschedulable", "NodeName", "NodeAffinity", "NodePorts", "NodeResourcesFit"}},
+       Score({{"NodeAffinity", 2},
+              {"NodeResourcesFit", 1},
+              {"PodTopologySpread", 2},
+              {"InterPodAffinity", 2},
+              {"NodeResourcesBalancedAllocation", 1}}),
+       {"NodeUnschedulable", "NodeName", "NodeAffinity", "NodePorts", "NodeResourcesFit",
+        "PodTopologySpread", "InterPodAffinity"}},
       {"score disabled only at score keeps the filter",
        "profiles:\n- plugins:\n    score:\n      disabled: [{name: TaintToleration}]\n",
-       Score(
-           {{"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"NodeResourcesBalancedAllocation", 1}}),
+       Score({{"NodeAffinity", 2},
+              {"NodeResourcesFit", 1},
+              {"PodTopologySpread", 2},
+              {"InterPodAffinity", 2},
+              {"NodeResourcesBalancedAllocation", 1}}),
        {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
-        "NodeResourcesFit"}},
+        "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}},
       {"explicit score entry overrides: first, with its weight (0 -> 1)",
        "profiles:\n- plugins:\n    score:\n      enabled: [{name: NodeResourcesFit, weight: 0}, "
        "{name: TargetLoadPacking, weight: 4}]\n",
-       // (a) override NodeResourcesFit, (b) multiPoint-only TT/NA/NRBA, (c) TLP.
+       // (a) override NodeResourcesFit, (b) multiPoint-only TT/NA/PTS/IPA/NRBA, (c) TLP.
        Score({{"NodeResourcesFit", 1},
               {"TaintToleration", 3},
               {"NodeAffinity", 2},
+              {"PodTopologySpread", 2},
+              {"InterPodAffinity", 2},
               {"NodeResourcesBalancedAllocation", 1},
               {"TargetLoadPacking", 4}}),
        {}},
@@ -341,6 +366,8 @@ TEST(ConfigExpandTest, Table) {
        Score({{"TaintToleration", 3},
               {"NodeAffinity", 2},
               {"NodeResourcesFit", 1},
+              {"PodTopologySpread", 2},
+              {"InterPodAffinity", 2},
               {"NodeResourcesBalancedAllocation", 1}}),
        {"NodeResourcesFit"}},
   };
@@ -417,13 +444,16 @@ TEST(ConfigV1beta2Test, PerExtensionPointDefaultsAndWeights) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
   // v1beta2 weights: all 1 for the plugins we have (TaintToleration 1, NodeAffinity 1).
   EXPECT_EQ(p.score, Score({{"NodeResourcesBalancedAllocation", 1},
+                            {"InterPodAffinity", 1},
                             {"NodeResourcesFit", 1},
                             {"NodeAffinity", 1},
+                            {"PodTopologySpread", 2},
                             {"TaintToleration", 1}}));
-  EXPECT_THAT(p.pre_filter, ElementsAre("NodeResourcesFit", "NodePorts",
-                                        "UnsupportedPodConstraints", "NodeAffinity"));
-  EXPECT_THAT(p.pre_score, ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
-                                       "NodeResourcesBalancedAllocation"));
+  EXPECT_THAT(p.pre_filter, ElementsAre("NodeResourcesFit", "NodePorts", "PodTopologySpread",
+                                        "InterPodAffinity", "NodeAffinity"));
+  EXPECT_THAT(p.pre_score,
+              ElementsAre("InterPodAffinity", "PodTopologySpread", "TaintToleration",
+                          "NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation"));
   EXPECT_THAT(p.bind, ElementsAre("DefaultBinder"));
   // v1beta2 had no multiPoint.
   EXPECT_THAT(ParseConfig("apiVersion: kubescheduler.config.k8s.io/v1beta2\n"
@@ -559,9 +589,15 @@ TEST(ConfigValidateTest, EachError) {
        "Foo}]\n",
        "profiles[0].plugins.score.enabled[1].name: unknown plugin \"Foo\""},
       {"unsupported plugin",
-       "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: InterPodAffinity}]\n",
-       "profiles[0].plugins.multiPoint.enabled[8].name: plugin InterPodAffinity is not supported "
+       "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding}]\n",
+       "profiles[0].plugins.multiPoint.enabled[8].name: plugin VolumeBinding is not supported "
        "by trimaran-scheduler yet"},
+      {"removed stop-gap",
+       "profiles:\n- plugins:\n    preFilter:\n      enabled: [{name: "
+       "UnsupportedPodConstraints}]\n",
+       "profiles[0].plugins.preFilter.enabled[0].name: plugin UnsupportedPodConstraints was "
+       "removed: InterPodAffinity and PodTopologySpread (in the default profile) now evaluate "
+       "those constraints; remove it from the configuration"},
       {"not implementing the point",
        "profiles:\n- plugins:\n    score:\n      enabled: [{name: NodeName}]\n",
        "profiles[0].plugins.score.enabled[0].name: plugin \"NodeName\" does not implement Score"},

@@ -11,10 +11,9 @@ namespace trimaran::sched::config {
 namespace {
 
 constexpr absl::string_view kUnsupported[] = {
-    "VolumeRestrictions", "EBSLimits",           "GCEPDLimits",       "AzureDiskLimits",
-    "NodeVolumeLimits",   "VolumeBinding",       "VolumeZone",        "PodTopologySpread",
-    "InterPodAffinity",   "DynamicResources",    "DefaultPreemption", "ImageLocality",
-    "SelectorSpread",     "NodePreferAvoidPods",
+    "VolumeRestrictions", "EBSLimits",     "GCEPDLimits",    "AzureDiskLimits",
+    "NodeVolumeLimits",   "VolumeBinding", "VolumeZone",     "DynamicResources",
+    "DefaultPreemption",  "ImageLocality", "SelectorSpread", "NodePreferAvoidPods",
 };
 
 PluginSet Names(std::initializer_list<absl::string_view> names) {
@@ -26,25 +25,15 @@ PluginSet Names(std::initializer_list<absl::string_view> names) {
 Plugins DefaultV1() {
   Plugins p;
   p.multi_point.enabled = {
-      {"SchedulingGates", 0},
-      {"PrioritySort", 0},
-      {"NodeUnschedulable", 0},
-      {"NodeName", 0},
-      {"TaintToleration", 3},
-      {"NodeAffinity", 2},
-      {"NodePorts", 0},
-      {"NodeResourcesFit", 1},
-      {"VolumeRestrictions", 0},
-      {"NodeVolumeLimits", 0},
-      {"VolumeBinding", 0},
-      {"VolumeZone", 0},
-      {"PodTopologySpread", 2},
-      {"InterPodAffinity", 2},
-      {"UnsupportedPodConstraints", 0},  // Trimaran's addition, see defaults.h.
-      {"DefaultPreemption", 0},
-      {"NodeResourcesBalancedAllocation", 1},
-      {"ImageLocality", 1},
-      {"DefaultBinder", 0},
+      {"SchedulingGates", 0},    {"PrioritySort", 0},
+      {"NodeUnschedulable", 0},  {"NodeName", 0},
+      {"TaintToleration", 3},    {"NodeAffinity", 2},
+      {"NodePorts", 0},          {"NodeResourcesFit", 1},
+      {"VolumeRestrictions", 0}, {"NodeVolumeLimits", 0},
+      {"VolumeBinding", 0},      {"VolumeZone", 0},
+      {"PodTopologySpread", 2},  {"InterPodAffinity", 2},
+      {"DefaultPreemption", 0},  {"NodeResourcesBalancedAllocation", 1},
+      {"ImageLocality", 1},      {"DefaultBinder", 0},
   };
   return p;
 }
@@ -52,9 +41,8 @@ Plugins DefaultV1() {
 Plugins DefaultV1beta2() {
   Plugins p;
   p.queue_sort = Names({"PrioritySort"});
-  p.pre_filter =
-      Names({"NodeResourcesFit", "NodePorts", "VolumeRestrictions", "PodTopologySpread",
-             "InterPodAffinity", "UnsupportedPodConstraints", "VolumeBinding", "NodeAffinity"});
+  p.pre_filter = Names({"NodeResourcesFit", "NodePorts", "VolumeRestrictions", "PodTopologySpread",
+                        "InterPodAffinity", "VolumeBinding", "NodeAffinity"});
   p.filter = Names({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
                     "NodeResourcesFit", "VolumeRestrictions", "EBSLimits", "GCEPDLimits",
                     "NodeVolumeLimits", "AzureDiskLimits", "VolumeBinding", "VolumeZone",

@@ -14,16 +14,12 @@
 // InterPodAffinity 2, NodeResourcesBalancedAllocation 1, ImageLocality 1); v1beta2 per
 // extension point with its own weights (§1.9; the Kubernetes 1.27 v1beta2 lists, in
 // which NodeResourcesFit and NodeResourcesBalancedAllocation are also PreScore plugins).
-// DynamicResources (gate-dependent upstream) is not in the list. Trimaran adds its
-// stop-gap UnsupportedPodConstraints (PreFilter) right after InterPodAffinity: it refuses
-// pods with hard inter-pod (anti-)affinity / DoNotSchedule spread constraints, which it
-// cannot evaluate yet.
+// DynamicResources (gate-dependent upstream) is not in the list.
 //
 // Upstream default plugins that Trimaran does not implement (IsUnsupportedUpstreamPlugin:
-// the volume plugins, PodTopologySpread, InterPodAffinity, DefaultPreemption,
-// ImageLocality, ...) are DROPPED here, with an info log, when they are
-// only present because of the defaults. A user who names one explicitly in an enabled
-// list keeps it, and Validate rejects it ("plugin InterPodAffinity is not supported by
+// the volume plugins, DefaultPreemption, ImageLocality, ...) are DROPPED here, with an info log,
+// when they are only present because of the defaults. A user who names one explicitly in an enabled
+// list keeps it, and Validate rejects it ("plugin VolumeBinding is not supported by
 // trimaran-scheduler yet"). Trimaran has no volume or preemption plugins yet.
 //
 // Plugin args are not defaulted here: each plugin's own decoder (its args.h) applies the

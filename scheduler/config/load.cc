@@ -426,13 +426,13 @@ std::string TranslateV1beta1(const YAML::Node& original) {
       }
     }
     // v1beta1's default score weights that changed in v1 (TaintToleration 1 -> 3,
-    // NodeAffinity 1 -> 2).
+    // NodeAffinity 1 -> 2, InterPodAffinity 1 -> 2).
     YAML::Node score = plugins["score"];
     if (!score || score.IsNull()) score = YAML::Node(YAML::NodeType::Map);
     bool all_disabled = false;
     if (score["disabled"].IsSequence()) all_disabled = SeqHasName(score["disabled"], "*");
     if (!all_disabled) {
-      for (const char* name : {"TaintToleration", "NodeAffinity"}) {
+      for (const char* name : {"TaintToleration", "NodeAffinity", "InterPodAffinity"}) {
         if (SeqHasName(score["disabled"], name) || SeqHasName(score["enabled"], name)) continue;
         YAML::Node entry(YAML::NodeType::Map);
         entry["name"] = name;

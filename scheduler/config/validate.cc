@@ -68,6 +68,13 @@ void ValidatePluginName(absl::string_view name, absl::string_view path, const Re
                         std::vector<std::string>& errors) {
   if (name.empty()) {
     errors.push_back(absl::StrCat(path, ": must not be empty"));
+  } else if (name == "UnsupportedPodConstraints") {
+    // Trimaran's stop-gap until InterPodAffinity and PodTopologySpread existed.
+    errors.push_back(absl::StrCat(
+        path,
+        ": plugin UnsupportedPodConstraints was removed: InterPodAffinity and "
+        "PodTopologySpread (in the default profile) now evaluate those constraints; remove it "
+        "from the configuration"));
   } else if (IsUnsupportedUpstreamPlugin(name)) {
     errors.push_back(
         absl::StrCat(path, ": plugin ", name, " is not supported by trimaran-scheduler yet"));

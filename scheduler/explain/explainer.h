@@ -36,6 +36,7 @@
 #include "kube/api/pod.h"
 #include "loadwatcher/metrics.h"
 #include "scheduler/backend/cache/cache_impl.h"
+#include "scheduler/backend/cache/object_store.h"
 #include "scheduler/backend/cache/snapshot.h"
 #include "scheduler/explain/fixed_metrics.h"
 #include "scheduler/explain/offline_handle.h"
@@ -67,6 +68,9 @@ class Explainer {
   // The cluster: nodes and assigned pods, through the scheduler cache's operations.
   // Changes show in the next cycle.
   Cache& cache() { return cache_; }
+  // Namespaces, services and controllers the plugins read (InterPodAffinity's
+  // namespaceSelector, PodTopologySpread's default constraints).
+  ObjectStore& objects() { return objects_; }
   // Replaces the served metrics (only when created with metrics).
   void SetMetrics(lw::WatcherMetrics metrics);
 
@@ -92,6 +96,7 @@ class Explainer {
   const StatsScopes scopes_;
   CacheImpl cache_;
   Snapshot snapshot_;
+  ObjectStore objects_;
   std::unique_ptr<FixedMetricsClient> metrics_client_;
   std::unique_ptr<FixedSourcePool> sources_;
   OfflineHandle handle_;

@@ -2,12 +2,14 @@
 
 namespace trimaran::sched::explain {
 OfflineHandle::OfflineHandle(const SharedLister& snapshot, const StatsScopes& scopes,
-                             const Clock& clock, lw::Client* load_watcher, lw::SourcePool* sources)
+                             const Clock& clock, lw::Client* load_watcher, lw::SourcePool* sources,
+                             const ObjectLister& objects)
     : snapshot_(snapshot),
       scopes_(scopes),
       clock_(clock),
       load_watcher_(load_watcher),
       sources_(sources),
+      objects_(objects),
       client_(clock) {}
 
 }  // namespace trimaran::sched::explain

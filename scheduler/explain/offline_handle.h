@@ -3,8 +3,8 @@
 // build frameworks with. Plugins see the tool's snapshot,
 // its clock (a ManualClock, usually), an in-memory apiserver (kube::testing::FakeClient;
 // score plugins never call it, binders write to it), an event recorder that drops
-// events, a sequential parallelizer (reports are deterministic) and the tool's load
-// watcher clients.
+// events, a sequential parallelizer (reports are deterministic), the tool's load
+// watcher clients and its namespaces, services and controllers.
 //
 // Thread-safety: as Handle; the snapshot is the owner's and changes between cycles.
 // Ownership: everything passed in must outlive the handle.
@@ -22,7 +22,7 @@ namespace trimaran::sched::explain {
 class OfflineHandle final : public Handle {
  public:
   OfflineHandle(const SharedLister& snapshot, const StatsScopes& scopes, const Clock& clock,
-                lw::Client* load_watcher, lw::SourcePool* sources);
+                lw::Client* load_watcher, lw::SourcePool* sources, const ObjectLister& objects);
 
   const SharedLister& snapshot_lister() const override { return snapshot_; }
   kube::Client& client() override { return client_; }
@@ -32,6 +32,7 @@ class OfflineHandle final : public Handle {
   const Clock& clock() const override { return clock_; }
   lw::Client* load_watcher() override { return load_watcher_; }
   lw::SourcePool* load_watcher_sources() override { return sources_; }
+  const ObjectLister& object_lister() const override { return objects_; }
 
   // The in-memory apiserver (what a binder wrote).
   kube::testing::FakeClient& api() { return client_; }
@@ -48,6 +49,7 @@ class OfflineHandle final : public Handle {
   const Clock& clock_;
   lw::Client* load_watcher_;
   lw::SourcePool* sources_;
+  const ObjectLister& objects_;
   kube::testing::FakeClient client_;
   DroppingEventRecorder recorder_;
   InlineParallelizer parallelizer_{1};

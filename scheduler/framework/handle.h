@@ -6,7 +6,8 @@
 // scheduler/testing/fake_handle.h has a fake.
 //
 // Also here, the small interfaces a Handle hands out: NodeInfoLister/SharedLister (the
-// snapshot), EventRecorder and Parallelizer.
+// snapshot), ObjectLister (namespaces, services and controllers), EventRecorder and
+// Parallelizer.
 //
 // Thread-safety: Handle and everything it returns are safe for concurrent use, except
 // the snapshot lister, whose contents change between scheduling cycles (read it only
@@ -16,13 +17,17 @@
 // its accessors stay valid as long as the Handle.
 
 #include <functional>
+#include <memory>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/clock.h"
 #include "kube/api/pod.h"
+#include "kube/api/selector_object.h"
 #include "kube/client.h"
 #include "loadwatcher/client.h"
 #include "loadwatcher/source_pool.h"
@@ -56,6 +61,27 @@ class SharedLister {
   virtual ~SharedLister() = default;
   virtual const NodeInfoLister& NodeInfos() const = 0;
 };
+
+// The Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets the
+// scheduler's informers hold (kube/api/selector_object.h): upstream's informer listers,
+// read live rather than per cycle (as upstream, a cycle may see an object change
+// between two reads). InterPodAffinity reads namespaces' labels; PodTopologySpread the
+// selectors behind its default constraints. The default implementation is empty.
+class ObjectLister {
+ public:
+  virtual ~ObjectLister() = default;
+  // The object `ns`/`name` (`ns` ignored for namespaces), or nullptr.
+  virtual std::shared_ptr<const kube::SelectorObject> Get(kube::SelectorResource resource,
+                                                          std::string_view ns,
+                                                          std::string_view name) const = 0;
+  // Every object of `resource` in namespace `ns` (every namespace for kNamespaces), in
+  // name order.
+  virtual std::vector<std::shared_ptr<const kube::SelectorObject>> List(
+      kube::SelectorResource resource, std::string_view ns) const = 0;
+};
+
+// An ObjectLister with nothing in it.
+const ObjectLister& EmptyObjectLister();
 
 enum class EventType { kNormal, kWarning };
 
@@ -131,6 +157,9 @@ class Handle {
   // is lost and their deadline is the leader's LeadingUntil(), so no Binding is sent
   // once another replica may lead. Unbounded by default.
   virtual kube::CallOptions binding_call_options() { return {}; }
+  // Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets (see
+  // ObjectLister). Empty unless the runtime has informers for them.
+  virtual const ObjectLister& object_lister() const { return EmptyObjectLister(); }
   // Still to come: waiting-pod access for Permit plugins and a PluginsRunner for
   // preemption.
 };

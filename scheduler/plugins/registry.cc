@@ -6,6 +6,7 @@
 #include "common/check.h"
 #include "common/status_macros.h"
 #include "scheduler/plugins/default_binder/default_binder.h"
+#include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "scheduler/plugins/load_variation_risk_balancing/load_variation_risk_balancing.h"
 #include "scheduler/plugins/low_risk_over_commitment/low_risk_over_commitment.h"
 #include "scheduler/plugins/node_affinity/node_affinity.h"
@@ -14,11 +15,11 @@
 #include "scheduler/plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
 #include "scheduler/plugins/node_resources_fit/node_resources_fit.h"
 #include "scheduler/plugins/node_unschedulable/node_unschedulable.h"
+#include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
 #include "scheduler/plugins/queue_sort/priority_sort.h"
 #include "scheduler/plugins/scheduling_gates/scheduling_gates.h"
 #include "scheduler/plugins/taint_toleration/taint_toleration.h"
 #include "scheduler/plugins/target_load_packing/target_load_packing.h"
-#include "scheduler/plugins/unsupported_constraints/unsupported_constraints.h"
 
 namespace trimaran::sched::plugins {
 
@@ -26,6 +27,7 @@ absl::Status RegisterInTreePlugins(Registry& registry) {
   // One line per plugin, sorted by name; each describes itself in its own folder.
   const std::pair<absl::string_view, PluginDescriptor (*)()> kInTree[] = {
       {DefaultBinder::kName, &DefaultBinder::Descriptor},
+      {InterPodAffinity::kName, &InterPodAffinity::Descriptor},
       {LoadVariationRiskBalancing::kName, &LoadVariationRiskBalancing::Descriptor},
       {LowRiskOverCommitment::kName, &LowRiskOverCommitment::Descriptor},
       {NodeAffinity::kName, &NodeAffinity::Descriptor},
@@ -34,11 +36,11 @@ absl::Status RegisterInTreePlugins(Registry& registry) {
       {NodeResourcesBalancedAllocation::kName, &NodeResourcesBalancedAllocation::Descriptor},
       {NodeResourcesFit::kName, &NodeResourcesFit::Descriptor},
       {NodeUnschedulable::kName, &NodeUnschedulable::Descriptor},
+      {PodTopologySpread::kName, &PodTopologySpread::Descriptor},
       {PrioritySort::kName, &PrioritySort::Descriptor},
       {SchedulingGates::kName, &SchedulingGates::Descriptor},
       {TaintToleration::kName, &TaintToleration::Descriptor},
       {TargetLoadPacking::kName, &TargetLoadPacking::Descriptor},
-      {UnsupportedPodConstraints::kName, &UnsupportedPodConstraints::Descriptor},
   };
   for (const auto& [name, descriptor] : kInTree) {
     TRIMARAN_RETURN_IF_ERROR(registry.Register(name, descriptor()));

@@ -43,17 +43,16 @@ std::vector<ExtensionPoint> PointsOfInstance(Plugin* plugin) {
 
 TEST(RegisterInTreePluginsTest, TheInTreePlugins) {
   // The default v1 profile's plugins (spec kube-scheduler.md §1.5) that Trimaran
-  // implements, Trimaran's own stop-gap for unsupported hard constraints
-  // (UnsupportedPodConstraints) and its own Score plugins (issue 7: TargetLoadPacking,
+  // implements and its own Score plugins (issue 7: TargetLoadPacking,
   // LoadVariationRiskBalancing, LowRiskOverCommitment). Not yet implemented:
-  // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
-  // PodTopologySpread, InterPodAffinity, DefaultPreemption, ImageLocality.
-  EXPECT_THAT(
-      InTreeRegistry().Names(),
-      ElementsAre("DefaultBinder", "LoadVariationRiskBalancing", "LowRiskOverCommitment",
-                  "NodeAffinity", "NodeName", "NodePorts", "NodeResourcesBalancedAllocation",
-                  "NodeResourcesFit", "NodeUnschedulable", "PrioritySort", "SchedulingGates",
-                  "TaintToleration", "TargetLoadPacking", "UnsupportedPodConstraints"));
+  // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, DefaultPreemption,
+  // ImageLocality.
+  EXPECT_THAT(InTreeRegistry().Names(),
+              ElementsAre("DefaultBinder", "InterPodAffinity", "LoadVariationRiskBalancing",
+                          "LowRiskOverCommitment", "NodeAffinity", "NodeName", "NodePorts",
+                          "NodeResourcesBalancedAllocation", "NodeResourcesFit",
+                          "NodeUnschedulable", "PodTopologySpread", "PrioritySort",
+                          "SchedulingGates", "TaintToleration", "TargetLoadPacking"));
 }
 
 TEST(RegisterInTreePluginsTest, EveryFactoryBuildsItsPluginWithDefaultArgs) {

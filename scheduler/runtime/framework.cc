@@ -31,6 +31,7 @@ class PluginHandle final : public Handle {
   lw::Client* load_watcher() override { return base_.load_watcher(); }
   lw::SourcePool* load_watcher_sources() override { return base_.load_watcher_sources(); }
   kube::CallOptions binding_call_options() override { return base_.binding_call_options(); }
+  const ObjectLister& object_lister() const override { return base_.object_lister(); }
 
  private:
   Handle& base_;

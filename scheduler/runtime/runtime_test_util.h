@@ -30,6 +30,7 @@ class ThreadedHandle final : public Handle {
   const StatsScopes& stats_scopes() const override { return fake_.stats_scopes(); }
   Parallelizer& parallelizer() override { return pool_; }
   const Clock& clock() const override { return fake_.clock(); }
+  const ObjectLister& object_lister() const override { return fake_.object_lister(); }
   testing::FakeHandle& fake() { return fake_; }
 
  private:

@@ -5,8 +5,9 @@
 //                       (upstream's framework.NewSnapshot(pods, nodes)).
 //   FakeEventRecorder   records events in memory.
 //   InlineParallelizer  runs every piece on the calling thread, in order.
-//   FakeHandle          all of the above plus a kube::testing::FakeClient, a FakeClock
-//                       and a private stats registry. NewHandleForTest() builds one.
+//   FakeHandle          all of the above plus a kube::testing::FakeClient, a FakeClock,
+//                       an ObjectStore (namespaces, services, controllers) and a private
+//                       stats registry. NewHandleForTest() builds one.
 //
 //   auto handle = NewHandleForTest({MakeNode().Name("n1").Obj()},
 //                                  {MakePod().Name("p").NodeName("n1").Obj()});
@@ -32,6 +33,7 @@
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
 #include "kube/testing/fake_client.h"
+#include "scheduler/backend/cache/object_store.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/runtime/inline_parallelizer.h"
@@ -122,8 +124,11 @@ class FakeHandle final : public Handle {
   lw::SourcePool* load_watcher_sources() override { return sources_; }
   // Hands `pool` (not owned; may be null) to plugins as the per-args metrics sources.
   void SetLoadWatcherSources(lw::SourcePool* pool) { sources_ = pool; }
+  const ObjectLister& object_lister() const override { return objects_; }
 
   // ---- Test access ----
+  // Namespaces, services and controllers the plugins see (object_lister()).
+  ObjectStore& objects() { return objects_; }
   FakeSnapshot& snapshot() { return snapshot_; }
   FakeEventRecorder& recorder() { return recorder_; }
   kube::testing::FakeClient& fake_client() { return client_; }
@@ -136,6 +141,7 @@ class FakeHandle final : public Handle {
   ::trimaran::testing::FakeClock clock_;
   kube::testing::FakeClient client_;
   FakeSnapshot snapshot_;
+  ObjectStore objects_;
   FakeEventRecorder recorder_;
   InlineParallelizer parallelizer_;
   stats::Registry registry_;

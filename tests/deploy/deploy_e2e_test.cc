@@ -159,6 +159,18 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
     SCOPED_TRACE(watch);
     TRIMARAN_EXPECT_OK(scoped_->Raw("GET", watch, "").status());
   }
+  // Namespaces, services and controllers (InterPodAffinity's namespaceSelector,
+  // PodTopologySpread's default constraints): list + watch of each.
+  for (kube::SelectorResource resource : kube::kAllSelectorResources) {
+    SCOPED_TRACE(kube::PluralName(resource));
+    TRIMARAN_EXPECT_OK(scoped_->ListSelectorObjects(resource, {}).status());
+    TRIMARAN_EXPECT_OK(scoped_
+                           ->Raw("GET",
+                                 absl::StrCat(std::string(kube::CollectionPath(resource)),
+                                              "?watch=true&timeoutSeconds=1"),
+                                 "")
+                           .status());
+  }
 
   // --- Allowed: PodScheduled condition, binding, events ---
   kube::PodStatusPatch patch;

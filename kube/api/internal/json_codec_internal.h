@@ -32,6 +32,7 @@
 #include "kube/api/pod_status_patch.h"
 #include "kube/api/quantity.h"
 #include "kube/api/resource_list.h"
+#include "kube/api/selector_object.h"
 #include "kube/api/watch_event.h"
 #include "rapidjson/document.h"
 #include "rapidjson/encodedstream.h"
@@ -228,6 +229,7 @@ absl::Status Read(const Value& v, const Path& path, LeaseSpec& out);
 absl::Status Read(const Value& v, const Path& path, Lease& out);
 absl::Status Read(const Value& v, const Path& path, ApiStatus& out);
 absl::Status Read(const Value& v, const Path& path, PodStatusPatch& out);
+absl::Status Read(const Value& v, const Path& path, SelectorObject& out);
 
 // ---- Containers of the above. ----
 template <typename T>

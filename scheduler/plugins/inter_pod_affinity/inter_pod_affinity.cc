@@ -48,27 +48,33 @@ const std::string* LabelOf(const kube::Labels& labels, absl::string_view key) {
   return it == labels.end() ? nullptr : &it->second;
 }
 
-// Until the namespace informer lands: no namespace labels are known, so a term's
-// namespaceSelector other than {} names no namespace (see the header).
-const kube::Labels& NamespaceLabels(absl::string_view /*ns*/) {
-  static const kube::Labels* const kNone = new kube::Labels();
-  return *kNone;
+// The labels of namespace `ns` (empty when the namespace is not known).
+kube::Labels NamespaceLabels(const ObjectLister& objects, absl::string_view ns) {
+  auto obj =
+      objects.Get(kube::SelectorResource::kNamespaces, "", std::string_view(ns.data(), ns.size()));
+  return obj == nullptr ? kube::Labels() : obj->metadata.labels;
 }
 
-// The incoming pod's terms: a non-empty namespaceSelector is resolved to the names of
-// the namespaces it matches and then matches nothing itself; {} keeps matching all.
-void ResolveNamespaceSelectors(std::vector<AffinityTerm>& terms) {
-  for (AffinityTerm& t : terms) {
-    if (!t.namespace_selector.MatchesEverything())
-      t.namespace_selector = helper::Selector::Nothing();
-  }
-}
-void ResolveNamespaceSelectors(std::vector<WeightedAffinityTerm>& terms) {
-  for (WeightedAffinityTerm& t : terms) {
-    if (!t.term.namespace_selector.MatchesEverything()) {
-      t.term.namespace_selector = helper::Selector::Nothing();
+// The incoming pod's term (upstream mergeAffinityTermNamespacesIfNotEmpty): a
+// namespaceSelector other than {} is resolved to the names of the namespaces it matches
+// now, added to `namespaces`, and then matches nothing itself; {} keeps matching all.
+void ResolveNamespaceSelector(const ObjectLister& objects, AffinityTerm& t) {
+  if (t.namespace_selector.MatchesEverything()) return;
+  if (!t.namespace_selector.MatchesNothing()) {
+    for (const auto& ns : objects.List(kube::SelectorResource::kNamespaces, "")) {
+      if (t.namespace_selector.Matches(ns->metadata.labels)) {
+        t.namespaces.insert(ns->metadata.name);
+      }
     }
   }
+  t.namespace_selector = helper::Selector::Nothing();
+}
+void ResolveNamespaceSelectors(const ObjectLister& objects, std::vector<AffinityTerm>& terms) {
+  for (AffinityTerm& t : terms) ResolveNamespaceSelector(objects, t);
+}
+void ResolveNamespaceSelectors(const ObjectLister& objects,
+                               std::vector<WeightedAffinityTerm>& terms) {
+  for (WeightedAffinityTerm& t : terms) ResolveNamespaceSelector(objects, t.term);
 }
 
 class PreFilterState final : public StateData {
@@ -147,11 +153,12 @@ Status InterPodAffinity::PreFilter(CycleState& state, const kube::Pod& pod,
                absl::StrCat("parsing pod: ", parsed.status().message()))
         .WithPlugin(kName);
   }
-  ResolveNamespaceSelectors(parsed->required_affinity);
-  ResolveNamespaceSelectors(parsed->required_anti_affinity);
+  const ObjectLister& objects = handle_.object_lister();
+  ResolveNamespaceSelectors(objects, parsed->required_affinity);
+  ResolveNamespaceSelectors(objects, parsed->required_anti_affinity);
   auto terms = std::make_shared<const PodAffinityTerms>(std::move(*parsed));
   auto s = std::make_unique<PreFilterState>();
-  s->ns_labels = NamespaceLabels(pod.metadata.namespace_name);
+  s->ns_labels = NamespaceLabels(objects, pod.metadata.namespace_name);
 
   // 1. Existing pods' required anti-affinity terms that match the incoming pod: only the
   // nodes that hold such pods, and only those pods.
@@ -282,9 +289,10 @@ Status InterPodAffinity::PreScore(CycleState& state, const kube::Pod& pod,
   const bool has_constraints =
       !terms.preferred_affinity.empty() || !terms.preferred_anti_affinity.empty();
   if (args_.ignore_preferred_terms_of_existing_pods && !has_constraints) return Status::Skip();
-  ResolveNamespaceSelectors(terms.preferred_affinity);
-  ResolveNamespaceSelectors(terms.preferred_anti_affinity);
-  const kube::Labels& ns_labels = NamespaceLabels(pod.metadata.namespace_name);
+  const ObjectLister& objects = handle_.object_lister();
+  ResolveNamespaceSelectors(objects, terms.preferred_affinity);
+  ResolveNamespaceSelectors(objects, terms.preferred_anti_affinity);
+  const kube::Labels ns_labels = NamespaceLabels(objects, pod.metadata.namespace_name);
 
   auto s = std::make_unique<PreScoreState>();
   auto process = [&](const std::vector<WeightedAffinityTerm>& list, const kube::Pod& target,

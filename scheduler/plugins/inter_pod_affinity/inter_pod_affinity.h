@@ -21,10 +21,12 @@
 // preferred terms over the pod) per topology pair; Score adds the node's pairs;
 // NormalizeScore maps [min, max] onto [0, 100] (1.21+: true min and max).
 //
-// Namespaces: a term's `namespaceSelector` needs the namespaces' labels. Until the
-// namespace informer lands (issue 15), no namespace labels are known: a selector `{}`
-// still matches every namespace, other selectors match none. (The 1.20 test apiserver
-// drops the field.)
+// Namespaces: a term's `namespaceSelector` is read against the namespaces' labels from
+// the Handle's ObjectLister (the namespace informer): the incoming pod's selectors are
+// resolved to namespace names once per PreFilter / PreScore (`{}` keeps matching every
+// namespace), and existing pods' terms are matched against the labels of the incoming
+// pod's namespace. An unknown namespace has no labels. (The 1.20 test apiserver drops
+// the field.)
 //
 // Cost: for a pod without terms of its own, PreFilter reads only the pods with required
 // anti-affinity (the snapshot's HavePodsWithRequiredAntiAffinityList) and PreScore only

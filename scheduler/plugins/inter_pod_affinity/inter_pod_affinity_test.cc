@@ -170,6 +170,79 @@ TEST(InterPodAffinityTest, RequiredAffinitySingleNode) {
   }
 }
 
+// A namespace known to the plugin (the namespace informer's view).
+void AddNamespace(testing::FakeHandle& handle, const std::string& name, kube::Labels labels) {
+  auto ns = std::make_shared<kube::SelectorObject>();
+  ns->metadata.name = name;
+  ns->metadata.labels = std::move(labels);
+  handle.objects().Apply(kube::SelectorResource::kNamespaces, ns);
+}
+
+// namespaceSelector, both directions: the incoming pod's term resolved to the namespaces
+// whose labels match, and an existing pod's term matched against the labels of the
+// incoming pod's namespace.
+TEST(InterPodAffinityTest, NamespaceSelector) {
+  const kube::Node machine1 = MakeNode().Name("machine1").Label("region", "r1").Obj();
+  const kube::Pod scanner = MakePod()
+                                .Name("scanner")
+                                .Namespace("team-a")
+                                .Label("service", "securityscan")
+                                .NodeName("machine1")
+                                .Obj();
+  auto handle = testing::NewHandleForTest({machine1}, {scanner});
+  AddNamespace(*handle, "team-a", {{"team", "a"}});
+  AddNamespace(*handle, "team-b", {{"team", "b"}});
+  InterPodAffinity plugin({}, *handle);
+
+  auto with_ns_selector = [](kube::LabelSelector ns_selector) {
+    kube::Pod pod = MakePod().Name("x").Namespace("team-b").Obj();
+    kube::PodAffinityTerm t;
+    t.label_selector = SecurityIn({"securityscan"});
+    t.topology_key = "region";
+    t.namespace_selector = std::move(ns_selector);
+    pod.spec.affinity.emplace().pod_affinity.emplace().required.push_back(t);
+    return pod;
+  };
+  // team=a selects the scanner's namespace: affinity satisfied on machine1.
+  EXPECT_EQ(RunFilter(plugin, *handle,
+                      with_ns_selector(MakeLabelSelector().In("team", {"a"}).Obj()), "machine1"),
+            Status::Success());
+  // team=b selects only the pod's own namespace, where no scanner runs.
+  EXPECT_EQ(RunFilter(plugin, *handle,
+                      with_ns_selector(MakeLabelSelector().In("team", {"b"}).Obj()), "machine1"),
+            kAffinityFail);
+  // {} selects every namespace.
+  EXPECT_EQ(RunFilter(plugin, *handle, with_ns_selector(kube::LabelSelector{}), "machine1"),
+            Status::Success());
+  // A label no namespace has.
+  EXPECT_EQ(RunFilter(plugin, *handle,
+                      with_ns_selector(MakeLabelSelector().In("team", {"c"}).Obj()), "machine1"),
+            kAffinityFail);
+
+  // The other direction: an existing pod's anti-affinity whose namespaceSelector picks
+  // team=b namespaces rejects an incoming team-b pod, not a team-a one.
+  kube::Pod guard = MakePod().Name("guard").Namespace("team-a").NodeName("machine1").Obj();
+  {
+    kube::PodAffinityTerm t;
+    t.label_selector = SecurityIn({"web"});
+    t.topology_key = "region";
+    t.namespace_selector = MakeLabelSelector().In("team", {"b"}).Obj();
+    guard.spec.affinity.emplace().pod_anti_affinity.emplace().required.push_back(t);
+  }
+  auto handle2 = testing::NewHandleForTest({machine1}, {guard});
+  AddNamespace(*handle2, "team-a", {{"team", "a"}});
+  AddNamespace(*handle2, "team-b", {{"team", "b"}});
+  InterPodAffinity plugin2({}, *handle2);
+  EXPECT_EQ(
+      RunFilter(plugin2, *handle2,
+                MakePod().Name("w").Namespace("team-b").Label("service", "web").Obj(), "machine1"),
+      kExistingAntiAffinityFail);
+  EXPECT_EQ(
+      RunFilter(plugin2, *handle2,
+                MakePod().Name("w").Namespace("team-a").Label("service", "web").Obj(), "machine1"),
+      Status::Success());
+}
+
 TEST(InterPodAffinityTest, PreFilterSkipsWithoutTermsAndRejectsBadSelectors) {
   auto handle = testing::NewHandleForTest({MakeNode().Name("n1").Labels({{"zone", "a"}}).Obj()});
   InterPodAffinity plugin({}, *handle);

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/plugins/helper/default_selector.h"
 #include "scheduler/plugins/helper/node_affinity.h"
 #include "scheduler/plugins/helper/taints.h"
 
@@ -139,6 +140,26 @@ absl::StatusOr<std::vector<SpreadConstraint>> PodSpreadConstraints(
   return out;
 }
 
+absl::StatusOr<std::vector<SpreadConstraint>> PodTopologySpread::ConstraintsFor(
+    const kube::Pod& pod, kube::UnsatisfiableConstraintAction action) const {
+  if (!pod.spec.topology_spread_constraints.empty()) return PodSpreadConstraints(pod, action);
+  std::vector<SpreadConstraint> out;
+  for (const DefaultSpreadConstraint& d : defaults_) {
+    if (d.when_unsatisfiable != action) continue;
+    SpreadConstraint sc;
+    sc.max_skew = d.max_skew;
+    sc.topology_key = d.topology_key;
+    out.push_back(std::move(sc));
+  }
+  if (out.empty()) return out;
+  const kube::LabelSelector selector = helper::DefaultSelector(pod, handle_.object_lister());
+  if (helper::IsEmptySelector(selector)) return std::vector<SpreadConstraint>();
+  absl::StatusOr<helper::Selector> compiled = helper::Selector::Compile(selector);
+  if (!compiled.ok()) return compiled.status();
+  for (SpreadConstraint& sc : out) sc.selector = *compiled;
+  return out;
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> PodTopologySpread::New(const PluginArgs& args,
                                                                Handle& handle) {
   absl::StatusOr<PodTopologySpreadArgs> decoded = DecodePodTopologySpreadArgs(args);
@@ -154,6 +175,9 @@ PluginDescriptor PodTopologySpread::Descriptor() {
 
 PodTopologySpread::PodTopologySpread(PodTopologySpreadArgs args, Handle& handle)
     : args_(std::move(args)),
+      defaults_(args_.defaulting_type == SpreadDefaultingType::kSystem
+                    ? SystemDefaultSpreadConstraints()
+                    : args_.default_constraints),
       handle_(handle),
       label_missing_(
           Status::UnschedulableAndUnresolvable(kErrReasonNodeLabelNotMatch).WithPlugin(kName)),
@@ -163,7 +187,7 @@ Status PodTopologySpread::PreFilter(CycleState& state, const kube::Pod& pod,
                                     std::span<const NodeInfo* const> nodes,
                                     PreFilterResult& /*result*/) {
   absl::StatusOr<std::vector<SpreadConstraint>> constraints =
-      PodSpreadConstraints(pod, kube::UnsatisfiableConstraintAction::kDoNotSchedule);
+      ConstraintsFor(pod, kube::UnsatisfiableConstraintAction::kDoNotSchedule);
   if (!constraints.ok()) {
     return Status::Error(absl::StrCat("obtaining pod's hard topology spread constraints: ",
                                       constraints.status().message()));
@@ -251,7 +275,7 @@ Status PodTopologySpread::PreScore(CycleState& state, const kube::Pod& pod,
   const std::span<const NodeInfo* const> all = handle_.snapshot_lister().NodeInfos().List();
   if (all.empty()) return Status::Skip();
   absl::StatusOr<std::vector<SpreadConstraint>> constraints =
-      PodSpreadConstraints(pod, kube::UnsatisfiableConstraintAction::kScheduleAnyway);
+      ConstraintsFor(pod, kube::UnsatisfiableConstraintAction::kScheduleAnyway);
   if (!constraints.ok()) {
     return Status::Error(absl::StrCat("obtaining pod's soft topology spread constraints: ",
                                       constraints.status().message()));
@@ -261,9 +285,10 @@ Status PodTopologySpread::PreScore(CycleState& state, const kube::Pod& pod,
   s->constraints = *std::move(constraints);
   const size_t n = s->constraints.size();
   s->value_counts.resize(n);
-  // The pod's own constraints (the only ones until default selectors are wired): every
-  // topology key is required.
-  const bool require_all_topologies = true;
+  // Every topology key is required unless these are the system defaults (1.24+): then a
+  // node without a zone label still counts, in the "" zone.
+  const bool require_all_topologies = !pod.spec.topology_spread_constraints.empty() ||
+                                      args_.defaulting_type != SpreadDefaultingType::kSystem;
   std::vector<int64_t> domains(n, 0);
   for (const NodeInfo* node_info : nodes) {
     const kube::Node* node = node_info->node();

@@ -19,11 +19,13 @@
 // maxSkew − 1, rounded; NormalizeScore maps fewer matching pods to higher scores
 // (the minimum gets 100).
 //
-// Default constraints (args `defaultConstraints`, System defaulting) apply to pods
-// without constraints of their own through the selector of the Services, ReplicaSets,
-// StatefulSets and ReplicationControllers that select the pod. Those informers are not
-// wired yet (issue 15), so the default selector is empty and default constraints do not
-// apply; pods' own constraints are fully supported.
+// Default constraints (args `defaultConstraints`, or the System defaults: hostname
+// maxSkew 3 and zone maxSkew 5, ScheduleAnyway) apply to pods without constraints of
+// their own, with the selector of the Services, ReplicaSets, StatefulSets and
+// ReplicationControllers that select the pod (helper::DefaultSelector over the Handle's
+// ObjectLister, fed by the scheduler's informers); a pod that nothing selects gets none.
+// With the System defaults, nodes without a zone label share the "" zone (Score does not
+// require every topology key then, 1.24+).
 //
 // Thread-safety: immutable after construction; Filter and Score only read the cycle state
 // and are safe to call concurrently.
@@ -102,8 +104,15 @@ class PodTopologySpread final : public PreFilterPlugin,
  private:
   Status UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule, const kube::Pod& pod,
                        const NodeInfo& node_info, int64_t delta) const;
+  // The constraints of `pod` with `action` (spec §3.3): its own when it has any (of
+  // either action), else the default constraints with the pod's DefaultSelector (none
+  // when nothing selects the pod).
+  absl::StatusOr<std::vector<SpreadConstraint>> ConstraintsFor(
+      const kube::Pod& pod, kube::UnsatisfiableConstraintAction action) const;
 
   const PodTopologySpreadArgs args_;
+  // The default constraints in force: the system ones, or args' defaultConstraints.
+  const std::vector<DefaultSpreadConstraint> defaults_;
   Handle& handle_;
   const Status label_missing_;
   const Status skew_exceeded_;

@@ -313,6 +313,85 @@ TEST(PodTopologySpreadTest, Score) {
   }
 }
 
+// A Service in `ns` selecting `selector`.
+std::shared_ptr<kube::SelectorObject> Service(const std::string& ns, const std::string& name,
+                                              kube::Labels selector) {
+  auto svc = std::make_shared<kube::SelectorObject>();
+  svc->metadata.namespace_name = ns;
+  svc->metadata.name = name;
+  svc->selector = kube::LabelSelector{.match_labels = std::move(selector)};
+  return svc;
+}
+
+// P8: no constraints of its own, system defaulting, a Service selects the pod: the
+// hostname default (maxSkew 3) spreads it; nodes without a zone share the "" zone,
+// which Score skips (1.24+).
+TEST(PodTopologySpreadTest, SystemDefaultsThroughAService) {
+  auto handle = testing::NewHandleForTest(HostNodes({"a", "b", "c", "d"}),
+                                          PodsOn({{"a", 4}, {"b", 3}, {"c", 2}, {"d", 1}}));
+  handle->objects().Apply(kube::SelectorResource::kServices,
+                          Service("default", "foo", {{"foo", ""}}));
+  PodTopologySpread plugin({}, *handle);
+  CycleState state;
+  const std::span<const NodeInfo* const> all = handle->snapshot_lister().NodeInfos().List();
+  const kube::Pod pod = Incoming().Obj();
+  ASSERT_TRUE(plugin.PreScore(state, pod, all).IsSuccess());
+  NodeScoreList scores;
+  for (const NodeInfo* n : all) {
+    scores.push_back({n->name(), plugin.Score(state, pod, *n).score, std::nullopt});
+  }
+  ASSERT_TRUE(plugin.NormalizeScore(state, pod, scores).IsSuccess());
+  std::map<std::string, int64_t> got;
+  for (const NodeScore& s : scores) got[std::string(s.name)] = s.score;
+  EXPECT_EQ(got, (std::map<std::string, int64_t>{{"a", 44}, {"b", 66}, {"c", 77}, {"d", 100}}));
+  // The system defaults are all ScheduleAnyway: nothing to filter.
+  PreFilterResult result;
+  EXPECT_TRUE(plugin.PreFilter(state, pod, all, result).IsSkip());
+
+  // A pod no Service selects gets no default constraint.
+  const kube::Pod loner = MakePod().Name("q").Namespace("default").Label("other", "").Obj();
+  EXPECT_TRUE(plugin.PreScore(state, loner, all).IsSkip());
+  // Nor does the same pod in another namespace.
+  const kube::Pod elsewhere = MakePod().Name("r").Namespace("other").Label("foo", "").Obj();
+  EXPECT_TRUE(plugin.PreScore(state, elsewhere, all).IsSkip());
+  // Nor a pod with constraints of its own (only hard ones here: defaults ignored).
+  const kube::Pod own = Incoming().SpreadConstraint(1, "zone", kHard, FooExists()).Obj();
+  EXPECT_TRUE(plugin.PreScore(state, own, all).IsSkip());
+}
+
+// List defaulting with a DoNotSchedule default: Filter enforces it for a pod that a
+// ReplicaSet owns, with the ReplicaSet's selector.
+TEST(PodTopologySpreadTest, ListDefaultsFilterThroughAReplicaSet) {
+  auto handle = testing::NewHandleForTest(ZoneNodes(), PodsOn({{"a", 1}, {"b", 1}, {"x", 1}}));
+  auto rs = std::make_shared<kube::SelectorObject>();
+  rs->metadata.namespace_name = "default";
+  rs->metadata.name = "web-abc";
+  rs->selector = FooExists();
+  handle->objects().Apply(kube::SelectorResource::kReplicaSets, rs);
+  PodTopologySpreadArgs args;
+  args.defaulting_type = SpreadDefaultingType::kList;
+  args.default_constraints = {{.max_skew = 1, .topology_key = "zone", .when_unsatisfiable = kHard}};
+  PodTopologySpread plugin(args, *handle);
+  const std::span<const NodeInfo* const> all = handle->snapshot_lister().NodeInfos().List();
+  auto verdicts = [&](const kube::Pod& pod) {
+    CycleState state;
+    PreFilterResult result;
+    const Status pre = plugin.PreFilter(state, pod, all, result);
+    if (pre.IsSkip()) return std::string("skip");
+    std::string out;
+    for (const NodeInfo* n : all) {
+      if (!out.empty()) out += " ";
+      out += n->name() + ":" + Verdict(plugin.Filter(state, pod, *n));
+    }
+    return out;
+  };
+  // zone1 = 2, zone2 = 1: only zone2 keeps the skew at 1.
+  EXPECT_EQ(verdicts(Incoming().OwnerReference("ReplicaSet", "web-abc").Obj()), "a:U b:U x:S y:S");
+  // Not owned by it: no default constraint.
+  EXPECT_EQ(verdicts(Incoming().Obj()), "skip");
+  EXPECT_EQ(verdicts(Incoming().OwnerReference("ReplicaSet", "other").Obj()), "skip");
+}
+
 TEST(PodTopologySpreadTest, SkipsWithoutConstraints) {
   auto handle = testing::NewHandleForTest(ZoneNodes());
   PodTopologySpread plugin({}, *handle);
