@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "scheduler/plugins/inter_pod_affinity/affinity_terms.h"
 
 namespace trimaran::sched::plugins {
@@ -144,6 +145,34 @@ InterPodAffinity::InterPodAffinity(InterPodAffinityArgs args, Handle& handle)
       existing_anti_affinity_rejected_(
           Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch).WithPlugin(kName)) {}
 
+const PodAffinityTerms* InterPodAffinity::CachedExistingTerms(
+    const std::shared_ptr<const kube::Pod>& pod) const {
+  const auto it = terms_cache_.find(pod.get());
+  if (it == terms_cache_.end() || it->second.pod.expired()) return nullptr;
+  return it->second.terms.get();
+}
+
+const PodAffinityTerms& InterPodAffinity::CacheExistingTerms(
+    const std::shared_ptr<const kube::Pod>& pod, std::shared_ptr<const PodAffinityTerms> terms) {
+  CachedTerms& entry = terms_cache_[pod.get()];
+  entry.pod = pod;
+  entry.terms = std::move(terms);
+  const PodAffinityTerms& out = *entry.terms;
+  if (terms_cache_.size() >= terms_cache_sweep_at_) {
+    // Drop the entries of pods that are gone (never the one just added: it is alive).
+    absl::erase_if(terms_cache_, [](const auto& e) { return e.second.pod.expired(); });
+    terms_cache_sweep_at_ = std::max<size_t>(1024, 2 * terms_cache_.size());
+  }
+  return out;
+}
+
+const PodAffinityTerms& InterPodAffinity::ExistingTerms(
+    const std::shared_ptr<const kube::Pod>& pod) {
+  if (const PodAffinityTerms* cached = CachedExistingTerms(pod)) return *cached;
+  return CacheExistingTerms(
+      pod, std::make_shared<const PodAffinityTerms>(ParseExistingPodAffinityTerms(*pod)));
+}
+
 Status InterPodAffinity::PreFilter(CycleState& state, const kube::Pod& pod,
                                    std::span<const NodeInfo* const> nodes,
                                    PreFilterResult& /*result*/) {
@@ -167,7 +196,7 @@ Status InterPodAffinity::PreFilter(CycleState& state, const kube::Pod& pod,
     const kube::Node* node = node_info->node();
     if (node == nullptr) continue;
     for (const PodInfo& pi : node_info->pods_with_required_anti_affinity()) {
-      for (const AffinityTerm& t : RequiredAntiAffinityOf(*pi.pod)) {
+      for (const AffinityTerm& t : ExistingTerms(pi.pod).required_anti_affinity) {
         if (t.Matches(pod, &s->ns_labels)) {
           AddAt(s->existing_anti_affinity, node->metadata.labels, t, 1);
         }
@@ -294,46 +323,74 @@ Status InterPodAffinity::PreScore(CycleState& state, const kube::Pod& pod,
   ResolveNamespaceSelectors(objects, terms.preferred_anti_affinity);
   const kube::Labels ns_labels = NamespaceLabels(objects, pod.metadata.namespace_name);
 
-  auto s = std::make_unique<PreScoreState>();
-  auto process = [&](const std::vector<WeightedAffinityTerm>& list, const kube::Pod& target,
-                     const kube::Labels* target_ns_labels, const kube::Labels& node_labels,
-                     int64_t sign) {
-    for (const WeightedAffinityTerm& wt : list) {
-      if (wt.term.topology_key.empty() || !wt.term.Matches(target, target_ns_labels)) continue;
-      if (const std::string* v = LabelOf(node_labels, wt.term.topology_key)) {
-        s->Add(wt.term.topology_key, *v, sign * wt.weight);
-      }
-    }
-  };
   // Every node of the snapshot, not only the feasible ones (as upstream); without
-  // preferred terms of its own only the pods with terms can score the pod.
+  // preferred terms of its own only the pods with terms can score the pod. The walk is
+  // split over the parallelizer (as upstream's processNode): each range sums into its own
+  // map, merged at the end. Existing pods' terms come from the cache, read-only here;
+  // a pod not cached yet is parsed by its range and cached after the walk.
   const NodeInfoLister& lister = handle_.snapshot_lister().NodeInfos();
-  for (const NodeInfo* node_info :
-       has_constraints ? lister.List() : lister.HavePodsWithAffinityList()) {
-    const kube::Node* node = node_info->node();
-    if (node == nullptr || node->metadata.labels.empty()) continue;
-    const kube::Labels& labels = node->metadata.labels;
-    for (const PodInfo& pi :
-         has_constraints ? node_info->pods() : node_info->pods_with_affinity()) {
-      const kube::Pod& existing = *pi.pod;
-      const bool existing_has_terms = PodHasAffinityTerms(existing);
-      // The incoming pod's preferred terms over the existing pod (namespaces resolved).
-      process(terms.preferred_affinity, existing, nullptr, labels, 1);
-      process(terms.preferred_anti_affinity, existing, nullptr, labels, -1);
-      if (!existing_has_terms) continue;
-      // The existing pod's terms over the incoming pod.
-      const PodAffinityTerms theirs = ParseExistingPodAffinityTerms(existing);
-      if (args_.hard_pod_affinity_weight > 0) {
-        for (const AffinityTerm& t : theirs.required_affinity) {
-          if (t.topology_key.empty() || !t.Matches(pod, &ns_labels)) continue;
-          if (const std::string* v = LabelOf(labels, t.topology_key)) {
-            s->Add(t.topology_key, *v, args_.hard_pod_affinity_weight);
-          }
+  const std::span<const NodeInfo* const> walk =
+      has_constraints ? lister.List() : lister.HavePodsWithAffinityList();
+  auto s = std::make_unique<PreScoreState>();
+  absl::Mutex mu;
+  std::vector<std::pair<std::shared_ptr<const kube::Pod>, std::shared_ptr<const PodAffinityTerms>>>
+      parsed_now;
+  auto walk_range = [&](int begin, int end) {
+    PreScoreState local;
+    std::vector<
+        std::pair<std::shared_ptr<const kube::Pod>, std::shared_ptr<const PodAffinityTerms>>>
+        local_parsed;
+    auto process = [&](const std::vector<WeightedAffinityTerm>& list, const kube::Pod& target,
+                       const kube::Labels* target_ns_labels, const kube::Labels& node_labels,
+                       int64_t sign) {
+      for (const WeightedAffinityTerm& wt : list) {
+        if (wt.term.topology_key.empty() || !wt.term.Matches(target, target_ns_labels)) continue;
+        if (const std::string* v = LabelOf(node_labels, wt.term.topology_key)) {
+          local.Add(wt.term.topology_key, *v, sign * wt.weight);
         }
       }
-      process(theirs.preferred_affinity, pod, &ns_labels, labels, 1);
-      process(theirs.preferred_anti_affinity, pod, &ns_labels, labels, -1);
+    };
+    for (int i = begin; i < end; ++i) {
+      const NodeInfo* node_info = walk[static_cast<size_t>(i)];
+      const kube::Node* node = node_info->node();
+      if (node == nullptr || node->metadata.labels.empty()) continue;
+      const kube::Labels& labels = node->metadata.labels;
+      for (const PodInfo& pi :
+           has_constraints ? node_info->pods() : node_info->pods_with_affinity()) {
+        const kube::Pod& existing = *pi.pod;
+        // The incoming pod's preferred terms over the existing pod (namespaces resolved).
+        process(terms.preferred_affinity, existing, nullptr, labels, 1);
+        process(terms.preferred_anti_affinity, existing, nullptr, labels, -1);
+        if (!PodHasAffinityTerms(existing)) continue;
+        // The existing pod's terms over the incoming pod.
+        const PodAffinityTerms* theirs = CachedExistingTerms(pi.pod);
+        if (theirs == nullptr) {
+          local_parsed.emplace_back(pi.pod, std::make_shared<const PodAffinityTerms>(
+                                                ParseExistingPodAffinityTerms(existing)));
+          theirs = local_parsed.back().second.get();
+        }
+        if (args_.hard_pod_affinity_weight > 0) {
+          for (const AffinityTerm& t : theirs->required_affinity) {
+            if (t.topology_key.empty() || !t.Matches(pod, &ns_labels)) continue;
+            if (const std::string* v = LabelOf(labels, t.topology_key)) {
+              local.Add(t.topology_key, *v, args_.hard_pod_affinity_weight);
+            }
+          }
+        }
+        process(theirs->preferred_affinity, pod, &ns_labels, labels, 1);
+        process(theirs->preferred_anti_affinity, pod, &ns_labels, labels, -1);
+      }
     }
+    absl::MutexLock lock(&mu);
+    for (auto& [key, values] : local.scores) {
+      auto& into = s->scores[key];
+      for (auto& [value, score] : values) into[value] += score;
+    }
+    for (auto& entry : local_parsed) parsed_now.push_back(std::move(entry));
+  };
+  handle_.parallelizer().UntilRanges(static_cast<int>(walk.size()), walk_range, "InterPodAffinity");
+  for (auto& [existing, parsed_terms] : parsed_now) {
+    CacheExistingTerms(existing, std::move(parsed_terms));
   }
   if (s->scores.empty()) return Status::Skip();
   state.Write(kPreScoreStateKey, std::move(s));

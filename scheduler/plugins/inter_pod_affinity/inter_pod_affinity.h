@@ -31,21 +31,26 @@
 // Cost: for a pod without terms of its own, PreFilter reads only the pods with required
 // anti-affinity (the snapshot's HavePodsWithRequiredAntiAffinityList) and PreScore only
 // the pods with affinity; a pod with required (preferred) terms walks every pod in
-// PreFilter (PreScore), as upstream. Existing pods' terms are parsed per cycle. Filter
-// and Score are map lookups per node with no allocation.
+// PreFilter (PreScore), as upstream; PreScore's walk is split over the parallelizer.
+// Existing pods' terms are parsed once per pod object and cached (upstream keeps them
+// parsed in PodInfo). Filter and Score are map lookups
+// per node with no allocation.
 //
-// Thread-safety: immutable after construction; Filter and Score are safe to call
-// concurrently (they only read the cycle state).
+// Thread-safety: PreFilter and PreScore run on the scheduling thread (they update the
+// parsed-terms cache); Filter, Score, AddPod and RemovePod only read the cycle state and
+// the args and are safe to call concurrently.
 
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/inter_pod_affinity/affinity_terms.h"
 #include "scheduler/plugins/inter_pod_affinity/args.h"
 
 namespace trimaran::sched::plugins {
@@ -96,6 +101,24 @@ class InterPodAffinity final : public PreFilterPlugin,
  private:
   Status UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule, const kube::Pod& pod,
                        const NodeInfo& node_info, int64_t multiplier) const;
+  // The parsed terms of an existing pod, from the cache (parsed on first sight).
+  const PodAffinityTerms& ExistingTerms(const std::shared_ptr<const kube::Pod>& pod);
+  // The cached terms of `pod`, or nullptr (a read: safe while nothing writes the cache).
+  const PodAffinityTerms* CachedExistingTerms(const std::shared_ptr<const kube::Pod>& pod) const;
+  const PodAffinityTerms& CacheExistingTerms(const std::shared_ptr<const kube::Pod>& pod,
+                                             std::shared_ptr<const PodAffinityTerms> terms);
+
+  // Existing pods' parsed terms by pod object: a pod object never changes (an update is a
+  // new object), so its terms are parsed once, not once per cycle. An entry is valid
+  // while its weak_ptr is (the address of a freed pod may be reused); expired entries
+  // are swept when the map doubles. Used by PreFilter and PreScore only (the scheduling
+  // thread); AddPod/RemovePod parse without it.
+  struct CachedTerms {
+    std::weak_ptr<const kube::Pod> pod;
+    std::shared_ptr<const PodAffinityTerms> terms;
+  };
+  absl::flat_hash_map<const kube::Pod*, CachedTerms> terms_cache_;
+  size_t terms_cache_sweep_at_ = 1024;
 
   const InterPodAffinityArgs args_;
   Handle& handle_;
