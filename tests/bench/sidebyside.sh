@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Side by side: trimaran-scheduler vs kube-scheduler 1.20.2 on the same workload (issue 5).
 #
-#   bash tests/bench/sidebyside.sh [NODES] [PODS]       (default 500 nodes, 3000 pods)
+#   bash tests/bench/sidebyside.sh [NODES] [PODS] [WORKLOAD]
+#       (default 500 nodes, 3000 pods, workload plain)
+#
+# WORKLOAD: plain (four runs, below), or anti-affinity / spread (the default profile of
+# each scheduler only): every pod carries scheduler_perf's required pod anti-affinity on
+# hostname (at most one per node: use PODS <= NODES), or a DoNotSchedule maxSkew 5
+# topology spread constraint over the nodes' 3 zones (issue 15).
 #
 # Each run gets a fresh local etcd + kube-apiserver (127.0.0.1), NODES nodes of 32 CPU /
 # 128Gi / 110 pods and PODS pending pods of 100m / 500Mi created BEFORE the scheduler
@@ -16,6 +22,7 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${BUILD_DIR:-$ROOT/build}"
 NODES="${1:-500}"
 PODS="${2:-3000}"
+WORKLOAD="${3:-plain}"
 K8S="$(bash "$ROOT/tools/build-k8s.sh")"
 DRIVER="$BUILD/tests/bench/sidebyside_driver"
 TRIMARAN="$BUILD/bin/trimaran-scheduler"
@@ -28,6 +35,10 @@ apiVersion: kubescheduler.config.k8s.io/v1beta1
 kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: KUBECONFIG, qps: 5000, burst: 5000}
 leaderElection: {leaderElect: false}
+# 1.20 always serves insecure healthz/metrics (default 0.0.0.0:10251, whatever --port
+# says with --config): keep it on 127.0.0.1, on a free port picked per run.
+healthzBindAddress: 127.0.0.1:INSECURE_PORT
+metricsBindAddress: 127.0.0.1:INSECURE_PORT
 profiles:
   - schedulerName: bench
 YAML
@@ -36,6 +47,10 @@ apiVersion: kubescheduler.config.k8s.io/v1beta1
 kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: KUBECONFIG, qps: 5000, burst: 5000}
 leaderElection: {leaderElect: false}
+# 1.20 always serves insecure healthz/metrics (default 0.0.0.0:10251, whatever --port
+# says with --config): keep it on 127.0.0.1, on a free port picked per run.
+healthzBindAddress: 127.0.0.1:INSECURE_PORT
+metricsBindAddress: 127.0.0.1:INSECURE_PORT
 profiles:
   - schedulerName: bench
     plugins:
@@ -70,24 +85,27 @@ run_kube() {  # label config
   # The kubeconfig path is only known inside the driver: a tiny wrapper substitutes it.
   cat > "$WORK/run-kube-$1.sh" <<SH
 #!/usr/bin/env bash
-sed "s#KUBECONFIG#\$1#" "$WORK/$2" > "\$3/kube-$1.yaml"
+insecure=\$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sed "s#KUBECONFIG#\$1#; s#INSECURE_PORT#\$insecure#g" "$WORK/$2" > "\$3/kube-$1.yaml"
 exec "$K8S/kube-scheduler" --config="\$3/kube-$1.yaml" --port=0 --bind-address=127.0.0.1 \
   --secure-port="\$2" --cert-dir="\$3/kube-certs" -v=0
 SH
-  "$DRIVER" --label "$1" --nodes "$NODES" --pods "$PODS" --scheduler-name bench -- \
-    bash "$WORK/run-kube-$1.sh" "{kubeconfig}" "{port}" "{dir}"
+  "$DRIVER" --label "$1" --nodes "$NODES" --pods "$PODS" --scheduler-name bench \
+    --workload "$WORKLOAD" -- bash "$WORK/run-kube-$1.sh" "{kubeconfig}" "{port}" "{dir}"
 }
 run_trimaran() {  # label config
-  "$DRIVER" --label "$1" --nodes "$NODES" --pods "$PODS" --scheduler-name bench -- \
-    "$TRIMARAN" --config="$WORK/$2" --kubeconfig="{kubeconfig}" --bind-address=127.0.0.1 \
+  "$DRIVER" --label "$1" --nodes "$NODES" --pods "$PODS" --scheduler-name bench \
+    --workload "$WORKLOAD" -- "$TRIMARAN" --config="$WORK/$2" --kubeconfig="{kubeconfig}" --bind-address=127.0.0.1 \
     --secure-port="{port}" --cert-dir="{dir}/trimaran-certs"
 }
 
 {
   run_kube kube-scheduler-default kube-default.yaml
   run_trimaran trimaran-default trimaran-default.yaml
-  run_kube kube-scheduler-mostallocated kube-most.yaml
-  run_trimaran trimaran-mostallocated trimaran-most.yaml
+  if [[ "$WORKLOAD" == plain ]]; then
+    run_kube kube-scheduler-mostallocated kube-most.yaml
+    run_trimaran trimaran-mostallocated trimaran-most.yaml
+  fi
 } | tee "$WORK/results.jsonl"
 
 python3 - "$WORK/results.jsonl" <<'PY'

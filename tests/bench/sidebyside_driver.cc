@@ -5,9 +5,12 @@
 //       -- COMMAND ARGS...     (with {kubeconfig}, {port}, {dir} substituted)
 //
 // 1. Starts a fresh etcd + kube-apiserver on 127.0.0.1 (tests/e2e/harness).
-// 2. Creates N nodes (32 CPU, 128Gi, 110 pods; Ready, untainted) and P pending pods
-//    (100m / 500Mi, schedulerName S) with a 5000-QPS client; the creation time of each
-//    pod is taken when its POST returns.
+// 2. Creates N nodes (32 CPU, 128Gi, 110 pods; Ready, untainted; labelled with their
+//    hostname and one of 3 zones) and P pending pods (100m / 500Mi, schedulerName S)
+//    with a 5000-QPS client; the creation time of each pod is taken when its POST
+//    returns. --workload anti-affinity: each pod has scheduler_perf's required
+//    anti-affinity (color=green, hostname: at most one per node); spread: a DoNotSchedule
+//    maxSkew 5 zone constraint (color=blue).
 // 3. Starts the scheduler COMMAND, watches the pods and records when each gets a
 //    nodeName (the watch event's arrival, millisecond clock).
 // 4. When all are bound (or --timeout passes) kills the scheduler and prints one JSON line:
@@ -48,6 +51,8 @@ struct Args {
   int pods = 3000;
   std::string scheduler_name = "bench";
   int timeout_s = 600;
+  // plain | anti-affinity | spread (see the file comment).
+  std::string workload = "plain";
   std::vector<std::string> command;
 };
 
@@ -69,12 +74,22 @@ int Main(const Args& args) {
   const std::string& kubeconfig = cluster.kubeconfig();
   const std::string& dir = cluster.control_plane().dir();
 
-  // Nodes and pods, 8 threads each.
-  if (absl::Status s = cluster.AddNodes(NumberedNames("node", args.nodes),
-                                        {.cpu = "32", .memory = "128Gi"}, /*parallelism=*/8);
-      !s.ok()) {
-    std::fprintf(stderr, "nodes: %s\n", std::string(s.message()).c_str());
-    return 1;
+  // Nodes and pods, 8 threads each. Nodes carry their hostname and one of 3 zones.
+  const std::vector<std::string> names = NumberedNames("node", args.nodes);
+  for (int zone = 0; zone < 3; ++zone) {
+    std::vector<std::string> in_zone;
+    for (size_t n = zone; n < names.size(); n += 3) in_zone.push_back(names[n]);
+    if (absl::Status s = cluster.AddNodes(
+            in_zone,
+            {.cpu = "32",
+             .memory = "128Gi",
+             .labels = {{"topology.kubernetes.io/zone", absl::StrCat("zone-", zone)}},
+             .hostname_label = true},
+            /*parallelism=*/8);
+        !s.ok()) {
+      std::fprintf(stderr, "nodes: %s\n", std::string(s.message()).c_str());
+      return 1;
+    }
   }
   absl::Mutex mu;
   std::map<std::string, absl::Time> created;
@@ -86,10 +101,28 @@ int Main(const Args& args) {
   if (absl::Status s = cluster.CreatePods(
           args.pods,
           [&](int i) {
-            return PodShape{.name = absl::StrCat("pod-", i),
-                            .scheduler_name = args.scheduler_name,
-                            .cpu = "100m",
-                            .memory = "500Mi"};
+            PodShape shape{.name = absl::StrCat("pod-", i),
+                           .scheduler_name = args.scheduler_name,
+                           .cpu = "100m",
+                           .memory = "500Mi"};
+            if (args.workload == "anti-affinity") {
+              // scheduler_perf's pod-with-pod-anti-affinity: one per hostname.
+              shape.labels = {{"color", "green"}};
+              kube::PodAffinityTerm t;
+              t.label_selector = kube::LabelSelector{.match_labels = {{"color", "green"}}};
+              t.topology_key = "kubernetes.io/hostname";
+              shape.affinity.emplace().pod_anti_affinity.emplace().required.push_back(t);
+            } else if (args.workload == "spread") {
+              // scheduler_perf's pod-with-topology-spreading: maxSkew 5 over zones.
+              shape.labels = {{"color", "blue"}};
+              kube::TopologySpreadConstraint c;
+              c.max_skew = 5;
+              c.topology_key = "topology.kubernetes.io/zone";
+              c.when_unsatisfiable = kube::UnsatisfiableConstraintAction::kDoNotSchedule;
+              c.label_selector = kube::LabelSelector{.match_labels = {{"color", "blue"}}};
+              shape.topology_spread_constraints.push_back(c);
+            }
+            return shape;
           },
           create);
       !s.ok()) {
@@ -213,6 +246,9 @@ int main(int argc, char** argv) {
       args.scheduler_name = v;
     } else if (a == "--timeout") {
       ok = absl::SimpleAtoi(v, &args.timeout_s);
+    } else if (a == "--workload") {
+      args.workload = v;
+      ok = v == "plain" || v == "anti-affinity" || v == "spread";
     } else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 1;
@@ -226,7 +262,8 @@ int main(int argc, char** argv) {
   if (args.command.empty()) {
     std::fprintf(stderr,
                  "usage: sidebyside_driver [--label L] [--nodes N] [--pods P] "
-                 "[--scheduler-name S] [--timeout SECONDS] -- COMMAND ARGS...\n");
+                 "[--scheduler-name S] [--timeout SECONDS] "
+                 "[--workload plain|anti-affinity|spread] -- COMMAND ARGS...\n");
     return 1;
   }
   return trimaran::e2e::Main(args);

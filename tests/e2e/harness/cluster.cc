@@ -71,12 +71,10 @@ Cluster::~Cluster() = default;
 absl::Status Cluster::AddNode(const std::string& name, const NodeShape& shape) {
   const kube::testing::ResourceMap resources = {
       {"cpu", shape.cpu}, {"memory", shape.memory}, {"pods", shape.pods}};
-  const kube::Node node = kube::testing::MakeNode()
-                              .Name(name)
-                              .Labels(shape.labels)
-                              .Capacity(resources)
-                              .Allocatable(resources)
-                              .Obj();
+  kube::testing::NodeWrapper w = kube::testing::MakeNode();
+  w.Name(name).Labels(shape.labels).Capacity(resources).Allocatable(resources);
+  if (shape.hostname_label) w.Label("kubernetes.io/hostname", name);
+  const kube::Node node = w.Obj();
   TRIMARAN_RETURN_IF_ERROR(client_->CreateNode(node).status());
   const std::string path = absl::StrCat("/api/v1/nodes/", name);
   TRIMARAN_ASSIGN_OR_RETURN(http::HttpResponse patched,
@@ -105,7 +103,9 @@ absl::Status Cluster::CreatePods(int n, const std::function<PodShape(int i)>& sh
                                       .Labels(s.labels)
                                       .Req({{"cpu", s.cpu}, {"memory", s.memory}});
     if (!s.node_name.empty()) w.NodeName(s.node_name);
-    const kube::Pod pod = w.Obj();
+    kube::Pod pod = w.Obj();
+    pod.spec.affinity = s.affinity;
+    pod.spec.topology_spread_constraints = s.topology_spread_constraints;
     TRIMARAN_RETURN_IF_ERROR(client_->CreatePod(pod).status());
     if (options.on_created) options.on_created(pod);
     return absl::OkStatus();

@@ -58,6 +58,8 @@ struct NodeShape {
   std::string memory;
   std::string pods = "110";
   kube::StringMap labels;
+  // Also label each node kubernetes.io/hostname=<its name>, as the kubelet does.
+  bool hostname_label = false;
 };
 
 // A pod with one container requesting cpu and memory (no limits); pending unless
@@ -71,6 +73,9 @@ struct PodShape {
   kube::StringMap labels;
   // Set: the pod is created bound to this node (spec.nodeName), no scheduler involved.
   std::string node_name;
+  // Pod (anti-)affinity and topology spread constraints, as given.
+  std::optional<kube::Affinity> affinity;
+  std::vector<kube::TopologySpreadConstraint> topology_spread_constraints;
 };
 
 struct CreatePodsOptions {
