@@ -37,6 +37,12 @@ class TopologyCounts {
     return v == k->second.end() ? 0 : v->second;
   }
   bool empty() const { return size_ == 0; }
+  // Adds every count of `other`.
+  void Merge(const TopologyCounts& other) {
+    for (const auto& [key, values] : other.counts_) {
+      for (const auto& [value, count] : values) Add(key, value, count);
+    }
+  }
 
  private:
   absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int64_t>> counts_;
@@ -189,38 +195,77 @@ Status InterPodAffinity::PreFilter(CycleState& state, const kube::Pod& pod,
   auto s = std::make_unique<PreFilterState>();
   s->ns_labels = NamespaceLabels(objects, pod.metadata.namespace_name);
 
+  // The walks are split over the parallelizer (as upstream): each range counts into its
+  // own maps, merged at the end. Existing pods' terms come from the cache, read-only
+  // here; a pod not cached yet is parsed by its range and cached after the walks.
+  using ParsedTerms = std::vector<
+      std::pair<std::shared_ptr<const kube::Pod>, std::shared_ptr<const PodAffinityTerms>>>;
+  absl::Mutex mu;
+  ParsedTerms parsed_now;
   // 1. Existing pods' required anti-affinity terms that match the incoming pod: only the
   // nodes that hold such pods, and only those pods.
-  for (const NodeInfo* node_info :
-       handle_.snapshot_lister().NodeInfos().HavePodsWithRequiredAntiAffinityList()) {
-    const kube::Node* node = node_info->node();
-    if (node == nullptr) continue;
-    for (const PodInfo& pi : node_info->pods_with_required_anti_affinity()) {
-      for (const AffinityTerm& t : ExistingTerms(pi.pod).required_anti_affinity) {
-        if (t.Matches(pod, &s->ns_labels)) {
-          AddAt(s->existing_anti_affinity, node->metadata.labels, t, 1);
+  const std::span<const NodeInfo* const> with_anti =
+      handle_.snapshot_lister().NodeInfos().HavePodsWithRequiredAntiAffinityList();
+  handle_.parallelizer().UntilRanges(
+      static_cast<int>(with_anti.size()),
+      [&](int begin, int end) {
+        TopologyCounts local;
+        ParsedTerms local_parsed;
+        for (int i = begin; i < end; ++i) {
+          const NodeInfo* node_info = with_anti[static_cast<size_t>(i)];
+          const kube::Node* node = node_info->node();
+          if (node == nullptr) continue;
+          for (const PodInfo& pi : node_info->pods_with_required_anti_affinity()) {
+            const PodAffinityTerms* theirs = CachedExistingTerms(pi.pod);
+            if (theirs == nullptr) {
+              local_parsed.emplace_back(pi.pod, std::make_shared<const PodAffinityTerms>(
+                                                    ParseExistingPodAffinityTerms(*pi.pod)));
+              theirs = local_parsed.back().second.get();
+            }
+            for (const AffinityTerm& t : theirs->required_anti_affinity) {
+              if (t.Matches(pod, &s->ns_labels)) AddAt(local, node->metadata.labels, t, 1);
+            }
+          }
         }
-      }
-    }
+        absl::MutexLock lock(&mu);
+        s->existing_anti_affinity.Merge(local);
+        for (auto& entry : local_parsed) parsed_now.push_back(std::move(entry));
+      },
+      "InterPodAffinity");
+  for (auto& [existing, parsed_terms] : parsed_now) {
+    CacheExistingTerms(existing, std::move(parsed_terms));
   }
   // 2 and 3 only for a pod with required terms of its own: every pod counts.
   if (!terms->required_affinity.empty() || !terms->required_anti_affinity.empty()) {
-    for (const NodeInfo* node_info : nodes) {
-      const kube::Node* node = node_info->node();
-      if (node == nullptr) continue;
-      const kube::Labels& labels = node->metadata.labels;
-      for (const PodInfo& pi : node_info->pods()) {
-        const kube::Pod& existing = *pi.pod;
-        // 2. Existing pods matching all the incoming pod's required affinity terms.
-        if (MatchesAllTerms(terms->required_affinity, existing)) {
-          for (const AffinityTerm& t : terms->required_affinity) AddAt(s->affinity, labels, t, 1);
-        }
-        // 3. Each of the incoming pod's required anti-affinity terms a pod matches.
-        for (const AffinityTerm& t : terms->required_anti_affinity) {
-          if (t.Matches(existing, nullptr)) AddAt(s->anti_affinity, labels, t, 1);
-        }
-      }
-    }
+    handle_.parallelizer().UntilRanges(
+        static_cast<int>(nodes.size()),
+        [&](int begin, int end) {
+          TopologyCounts affinity;
+          TopologyCounts anti_affinity;
+          for (int i = begin; i < end; ++i) {
+            const NodeInfo* node_info = nodes[static_cast<size_t>(i)];
+            const kube::Node* node = node_info->node();
+            if (node == nullptr) continue;
+            const kube::Labels& labels = node->metadata.labels;
+            for (const PodInfo& pi : node_info->pods()) {
+              const kube::Pod& existing = *pi.pod;
+              // 2. Existing pods matching all the incoming pod's required affinity terms.
+              if (MatchesAllTerms(terms->required_affinity, existing)) {
+                for (const AffinityTerm& t : terms->required_affinity) {
+                  AddAt(affinity, labels, t, 1);
+                }
+              }
+              // 3. Each of the incoming pod's required anti-affinity terms a pod matches.
+              for (const AffinityTerm& t : terms->required_anti_affinity) {
+                if (t.Matches(existing, nullptr)) AddAt(anti_affinity, labels, t, 1);
+              }
+            }
+          }
+          absl::MutexLock lock(&mu);
+          s->affinity.Merge(affinity);
+          s->anti_affinity.Merge(anti_affinity);
+        },
+        "InterPodAffinity");
   }
   if (s->existing_anti_affinity.empty() && terms->required_affinity.empty() &&
       terms->required_anti_affinity.empty()) {

@@ -31,7 +31,7 @@
 // Cost: for a pod without terms of its own, PreFilter reads only the pods with required
 // anti-affinity (the snapshot's HavePodsWithRequiredAntiAffinityList) and PreScore only
 // the pods with affinity; a pod with required (preferred) terms walks every pod in
-// PreFilter (PreScore), as upstream; PreScore's walk is split over the parallelizer.
+// PreFilter (PreScore), as upstream; both walks are split over the parallelizer.
 // Existing pods' terms are parsed once per pod object and cached (upstream keeps them
 // parsed in PodInfo). Filter and Score are map lookups
 // per node with no allocation.
