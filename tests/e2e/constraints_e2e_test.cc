@@ -1,0 +1,773 @@
+// InterPodAffinity and PodTopologySpread end to end, against the reference: the real
+// trimaran-scheduler and the real kube-scheduler 1.20.2 run side by side on one real
+// etcd + kube-apiserver 1.20.2 (127.0.0.1), see the same ten nodes (64 CPU, 256Gi, Ready,
+// untainted, labelled kubernetes.io/hostname=<name> and topology.kubernetes.io/zone in
+// three zones: zone-a has 4 nodes, zone-b and zone-c 3), and each places the pods that
+// carry its schedulerName. Every scenario creates the same pods for both, in one
+// namespace per scheduler (affinity terms and spread constraints count their own
+// namespace only), checks trimaran's outcome against the property, compares it with
+// kube-scheduler's, and runs a checker of the required constraints over the final state
+// (no bound pod violates its required anti-affinity, affinity or DoNotSchedule spread).
+//
+//   1. RequiredAntiAffinity: 13 replicas (app=x) with required anti-affinity to app=x on
+//      the hostname: 10 bound, one per node; 3 pending with PodScheduled=False and
+//      "0/10 nodes are available: ... 10 node(s) didn't match pod anti-affinity rules"
+//      (1.20 adds the generic "didn't match pod affinity/anti-affinity" reason).
+//   2. ZoneSpread: 9 pods, maxSkew 1 on the zone, DoNotSchedule: 3/3/3 per zone; a 10th
+//      keeps max - min <= 1.
+//   3. DriverAffinity (Spark-like): a driver, then 6 executors with required pod affinity
+//      to it on the zone: every executor in the driver's zone; an executor whose driver
+//      does not exist stays pending with "didn't match pod affinity rules".
+//   4. PreferredAntiAffinityOutweighsPacking: a trimaran profile with NodeResourcesFit
+//      MostAllocated ("trimaran-most") against kube-scheduler's default and
+//      NodeResourcesMostAllocated profiles. Pods of 4 CPU / 16Gi (6.25 % of a node): 6
+//      pods without affinity pack on one node, the same for both schedulers (the control:
+//      the packing pull is real), then 6 pods with preferred anti-affinity (weight 100) on
+//      the hostname land on 6 distinct nodes, one of them the packed node (the packing
+//      still decides where no anti-affinity applies yet). One scheduler at a time, the
+//      reference first, so that neither takes the room the other's pods would use.
+//
+// Profiles: trimaran's default profile ("trimaran") is v1's, with InterPodAffinity and
+// PodTopologySpread at weight 2; kube-scheduler 1.20.2 runs config v1beta1 (its default
+// InterPodAffinity weight is 1). One control plane and both schedulers serve the whole
+// binary (SetUpTestSuite; ctest runs each test in a process of its own, so there each
+// scenario gets its own). Scenarios are independent of their order: pods other than
+// scenario 4's request 100m / 128Mi, which moves no resource score by more than a point.
+// Synchronization is by polling the apiserver (Eventually) until every pod of a namespace
+// is decided: bound, or PodScheduled=False.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/status_macros.h"
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/api/affinity.h"
+#include "kube/api/label_selector.h"
+#include "kube/api/pod.h"
+#include "kube/api/topology_spread_constraint.h"
+#include "kube/rest_client.h"
+#include "kube/testing/wrappers.h"
+#include "tests/e2e/harness/cluster.h"
+#include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/eventually.h"
+#include "tests/e2e/harness/scheduler_process.h"
+#include "tests/e2e/harness/subprocess.h"
+
+namespace trimaran::e2e {
+namespace {
+
+using kube::testing::MakeLabelSelector;
+using kube::testing::MakePod;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
+constexpr char kHostname[] = "kubernetes.io/hostname";
+constexpr char kZone[] = "topology.kubernetes.io/zone";
+constexpr int kNodes = 10;
+constexpr const char* kZones[] = {"zone-a", "zone-b", "zone-c"};
+constexpr absl::Duration kDecideTimeout = absl::Seconds(60);
+
+// Profiles (schedulerName).
+constexpr char kTrimaran[] = "trimaran";           // trimaran's default profile
+constexpr char kTrimaranMost[] = "trimaran-most";  // + NodeResourcesFit MostAllocated
+constexpr char kKube[] = "kube";                   // kube-scheduler 1.20.2's default profile
+constexpr char kKubeMost[] = "kube-most";          // + NodeResourcesMostAllocated
+
+// The second profile of trimaran's configuration (SchedulerConfigYaml's extra_profile).
+constexpr char kTrimaranMostProfile[] = R"(  - schedulerName: trimaran-most
+    pluginConfig:
+      - name: NodeResourcesFit
+        args:
+          scoringStrategy:
+            type: MostAllocated
+            resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+)";
+
+// kube-scheduler 1.20.2: config API v1beta1, where MostAllocated is a plugin of its own.
+// With --config, 1.20 serves insecure healthz/metrics on healthzBindAddress /
+// metricsBindAddress (default 0.0.0.0:10251) whatever --port says: both are kept on
+// 127.0.0.1:`insecure_port`.
+std::string KubeSchedulerConfigYaml(const std::string& kubeconfig, int insecure_port) {
+  return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1beta1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: )",
+                      kubeconfig, R"(, qps: 5000, burst: 5000}
+leaderElection: {leaderElect: false}
+healthzBindAddress: 127.0.0.1:)",
+                      insecure_port, R"(
+metricsBindAddress: 127.0.0.1:)",
+                      insecure_port, R"(
+profiles:
+  - schedulerName: kube
+  - schedulerName: kube-most
+    plugins:
+      score:
+        disabled: [{name: NodeResourcesLeastAllocated}]
+        enabled: [{name: NodeResourcesMostAllocated, weight: 1}]
+)");
+}
+
+// ---- The checker of required constraints over a final state (independent of the
+// scheduler's own matching code). ----
+
+using NodeLabels = std::map<std::string, kube::StringMap>;  // node name -> labels
+
+// metav1.LabelSelector semantics: a missing selector matches nothing, an empty one
+// everything; matchLabels and matchExpressions are ANDed.
+bool SelectorMatches(const std::optional<kube::LabelSelector>& selector,
+                     const kube::StringMap& labels) {
+  if (!selector.has_value()) return false;
+  for (const auto& [key, value] : selector->match_labels) {
+    const auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  for (const kube::LabelSelectorRequirement& r : selector->match_expressions) {
+    const auto it = labels.find(r.key);
+    const bool has = it != labels.end();
+    const bool in =
+        has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    switch (r.op) {
+      case kube::LabelSelectorOperator::kIn:
+        if (!in) return false;
+        break;
+      case kube::LabelSelectorOperator::kNotIn:
+        if (in) return false;
+        break;
+      case kube::LabelSelectorOperator::kExists:
+        if (!has) return false;
+        break;
+      case kube::LabelSelectorOperator::kDoesNotExist:
+        if (has) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+// Whether `other` is in the namespaces of `owner`'s term: the term's list, else the
+// owner's namespace (the 1.20 apiserver drops namespaceSelector).
+bool InTermNamespaces(const kube::PodAffinityTerm& term, const kube::Pod& owner,
+                      const kube::Pod& other) {
+  if (term.namespaces.empty()) {
+    return other.metadata.namespace_name == owner.metadata.namespace_name;
+  }
+  return std::find(term.namespaces.begin(), term.namespaces.end(), other.metadata.namespace_name) !=
+         term.namespaces.end();
+}
+
+// The value of label `key` on the node `pod` is bound to; nullopt when absent.
+std::optional<std::string> DomainOf(const NodeLabels& nodes, const kube::Pod& pod,
+                                    const std::string& key) {
+  const auto node = nodes.find(pod.spec.node_name);
+  if (node == nodes.end()) return std::nullopt;
+  const auto it = node->second.find(key);
+  if (it == node->second.end()) return std::nullopt;
+  return it->second;
+}
+
+// One line per violated required constraint among the bound `pods`, "" lines never:
+//   required anti-affinity  no other bound pod of the term's namespaces matching the term
+//                           shares the pod's domain;
+//   required affinity       some bound pod matching the term is in the pod's domain (the
+//                           pod itself counts only if it matches its own term: the first
+//                           pod of a group);
+//   DoNotSchedule spread    over the domains of every node carrying the key, the matching
+//                           bound pods of the namespace differ by at most maxSkew.
+std::vector<std::string> RequiredConstraintViolations(const std::vector<kube::Pod>& pods,
+                                                      const NodeLabels& nodes) {
+  std::set<std::string> out;
+  std::vector<const kube::Pod*> bound;
+  for (const kube::Pod& p : pods) {
+    if (!p.spec.node_name.empty()) bound.push_back(&p);
+  }
+  for (const kube::Pod* p : bound) {
+    const std::string who =
+        absl::StrCat(p->metadata.namespace_name, "/", p->metadata.name, " on ", p->spec.node_name);
+    if (!nodes.contains(p->spec.node_name)) {
+      out.insert(absl::StrCat(who, ": unknown node"));
+      continue;
+    }
+    const std::optional<kube::Affinity>& affinity = p->spec.affinity;
+    if (affinity.has_value() && affinity->pod_anti_affinity.has_value()) {
+      for (const kube::PodAffinityTerm& term : affinity->pod_anti_affinity->required) {
+        const std::optional<std::string> mine = DomainOf(nodes, *p, term.topology_key);
+        if (!mine.has_value()) continue;  // a node without the key never violates
+        for (const kube::Pod* q : bound) {
+          if (q == p || !InTermNamespaces(term, *p, *q) ||
+              !SelectorMatches(term.label_selector, q->metadata.labels)) {
+            continue;
+          }
+          if (DomainOf(nodes, *q, term.topology_key) == mine) {
+            out.insert(absl::StrCat(who, ": required anti-affinity broken, ", term.topology_key,
+                                    "=", *mine, " shared with ", q->metadata.name));
+          }
+        }
+      }
+    }
+    if (affinity.has_value() && affinity->pod_affinity.has_value()) {
+      for (const kube::PodAffinityTerm& term : affinity->pod_affinity->required) {
+        const std::optional<std::string> mine = DomainOf(nodes, *p, term.topology_key);
+        if (!mine.has_value()) {
+          out.insert(
+              absl::StrCat(who, ": required affinity on a node without ", term.topology_key));
+          continue;
+        }
+        bool found = false;
+        for (const kube::Pod* q : bound) {
+          if (InTermNamespaces(term, *p, *q) &&
+              SelectorMatches(term.label_selector, q->metadata.labels) &&
+              DomainOf(nodes, *q, term.topology_key) == mine) {
+            found = true;
+            break;
+          }
+        }
+        if (!found) {
+          out.insert(absl::StrCat(who, ": required affinity broken, no matching pod in ",
+                                  term.topology_key, "=", *mine));
+        }
+      }
+    }
+    for (const kube::TopologySpreadConstraint& c : p->spec.topology_spread_constraints) {
+      if (c.when_unsatisfiable != kube::UnsatisfiableConstraintAction::kDoNotSchedule) continue;
+      std::map<std::string, int> count;  // every domain, 0 included
+      for (const auto& [name, labels] : nodes) {
+        const auto it = labels.find(c.topology_key);
+        if (it != labels.end()) count[it->second] += 0;
+      }
+      for (const kube::Pod* q : bound) {
+        if (q->metadata.namespace_name != p->metadata.namespace_name ||
+            !SelectorMatches(c.label_selector, q->metadata.labels)) {
+          continue;
+        }
+        const std::optional<std::string> d = DomainOf(nodes, *q, c.topology_key);
+        if (d.has_value()) ++count[*d];
+      }
+      if (count.empty()) continue;
+      int lo = count.begin()->second, hi = lo;
+      for (const auto& [domain, n] : count) {
+        lo = std::min(lo, n);
+        hi = std::max(hi, n);
+      }
+      if (hi - lo > c.max_skew) {
+        std::vector<std::string> parts;
+        for (const auto& [domain, n] : count) parts.push_back(absl::StrCat(domain, "=", n));
+        out.insert(absl::StrCat(p->metadata.namespace_name, ": spread on ", c.topology_key,
+                                " skew ", hi - lo, " > maxSkew ", c.max_skew, " (",
+                                absl::StrJoin(parts, " "), ")"));
+      }
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+// The checker must be able to fail: a hand-made state breaking each kind of constraint.
+TEST(RequiredConstraintCheckerTest, FlagsEachKindOfViolation) {
+  const NodeLabels nodes = {
+      {"n1", {{kHostname, "n1"}, {kZone, "z1"}}},
+      {"n2", {{kHostname, "n2"}, {kZone, "z1"}}},
+      {"n3", {{kHostname, "n3"}, {kZone, "z2"}}},
+  };
+  const kube::LabelSelector app_x = MakeLabelSelector().Label("app", "x").Obj();
+  auto anti = [&](const std::string& name, const std::string& node) {
+    return MakePod()
+        .Name(name)
+        .Namespace("ns")
+        .Label("app", "x")
+        .PodAntiAffinity(kHostname, app_x)
+        .NodeName(node)
+        .Obj();
+  };
+  // Anti-affinity: two app=x on n1 breaks it; on n1 and n2 it holds.
+  EXPECT_THAT(RequiredConstraintViolations({anti("a", "n1"), anti("b", "n2")}, nodes), IsEmpty());
+  EXPECT_THAT(RequiredConstraintViolations({anti("a", "n1"), anti("b", "n1")}, nodes),
+              ::testing::SizeIs(2));
+  // Another namespace does not count.
+  kube::Pod other_ns = anti("c", "n1");
+  other_ns.metadata.namespace_name = "other";
+  EXPECT_THAT(RequiredConstraintViolations({anti("a", "n1"), other_ns}, nodes), IsEmpty());
+
+  // Affinity: an executor in z2 while the driver is in z1.
+  const kube::Pod driver =
+      MakePod().Name("driver").Namespace("ns").Label("role", "driver").NodeName("n1").Obj();
+  auto executor = [&](const std::string& node) {
+    return MakePod()
+        .Name("exec")
+        .Namespace("ns")
+        .Label("role", "executor")
+        .PodAffinity(kZone, MakeLabelSelector().Label("role", "driver").Obj())
+        .NodeName(node)
+        .Obj();
+  };
+  EXPECT_THAT(RequiredConstraintViolations({driver, executor("n2")}, nodes), IsEmpty());
+  EXPECT_THAT(RequiredConstraintViolations({driver, executor("n3")}, nodes), ::testing::SizeIs(1));
+
+  // Spread: z1 = 2, z2 = 0 with maxSkew 1 breaks it; z1 = 1, z2 = 1 holds.
+  auto spread = [&](const std::string& name, const std::string& node) {
+    return MakePod()
+        .Name(name)
+        .Namespace("ns")
+        .Label("app", "s")
+        .SpreadConstraint(1, kZone, kube::UnsatisfiableConstraintAction::kDoNotSchedule,
+                          MakeLabelSelector().Label("app", "s").Obj())
+        .NodeName(node)
+        .Obj();
+  };
+  EXPECT_THAT(RequiredConstraintViolations({spread("s1", "n1"), spread("s2", "n3")}, nodes),
+              IsEmpty());
+  EXPECT_THAT(RequiredConstraintViolations({spread("s1", "n1"), spread("s2", "n2")}, nodes),
+              ::testing::ElementsAre(HasSubstr("skew 2 > maxSkew 1")));
+}
+
+// ---- The shared environment. ----
+
+// A namespace's pods as decided by a scheduler.
+struct Outcome {
+  std::vector<kube::Pod> pods;
+  std::map<std::string, std::string> node_of;        // bound pod -> node
+  std::map<std::string, std::string> unschedulable;  // unbound pod -> PodScheduled=False message
+
+  size_t Decided() const { return node_of.size() + unschedulable.size(); }
+  std::set<std::string> Nodes() const {
+    std::set<std::string> out;
+    for (const auto& [pod, node] : node_of) out.insert(node);
+    return out;
+  }
+  std::string Describe() const {
+    std::vector<std::string> parts;
+    for (const auto& [pod, node] : node_of) parts.push_back(absl::StrCat(pod, "=", node));
+    for (const auto& [pod, message] : unschedulable) {
+      parts.push_back(absl::StrCat(pod, " pending: ", message));
+    }
+    return absl::StrCat(pods.size(), " pods: ", absl::StrJoin(parts, "; "));
+  }
+};
+
+struct Env {
+  std::unique_ptr<Cluster> cluster;
+  NodeLabels nodes;
+  std::unique_ptr<Subprocess> trimaran;
+  std::unique_ptr<Subprocess> kube;
+};
+
+class ConstraintsE2ETest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const absl::Time start = absl::Now();
+    env_ = new Env;
+    const absl::Status s = StartEnv(*env_);
+    if (!s.ok()) setup_error_ = new std::string(s.ToString());
+    std::printf("environment up in %s\n", absl::FormatDuration(absl::Now() - start).c_str());
+  }
+
+  static void TearDownTestSuite() {
+    if (env_ != nullptr) {
+      // trimaran-scheduler takes a few seconds to close its informers after SIGTERM:
+      // room for a clean exit rather than the SIGKILL after Stop's default 5 s.
+      if (env_->trimaran) env_->trimaran->Stop(absl::Seconds(20));
+      if (env_->kube) env_->kube->Stop();
+    }
+    delete env_;
+    env_ = nullptr;
+    delete setup_error_;
+    setup_error_ = nullptr;
+  }
+
+  void SetUp() override { ASSERT_EQ(setup_error_, nullptr) << *setup_error_ << "\n" << Logs(); }
+
+  void TearDown() override {
+    if (HasFailure()) std::fprintf(stderr, "%s\n", Logs().c_str());
+  }
+
+  static std::string Logs() {
+    std::string out;
+    if (env_ != nullptr && env_->trimaran) {
+      absl::StrAppend(&out, "--- trimaran-scheduler ---\n", env_->trimaran->LogTail(8000), "\n");
+    }
+    if (env_ != nullptr && env_->kube) {
+      absl::StrAppend(&out, "--- kube-scheduler ---\n", env_->kube->LogTail(8000), "\n");
+    }
+    return out;
+  }
+
+  // Control plane, nodes, both schedulers; then one probe pod per profile, bound, shows
+  // that each profile places pods with the nodes in its cache.
+  static absl::Status StartEnv(Env& env) {
+    TRIMARAN_ASSIGN_OR_RETURN(env.cluster, Cluster::Start());
+    Cluster& cluster = *env.cluster;
+    ControlPlane& cp = cluster.control_plane();
+    for (int i = 0; i < kNodes; ++i) {
+      const std::string name = absl::StrCat("node-", i);
+      const kube::StringMap labels = {{kHostname, name}, {kZone, kZones[i % std::size(kZones)]}};
+      TRIMARAN_RETURN_IF_ERROR(
+          cluster.AddNode(name, {.cpu = "64", .memory = "256Gi", .labels = labels}));
+      // Ready, as a kubelet would report it (neither scheduler reads it today).
+      TRIMARAN_ASSIGN_OR_RETURN(
+          http::HttpResponse r,
+          cp.Request("PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
+                     R"({"status":{"conditions":[{"type":"Ready","status":"True",)"
+                     R"("reason":"KubeletReady","message":"kubelet is posting ready status"}]}})",
+                     "application/merge-patch+json"));
+      if (r.status_code != 200) {
+        return absl::InternalError(
+            absl::StrCat("node ", name, " status: HTTP ", r.status_code, ": ", r.body));
+      }
+      env.nodes[name] = labels;
+    }
+
+    TRIMARAN_ASSIGN_OR_RETURN(
+        SchedulerProcess trimaran,
+        StartSchedulerProcess({.binary = kSchedulerBin,
+                               .dir = cp.dir(),
+                               .tag = "constraints",
+                               .config_yaml = SchedulerConfigYaml(kTrimaran, /*leader_elect=*/false,
+                                                                  kTrimaranMostProfile),
+                               .kubeconfig = cluster.kubeconfig()}));
+    env.trimaran = std::move(trimaran.process);
+
+    TRIMARAN_ASSIGN_OR_RETURN(const int kube_insecure_port, PickFreePort());
+    const std::string kube_config = cp.dir() + "/kube-scheduler.yaml";
+    {
+      std::ofstream out(kube_config);
+      out << KubeSchedulerConfigYaml(cluster.kubeconfig(), kube_insecure_port);
+      if (!out) return absl::InternalError(absl::StrCat("write ", kube_config));
+    }
+    TRIMARAN_ASSIGN_OR_RETURN(const int kube_port, PickFreePort());
+    TRIMARAN_ASSIGN_OR_RETURN(
+        env.kube,
+        Subprocess::Start({cp.assets() + "/kube-scheduler", "--config=" + kube_config, "--port=0",
+                           "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", kube_port),
+                           "--cert-dir=" + cp.dir() + "/kube-certs", "-v=2"},
+                          cp.dir() + "/kube-scheduler.log"));
+
+    TRIMARAN_RETURN_IF_ERROR(CreateNamespace(cluster, "probe"));
+    const std::vector<std::string> profiles = {kTrimaran, kTrimaranMost, kKube, kKubeMost};
+    for (const std::string& profile : profiles) {
+      TRIMARAN_RETURN_IF_ERROR(
+          cluster.client()
+              .CreatePod(SmallPod(absl::StrCat("probe-", profile), "probe", profile).Obj())
+              .status());
+    }
+    std::string last;
+    const bool bound = Eventually(
+        [&] {
+          absl::StatusOr<kube::PodList> list = cluster.client().ListPods("probe", {});
+          if (!list.ok()) return false;
+          std::vector<std::string> unbound;
+          for (const kube::Pod& p : list->items) {
+            if (p.spec.node_name.empty()) unbound.push_back(p.metadata.name);
+          }
+          last = absl::StrJoin(unbound, ", ");
+          return list->items.size() == profiles.size() && unbound.empty();
+        },
+        kDecideTimeout);
+    if (!bound) return absl::DeadlineExceededError(absl::StrCat("probe pods not bound: ", last));
+    return absl::OkStatus();
+  }
+
+  static absl::Status CreateNamespace(Cluster& cluster, const std::string& name) {
+    return cluster.client()
+        .Raw("POST", "/api/v1/namespaces",
+             absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")", name,
+                          R"("}})"),
+             "application/json")
+        .status();
+  }
+
+  // A pod requesting 100m / 128Mi.
+  static kube::testing::PodWrapper SmallPod(const std::string& name, const std::string& ns,
+                                            const std::string& scheduler) {
+    return MakePod().Name(name).Namespace(ns).SchedulerName(scheduler).Req(
+        {{"cpu", "100m"}, {"memory", "128Mi"}});
+  }
+
+  static kube::RestClient& client() { return env_->cluster->client(); }
+  static const NodeLabels& nodes() { return env_->nodes; }
+
+  void NewNamespace(const std::string& name) {
+    TRIMARAN_ASSERT_OK(CreateNamespace(*env_->cluster, name));
+  }
+
+  void Create(const kube::Pod& pod) { TRIMARAN_ASSERT_OK(client().CreatePod(pod).status()); }
+
+  static Outcome Observe(const std::string& ns) {
+    Outcome out;
+    absl::StatusOr<kube::PodList> list = client().ListPods(ns, {});
+    if (!list.ok()) return out;
+    out.pods = std::move(list->items);
+    for (const kube::Pod& p : out.pods) {
+      if (!p.spec.node_name.empty()) {
+        out.node_of[p.metadata.name] = p.spec.node_name;
+        continue;
+      }
+      for (const kube::PodCondition& c : p.status.conditions) {
+        if (c.type == "PodScheduled" && c.status == kube::ConditionStatus::kFalse &&
+            c.reason == "Unschedulable") {
+          out.unschedulable[p.metadata.name] = c.message;
+        }
+      }
+    }
+    return out;
+  }
+
+  // Waits until the `n` pods of `ns` are all decided (bound, or PodScheduled=False);
+  // *out gets the last observation either way.
+  static bool WaitDecided(const std::string& ns, size_t n, Outcome* out) {
+    return Eventually(
+        [&] {
+          *out = Observe(ns);
+          return out->pods.size() == n && out->Decided() == n;
+        },
+        kDecideTimeout);
+  }
+
+  // Bound pods per zone, every zone present (0 included).
+  static std::map<std::string, int> ZoneCounts(const Outcome& o) {
+    std::map<std::string, int> count;
+    for (const char* z : kZones) count[z] = 0;
+    for (const auto& [pod, node] : o.node_of) ++count[nodes().at(node).at(kZone)];
+    return count;
+  }
+
+  static std::string ZoneOf(const std::string& node) { return nodes().at(node).at(kZone); }
+
+  static Env* env_;
+  static std::string* setup_error_;
+};
+
+Env* ConstraintsE2ETest::env_ = nullptr;
+std::string* ConstraintsE2ETest::setup_error_ = nullptr;
+
+std::string Counts(const std::map<std::string, int>& counts) {
+  std::vector<std::string> parts;
+  for (const auto& [k, n] : counts) parts.push_back(absl::StrCat(k, "=", n));
+  return absl::StrJoin(parts, " ");
+}
+
+// 1. Required anti-affinity on the hostname, 13 replicas on 10 nodes.
+TEST_F(ConstraintsE2ETest, RequiredAntiAffinityOnePerNodeRestPending) {
+  constexpr int kReplicas = 13;
+  const kube::LabelSelector app_x = MakeLabelSelector().Label("app", "x").Obj();
+  std::map<std::string, Outcome> outcome;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("anti-", sched);
+    NewNamespace(ns);
+    for (int i = 0; i < kReplicas; ++i) {
+      Create(SmallPod(absl::StrCat("web-", i), ns, sched)
+                 .Label("app", "x")
+                 .PodAntiAffinity(kHostname, app_x)
+                 .Obj());
+    }
+  }
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    Outcome& o = outcome[sched];
+    ASSERT_TRUE(WaitDecided(absl::StrCat("anti-", sched), kReplicas, &o)) << o.Describe();
+    std::printf("[anti-affinity] %s: %zu bound on %zu nodes, %zu pending, e.g. \"%s\"\n",
+                sched.c_str(), o.node_of.size(), o.Nodes().size(), o.unschedulable.size(),
+                o.unschedulable.empty() ? "" : o.unschedulable.begin()->second.c_str());
+    EXPECT_EQ(o.node_of.size(), 10u) << o.Describe();
+    EXPECT_EQ(o.Nodes().size(), 10u) << "two replicas share a node: " << o.Describe();
+    EXPECT_EQ(o.unschedulable.size(), 3u) << o.Describe();
+    for (const auto& [pod, message] : o.unschedulable) {
+      EXPECT_THAT(message, StartsWith("0/10 nodes are available: ")) << pod;
+      EXPECT_THAT(message, HasSubstr("10 node(s) didn't match pod anti-affinity rules")) << pod;
+    }
+    EXPECT_THAT(RequiredConstraintViolations(o.pods, nodes()), IsEmpty());
+  }
+  // The same outcome as kube-scheduler 1.20.2.
+  EXPECT_EQ(outcome[kTrimaran].node_of.size(), outcome[kKube].node_of.size());
+  EXPECT_EQ(outcome[kTrimaran].Nodes().size(), outcome[kKube].Nodes().size());
+  EXPECT_EQ(outcome[kTrimaran].unschedulable.size(), outcome[kKube].unschedulable.size());
+  // The pending ones are still pending after all of the above.
+  for (const std::string sched : {kTrimaran, kKube}) {
+    EXPECT_EQ(Observe(absl::StrCat("anti-", sched)).node_of.size(), 10u) << sched;
+  }
+}
+
+// 2. Zone spread, maxSkew 1, DoNotSchedule: 9 pods, then a 10th.
+TEST_F(ConstraintsE2ETest, ZoneSpreadThreeThreeThreeThenSkewAtMostOne) {
+  auto spread_pod = [](const std::string& name, const std::string& ns, const std::string& sched) {
+    return SmallPod(name, ns, sched)
+        .Label("app", "spread")
+        .SpreadConstraint(1, kZone, kube::UnsatisfiableConstraintAction::kDoNotSchedule,
+                          MakeLabelSelector().Label("app", "spread").Obj())
+        .Obj();
+  };
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("spread-", sched);
+    NewNamespace(ns);
+    for (int i = 0; i < 9; ++i) Create(spread_pod(absl::StrCat("spread-", i), ns, sched));
+  }
+  std::map<std::string, std::map<std::string, int>> nine;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(absl::StrCat("spread-", sched), 9, &o)) << o.Describe();
+    nine[sched] = ZoneCounts(o);
+    std::printf("[spread] %s, 9 pods: %s\n", sched.c_str(), Counts(nine[sched]).c_str());
+    EXPECT_EQ(o.node_of.size(), 9u) << o.Describe();
+    EXPECT_EQ(nine[sched],
+              (std::map<std::string, int>{{"zone-a", 3}, {"zone-b", 3}, {"zone-c", 3}}))
+        << o.Describe();
+    EXPECT_THAT(RequiredConstraintViolations(o.pods, nodes()), IsEmpty());
+  }
+  EXPECT_EQ(nine[kTrimaran], nine[kKube]);
+
+  for (const std::string sched : {kTrimaran, kKube}) {
+    Create(spread_pod("spread-9", absl::StrCat("spread-", sched), sched));
+  }
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(absl::StrCat("spread-", sched), 10, &o)) << o.Describe();
+    const std::map<std::string, int> ten = ZoneCounts(o);
+    std::printf("[spread] %s, 10 pods: %s\n", sched.c_str(), Counts(ten).c_str());
+    EXPECT_EQ(o.node_of.size(), 10u) << o.Describe();
+    int lo = 10, hi = 0;
+    for (const auto& [zone, n] : ten) {
+      lo = std::min(lo, n);
+      hi = std::max(hi, n);
+    }
+    EXPECT_LE(hi - lo, 1) << Counts(ten);
+    EXPECT_THAT(RequiredConstraintViolations(o.pods, nodes()), IsEmpty());
+  }
+}
+
+// 3. Spark-like: executors with required pod affinity to their driver's zone.
+TEST_F(ConstraintsE2ETest, ExecutorsFollowTheirDriverZone) {
+  constexpr int kExecutors = 6;
+  auto executor = [](const std::string& name, const std::string& ns, const std::string& sched,
+                     const std::string& app) {
+    return SmallPod(name, ns, sched)
+        .Label("spark-role", "executor")
+        .Label("app-id", app)
+        .PodAffinity(kZone,
+                     MakeLabelSelector().Label("spark-role", "driver").Label("app-id", app).Obj())
+        .Obj();
+  };
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("spark-", sched);
+    NewNamespace(ns);
+    Create(SmallPod("driver", ns, sched).Label("spark-role", "driver").Label("app-id", "a1").Obj());
+  }
+  std::map<std::string, std::string> driver_zone;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(absl::StrCat("spark-", sched), 1, &o)) << sched << ": " << o.Describe();
+    ASSERT_TRUE(o.node_of.contains("driver")) << sched << ": " << o.Describe();
+    driver_zone[sched] = ZoneOf(o.node_of["driver"]);
+  }
+  // The executors of a1, and one of a2 whose driver does not exist (a1's driver has the
+  // role label but not the app-id).
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("spark-", sched);
+    for (int i = 0; i < kExecutors; ++i) {
+      Create(executor(absl::StrCat("exec-", i), ns, sched, "a1"));
+    }
+    Create(executor("orphan-exec", ns, sched, "a2"));
+  }
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(absl::StrCat("spark-", sched), kExecutors + 2, &o)) << o.Describe();
+    std::map<std::string, int> zones = ZoneCounts(o);
+    std::printf("[driver affinity] %s: driver in %s, pods per zone %s, orphan: \"%s\"\n",
+                sched.c_str(), driver_zone[sched].c_str(), Counts(zones).c_str(),
+                o.unschedulable.contains("orphan-exec") ? o.unschedulable["orphan-exec"].c_str()
+                                                        : "(not pending)");
+    EXPECT_EQ(o.node_of.size(), static_cast<size_t>(kExecutors + 1)) << o.Describe();
+    for (int i = 0; i < kExecutors; ++i) {
+      const std::string pod = absl::StrCat("exec-", i);
+      ASSERT_TRUE(o.node_of.contains(pod)) << pod << ": " << o.Describe();
+      EXPECT_EQ(ZoneOf(o.node_of[pod]), driver_zone[sched]) << pod << " on " << o.node_of[pod];
+    }
+    EXPECT_EQ(zones[driver_zone[sched]], kExecutors + 1);
+    ASSERT_TRUE(o.unschedulable.contains("orphan-exec")) << o.Describe();
+    EXPECT_THAT(o.unschedulable["orphan-exec"], StartsWith("0/10 nodes are available: "));
+    EXPECT_THAT(o.unschedulable["orphan-exec"],
+                HasSubstr("10 node(s) didn't match pod affinity rules"));
+    EXPECT_THAT(RequiredConstraintViolations(o.pods, nodes()), IsEmpty());
+  }
+  for (const std::string sched : {kTrimaran, kKube}) {
+    EXPECT_FALSE(Observe(absl::StrCat("spark-", sched)).node_of.contains("orphan-exec")) << sched;
+  }
+}
+
+// 4. Preferred anti-affinity (weight 100) on the hostname under a packing profile.
+TEST_F(ConstraintsE2ETest, PreferredAntiAffinityOutweighsPacking) {
+  constexpr int kPods = 6;
+  // 4 CPU / 16Gi: 6.25 % of a node per pod, so MostAllocated pulls towards the fullest.
+  auto big_pod = [](const std::string& name, const std::string& ns, const std::string& sched) {
+    return MakePod().Name(name).Namespace(ns).SchedulerName(sched).Req(
+        {{"cpu", "4"}, {"memory", "16Gi"}});
+  };
+  // Control: without anti-affinity each packing profile puts all 6 on one node. One
+  // scheduler at a time (the reference first), so that neither one's placements can
+  // take the room the other one's would use.
+  std::string packed;
+  for (const std::string sched : {kKubeMost, kTrimaranMost}) {
+    SCOPED_TRACE(sched);
+    const std::string ns = absl::StrCat("pack-control-", sched);
+    NewNamespace(ns);
+    for (int i = 0; i < kPods; ++i) {
+      Create(big_pod(absl::StrCat("packed-", i), ns, sched).Label("app", "packed").Obj());
+    }
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(ns, kPods, &o)) << o.Describe();
+    ASSERT_EQ(o.node_of.size(), static_cast<size_t>(kPods)) << o.Describe();
+    std::printf("[packing control] %s: %d pods on %s\n", sched.c_str(), kPods,
+                absl::StrJoin(o.Nodes(), ",").c_str());
+    ASSERT_EQ(o.Nodes().size(), 1u) << "the packing profile did not pack: " << o.Describe();
+    if (packed.empty()) packed = *o.Nodes().begin();
+    EXPECT_EQ(*o.Nodes().begin(), packed) << "packed elsewhere than kube-scheduler";
+  }
+
+  // With preferred anti-affinity weight 100 on the hostname; again one scheduler at a
+  // time, the reference first.
+  std::map<std::string, Outcome> outcome;
+  for (const std::string sched : {kKube, kKubeMost, kTrimaranMost}) {
+    SCOPED_TRACE(sched);
+    const std::string ns = absl::StrCat("pack-anti-", sched);
+    NewNamespace(ns);
+    for (int i = 0; i < kPods; ++i) {
+      Create(big_pod(absl::StrCat("pref-", i), ns, sched)
+                 .Label("app", "pref")
+                 .PreferredPodAntiAffinity(100, kHostname,
+                                           MakeLabelSelector().Label("app", "pref").Obj())
+                 .Obj());
+    }
+    Outcome& o = outcome[sched];
+    ASSERT_TRUE(WaitDecided(ns, kPods, &o)) << o.Describe();
+    std::printf("[preferred anti-affinity] %s: %zu pods on %zu nodes (%s)\n", sched.c_str(),
+                o.node_of.size(), o.Nodes().size(), absl::StrJoin(o.Nodes(), ",").c_str());
+    EXPECT_EQ(o.node_of.size(), static_cast<size_t>(kPods)) << o.Describe();
+    EXPECT_EQ(o.Nodes().size(), static_cast<size_t>(kPods)) << o.Describe();
+  }
+  // Where no anti-affinity applies yet (the first pod), the packing profiles still pack.
+  EXPECT_TRUE(outcome[kTrimaranMost].Nodes().contains(packed)) << outcome[kTrimaranMost].Describe();
+  EXPECT_TRUE(outcome[kKubeMost].Nodes().contains(packed)) << outcome[kKubeMost].Describe();
+  // The same spreading as kube-scheduler 1.20.2, default and MostAllocated profiles.
+  EXPECT_EQ(outcome[kTrimaranMost].Nodes().size(), outcome[kKube].Nodes().size());
+  EXPECT_EQ(outcome[kTrimaranMost].Nodes().size(), outcome[kKubeMost].Nodes().size());
+}
+
+}  // namespace
+}  // namespace trimaran::e2e
