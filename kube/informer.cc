@@ -63,6 +63,10 @@ void Reflector::Start() {
   thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
 }
 
+void Reflector::RequestStop() {
+  if (thread_.joinable()) thread_.request_stop();
+}
+
 void Reflector::Stop() {
   if (thread_.joinable()) {
     thread_.request_stop();

@@ -200,6 +200,9 @@ class Reflector {
   Reflector& operator=(const Reflector&) = delete;
 
   void Start();
+  // Asks the loop to stop without waiting (an in-flight call ends at its next stop
+  // check); Stop() then joins. Lets an owner stop many informers in parallel.
+  void RequestStop();
   void Stop();
   bool HasSynced() const { return synced_.load(std::memory_order_acquire); }
   bool WaitForSync(absl::Duration timeout) const;
@@ -271,6 +274,8 @@ class Informer final : private internal::ReflectorTarget {
   void AddEventHandlers(EventHandlers<T> handlers) { handlers_.push_back(std::move(handlers)); }
 
   void Start() { reflector_.Start(); }
+  // Stop without waiting; Stop() joins (see Reflector::RequestStop).
+  void RequestStop() { reflector_.RequestStop(); }
   void Stop() { reflector_.Stop(); }
 
   bool HasSynced() const { return reflector_.HasSynced(); }

@@ -126,6 +126,17 @@ struct SchedulerApp::State {
   std::stop_source lost;
   std::atomic<bool> leadership_lost{false};
   std::atomic<bool> leading{false};
+
+  // Stops every informer: all are asked first, then joined, so their watches (each
+  // ends at its next stop check, up to about a second) end together, not one by one.
+  void StopInformers() {
+    if (pod_informer) pod_informer->RequestStop();
+    if (node_informer) node_informer->RequestStop();
+    for (auto& informer : object_informers) informer->RequestStop();
+    if (pod_informer) pod_informer->Stop();
+    if (node_informer) node_informer->Stop();
+    for (auto& informer : object_informers) informer->Stop();
+  }
 };
 
 namespace {
@@ -173,9 +184,7 @@ SchedulerApp::~SchedulerApp() {
   if (s_ == nullptr) return;
   // Order: nothing may call into the scheduler once it is gone.
   if (s_->elector) s_->stop.request_stop();
-  if (s_->pod_informer) s_->pod_informer->Stop();
-  if (s_->node_informer) s_->node_informer->Stop();
-  for (auto& informer : s_->object_informers) informer->Stop();
+  s_->StopInformers();
   if (s_->scheduler) s_->scheduler->Stop();
   if (s_->sources) s_->sources->Stop();
   if (s_->admin) s_->admin->Stop();
@@ -501,9 +510,7 @@ int SchedulerApp::Run() {
   }
   s.scheduler->Stop();
   s.sources->Stop();
-  s.pod_informer->Stop();
-  s.node_informer->Stop();
-  for (auto& informer : s.object_informers) informer->Stop();
+  s.StopInformers();
   s.recorder->Flush();
   if (s.admin) s.admin->Stop();
   if (s.leadership_lost.load()) {
