@@ -63,6 +63,14 @@ Selector Selector::WithEquals(const std::string& key, const std::string& value) 
   return s;
 }
 
+Selector Selector::WithNotEquals(const std::string& key, const std::string& value) const {
+  Selector s = *this;
+  if (s.nothing_) return s;
+  s.requirements_.push_back({key, Op::kNotIn, {value}});
+  s.everything_ = false;
+  return s;
+}
+
 bool Selector::Matches(const kube::Labels& labels) const {
   if (nothing_) return false;
   for (const Requirement& r : requirements_) {

@@ -38,6 +38,8 @@ class Selector {
   bool Matches(const kube::Labels& labels) const;
   // This selector AND `key` = `value` (Nothing() stays Nothing(), as upstream's Add).
   Selector WithEquals(const std::string& key, const std::string& value) const;
+  // This selector AND `key` NotIn (`value`) (Nothing() stays Nothing()).
+  Selector WithNotEquals(const std::string& key, const std::string& value) const;
   // Matches every label set (compiled from {}).
   bool MatchesEverything() const { return everything_; }
   bool MatchesNothing() const { return nothing_; }

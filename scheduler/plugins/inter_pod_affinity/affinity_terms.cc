@@ -18,6 +18,20 @@ namespace {
 absl::StatusOr<AffinityTerm> ParseTerm(const kube::Pod& pod, const kube::PodAffinityTerm& t) {
   AffinityTerm term;
   TRIMARAN_ASSIGN_OR_RETURN(term.selector, helper::Selector::FromOptional(t.label_selector));
+  // matchLabelKeys / mismatchLabelKeys: the term's pod's value of each key, ANDed as
+  // `key = value` / `key != value` (keys the pod lacks are ignored). kube-apiserver 1.29+
+  // already merged them into labelSelector at creation; ANDing the same requirement again
+  // changes nothing, and pods from servers that did not merge them are still right.
+  for (const std::string& key : t.match_label_keys) {
+    if (const auto it = pod.metadata.labels.find(key); it != pod.metadata.labels.end()) {
+      term.selector = term.selector.WithEquals(key, it->second);
+    }
+  }
+  for (const std::string& key : t.mismatch_label_keys) {
+    if (const auto it = pod.metadata.labels.find(key); it != pod.metadata.labels.end()) {
+      term.selector = term.selector.WithNotEquals(key, it->second);
+    }
+  }
   TRIMARAN_ASSIGN_OR_RETURN(term.namespace_selector,
                             helper::Selector::FromOptional(t.namespace_selector));
   term.namespaces.insert(t.namespaces.begin(), t.namespaces.end());

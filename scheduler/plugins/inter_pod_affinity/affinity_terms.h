@@ -11,8 +11,10 @@
 //   (P.ns in T.namespaces OR T.namespace_selector matches them) AND T.selector matches
 //   P's labels.
 //
-// matchLabelKeys / mismatchLabelKeys are merged into labelSelector by kube-apiserver
-// (1.29+) when the pod is created, so they are not applied again here.
+// matchLabelKeys / mismatchLabelKeys: `key = <the term's pod's value>` /
+// `key != <value>` ANDed onto the selector for each key the pod has (kube-apiserver
+// 1.29+ also merges them into labelSelector at creation; the same requirement twice
+// selects the same pods).
 //
 // Thread-safety: immutable values after parsing.
 

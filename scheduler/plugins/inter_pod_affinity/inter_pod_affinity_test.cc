@@ -243,6 +243,49 @@ TEST(InterPodAffinityTest, NamespaceSelector) {
       Status::Success());
 }
 
+// matchLabelKeys / mismatchLabelKeys: the term only reaches pods with the same (other)
+// value of the listed labels as the pod that carries the term.
+TEST(InterPodAffinityTest, MatchAndMismatchLabelKeys) {
+  const kube::Node n1 = MakeNode().Name("n1").Label("zone", "a").Obj();
+  const kube::Node n2 = MakeNode().Name("n2").Label("zone", "b").Obj();
+  const kube::Pod v1 = MakePod()
+                           .Name("v1")
+                           .Namespace("default")
+                           .Labels({{"app", "web"}, {"rev", "1"}})
+                           .NodeName("n1")
+                           .Obj();
+  const kube::Pod v2 = MakePod()
+                           .Name("v2")
+                           .Namespace("default")
+                           .Labels({{"app", "web"}, {"rev", "2"}})
+                           .NodeName("n2")
+                           .Obj();
+  auto handle = testing::NewHandleForTest({n1, n2}, {v1, v2});
+  InterPodAffinity plugin({}, *handle);
+  auto incoming = [](std::vector<std::string> match, std::vector<std::string> mismatch) {
+    kube::Pod p =
+        MakePod().Name("x").Namespace("default").Labels({{"app", "web"}, {"rev", "2"}}).Obj();
+    kube::PodAffinityTerm t;
+    t.label_selector = MakeLabelSelector().Label("app", "web").Obj();
+    t.topology_key = "zone";
+    t.match_label_keys = std::move(match);
+    t.mismatch_label_keys = std::move(mismatch);
+    p.spec.affinity.emplace().pod_anti_affinity.emplace().required.push_back(t);
+    return p;
+  };
+  // Plain: web pods in both zones -> anti-affinity rejects both nodes.
+  EXPECT_EQ(RunFilter(plugin, *handle, incoming({}, {}), "n1"), kAntiAffinityFail);
+  EXPECT_EQ(RunFilter(plugin, *handle, incoming({}, {}), "n2"), kAntiAffinityFail);
+  // matchLabelKeys [rev]: only rev=2 pods count (v2 on n2).
+  EXPECT_EQ(RunFilter(plugin, *handle, incoming({"rev"}, {}), "n1"), Status::Success());
+  EXPECT_EQ(RunFilter(plugin, *handle, incoming({"rev"}, {}), "n2"), kAntiAffinityFail);
+  // mismatchLabelKeys [rev]: only rev!=2 pods count (v1 on n1).
+  EXPECT_EQ(RunFilter(plugin, *handle, incoming({}, {"rev"}), "n1"), kAntiAffinityFail);
+  EXPECT_EQ(RunFilter(plugin, *handle, incoming({}, {"rev"}), "n2"), Status::Success());
+  // A key the pod lacks is ignored.
+  EXPECT_EQ(RunFilter(plugin, *handle, incoming({"missing"}, {}), "n1"), kAntiAffinityFail);
+}
+
 TEST(InterPodAffinityTest, PreFilterSkipsWithoutTermsAndRejectsBadSelectors) {
   auto handle = testing::NewHandleForTest({MakeNode().Name("n1").Labels({{"zone", "a"}}).Obj()});
   InterPodAffinity plugin({}, *handle);
