@@ -11,11 +11,14 @@
 //                        is the same ratio, with a real apiserver in the loop)
 //     threshold          the workload's scheduler_perf CI floor (pods/s, spec §11)
 //     p50_us / p99_us    per-pod cycle latency
+//     peak_rss_mb        getrusage's ru_maxrss (process-wide: filter to one workload)
 //
 // The 500-node sizes are what ctest runs (label benchmark-smoke); the 5,000-node ones are
 // the figures in docs/benchmarks.md:
 //   cmake --build build --target sched_constraints_benchmark -j2
 //   build/scheduler/sched_constraints_benchmark --benchmark_filter=nodes:5000/
+
+#include <sys/resource.h>
 
 #include <memory>
 #include <string>
@@ -128,7 +131,13 @@ Size SizeOf(const benchmark::State& state) {
   return {static_cast<int>(state.range(0)), state.range(1)};
 }
 
-void Finish(benchmark::State& state, double threshold) { state.counters["threshold"] = threshold; }
+void Finish(benchmark::State& state, double threshold) {
+  state.counters["threshold"] = threshold;
+  // Process-wide peak so far: run one workload per process for its own figure.
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
 
 // SchedulingPodAntiAffinity/5000Nodes_2000Pods (threshold 60).
 void BM_PodAntiAffinity(benchmark::State& state) {
