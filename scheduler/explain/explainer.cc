@@ -229,6 +229,21 @@ absl::StatusOr<Report> Explainer::Explain(const kube::Pod& input_pod, absl::stri
   }
 
   RankAndDecide(config, details, result.suggested_host, std::move(nodes), report);
+  // The counts behind the decisions, from plugins that explain their cycle state.
+  std::vector<std::string> stateful;
+  for (const std::vector<std::string>* names : {&config.pre_filter, &config.pre_score}) {
+    for (const std::string& name : *names) {
+      if (std::find(stateful.begin(), stateful.end(), name) == stateful.end()) {
+        stateful.push_back(name);
+      }
+    }
+  }
+  for (const std::string& name : stateful) {
+    const auto* explainer = dynamic_cast<const StateExplainer*>(framework->GetPlugin(name));
+    if (explainer == nullptr) continue;
+    std::vector<StateCount> rows = explainer->ExplainState(state);
+    if (!rows.empty()) report.plugin_state.emplace_back(name, std::move(rows));
+  }
   return report;
 }
 

@@ -14,6 +14,7 @@
 
 #include "absl/time/time.h"
 #include "loadwatcher/metrics.h"
+#include "scheduler/framework/interface.h"
 
 namespace trimaran::sched::explain {
 
@@ -76,6 +77,10 @@ struct Report {
   // Human-readable remarks (what the daemon would do differently, which metrics sources
   // plugins asked for; callers add their own in front).
   std::vector<std::string> notes;
+  // The counts behind the decisions of plugins that explain their cycle state
+  // (StateExplainer: InterPodAffinity, PodTopologySpread), by plugin in profile order;
+  // plugins that wrote no state are left out.
+  std::vector<std::pair<std::string, std::vector<StateCount>>> plugin_state;
 };
 
 }  // namespace trimaran::sched::explain

@@ -236,6 +236,29 @@ std::string FormatJson(const Report& r) {
   w.StartArray();
   for (const std::string& note : r.notes) str(note);
   w.EndArray();
+  // Only when a plugin explained its state (keeps reports without them as they were).
+  if (!r.plugin_state.empty()) {
+    key("pluginState");
+    w.StartObject();
+    for (const auto& [plugin, rows] : r.plugin_state) {
+      key(plugin);
+      w.StartArray();
+      for (const StateCount& row : rows) {
+        w.StartObject();
+        key("table");
+        str(row.table);
+        key("key");
+        str(row.key);
+        key("value");
+        str(row.value);
+        key("count");
+        w.Int64(row.count);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+  }
   w.EndObject();
   return absl::StrCat(absl::string_view(buffer.GetString(), buffer.GetSize()), "\n");
 }

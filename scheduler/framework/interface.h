@@ -43,8 +43,10 @@
 // profile; a plugin may keep the Handle& it was created with for as long.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -94,6 +96,27 @@ class PreEnqueuePlugin : public virtual Plugin {
 class EnqueueExtensions : public virtual Plugin {
  public:
   virtual std::vector<ClusterEvent> EventsToRegister() const = 0;
+};
+
+// One count behind a plugin's verdicts or scores: a table of the plugin's cycle state
+// ("existingAntiAffinity", "filter[0]", ...), a topology key and value, and the count.
+struct StateCount {
+  std::string table;
+  std::string key;
+  std::string value;
+  int64_t count = 0;
+
+  friend bool operator==(const StateCount&, const StateCount&) = default;
+};
+
+// Optional, for plugins whose PreFilter/PreScore state explains their decisions
+// (InterPodAffinity's and PodTopologySpread's counts per topology pair): the offline
+// explainer (trimaranctl score) reads it after a cycle. Rows sorted by table, key and
+// value; empty when the plugin wrote no state (it skipped).
+class StateExplainer {
+ public:
+  virtual ~StateExplainer() = default;
+  virtual std::vector<StateCount> ExplainState(const CycleState& state) const = 0;
 };
 
 // Incremental updates of a PreFilter plugin's CycleState data when the runtime

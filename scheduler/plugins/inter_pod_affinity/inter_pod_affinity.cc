@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -37,6 +38,12 @@ class TopologyCounts {
     return v == k->second.end() ? 0 : v->second;
   }
   bool empty() const { return size_ == 0; }
+  // Appends one row per (key, value) to `out`, as table `table`.
+  void AppendTo(const std::string& table, std::vector<StateCount>& out) const {
+    for (const auto& [key, values] : counts_) {
+      for (const auto& [value, count] : values) out.push_back({table, key, value, count});
+    }
+  }
   // Adds every count of `other`.
   void Merge(const TopologyCounts& other) {
     for (const auto& [key, values] : other.counts_) {
@@ -478,6 +485,26 @@ Status InterPodAffinity::NormalizeScore(const CycleState& state, const kube::Pod
     s.exact.reset();
   }
   return Status::Success();
+}
+
+std::vector<StateCount> InterPodAffinity::ExplainState(const CycleState& state) const {
+  std::vector<StateCount> out;
+  if (absl::StatusOr<const PreFilterState*> pre = state.Read<PreFilterState>(kPreFilterStateKey);
+      pre.ok()) {
+    (*pre)->existing_anti_affinity.AppendTo("existingAntiAffinity", out);
+    (*pre)->affinity.AppendTo("affinity", out);
+    (*pre)->anti_affinity.AppendTo("antiAffinity", out);
+  }
+  if (absl::StatusOr<const PreScoreState*> score = state.Read<PreScoreState>(kPreScoreStateKey);
+      score.ok()) {
+    for (const auto& [key, values] : (*score)->scores) {
+      for (const auto& [value, sum] : values) out.push_back({"score", key, value, sum});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const StateCount& a, const StateCount& b) {
+    return std::tie(a.table, a.key, a.value) < std::tie(b.table, b.key, b.value);
+  });
+  return out;
 }
 
 std::vector<ClusterEvent> InterPodAffinity::EventsToRegister() const {

@@ -61,7 +61,8 @@ class InterPodAffinity final : public PreFilterPlugin,
                                public PreScorePlugin,
                                public ScorePlugin,
                                public ScoreExtensions,
-                               public EnqueueExtensions {
+                               public EnqueueExtensions,
+                               public StateExplainer {
  public:
   static constexpr absl::string_view kName = "InterPodAffinity";
   static constexpr absl::string_view kErrReasonAffinityRulesNotMatch =
@@ -97,6 +98,9 @@ class InterPodAffinity final : public PreFilterPlugin,
                         NodeScoreList& scores) const override;
 
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Tables "existingAntiAffinity", "affinity", "antiAffinity" (PreFilter's counts per
+  // topology pair) and "score" (PreScore's sums).
+  std::vector<StateCount> ExplainState(const CycleState& state) const override;
 
  private:
   Status UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule, const kube::Pod& pod,

@@ -1,8 +1,10 @@
 #include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -379,6 +381,32 @@ Status PodTopologySpread::NormalizeScore(const CycleState& state, const kube::Po
     }
   }
   return Status::Success();
+}
+
+std::vector<StateCount> PodTopologySpread::ExplainState(const CycleState& state) const {
+  std::vector<StateCount> out;
+  if (absl::StatusOr<const PreFilterState*> pre = state.Read<PreFilterState>(kPreFilterStateKey);
+      pre.ok()) {
+    for (size_t i = 0; i < (*pre)->constraints.size(); ++i) {
+      for (const auto& [value, count] : (*pre)->value_counts[i]) {
+        out.push_back(
+            {absl::StrCat("filter[", i, "]"), (*pre)->constraints[i].topology_key, value, count});
+      }
+    }
+  }
+  if (absl::StatusOr<const PreScoreState*> score = state.Read<PreScoreState>(kPreScoreStateKey);
+      score.ok()) {
+    for (size_t i = 0; i < (*score)->constraints.size(); ++i) {
+      for (const auto& [value, count] : (*score)->value_counts[i]) {
+        out.push_back(
+            {absl::StrCat("score[", i, "]"), (*score)->constraints[i].topology_key, value, count});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const StateCount& a, const StateCount& b) {
+    return std::tie(a.table, a.key, a.value) < std::tie(b.table, b.key, b.value);
+  });
+  return out;
 }
 
 std::vector<ClusterEvent> PodTopologySpread::EventsToRegister() const {

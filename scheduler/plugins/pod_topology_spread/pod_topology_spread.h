@@ -66,7 +66,8 @@ class PodTopologySpread final : public PreFilterPlugin,
                                 public PreScorePlugin,
                                 public ScorePlugin,
                                 public ScoreExtensions,
-                                public EnqueueExtensions {
+                                public EnqueueExtensions,
+                                public StateExplainer {
  public:
   static constexpr absl::string_view kName = "PodTopologySpread";
   static constexpr absl::string_view kErrReasonConstraintsNotMatch =
@@ -100,6 +101,10 @@ class PodTopologySpread final : public PreFilterPlugin,
                         NodeScoreList& scores) const override;
 
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Tables "filter[i]" (PreFilter's matching pods per domain of hard constraint i, key
+  // = its topology key) and "score[i]" (PreScore's, soft constraint i; hostname
+  // constraints are counted per node in Score and have no rows).
+  std::vector<StateCount> ExplainState(const CycleState& state) const override;
 
  private:
   Status UpdateWithPod(CycleState& state, const kube::Pod& pod_to_schedule, const kube::Pod& pod,
