@@ -514,6 +514,28 @@ TEST(ScoreTest, AffinityAndSpreadReadNamespacesAndServices) {
   EXPECT_FALSE(Node(team_a, "node-a").feasible);
   EXPECT_EQ(Node(team_a, "node-a").plugin, "InterPodAffinity");
   EXPECT_TRUE(Node(team_a, "node-b").feasible);
+  // The counts behind the verdict: two matching pods on node-a's hostname.
+  auto state_of = [](const ScoreReport& r, const std::string& plugin) {
+    for (const auto& [name, rows] : r.plugin_state) {
+      if (name == plugin) return rows;
+    }
+    return std::vector<sched::StateCount>();
+  };
+  EXPECT_THAT(state_of(team_a, "InterPodAffinity"),
+              ::testing::Contains(sched::StateCount{.table = "antiAffinity",
+                                                    .key = "kubernetes.io/hostname",
+                                                    .value = "node-a",
+                                                    .count = 2}));
+  EXPECT_THAT(FormatJson(team_a),
+              HasSubstr(R"("pluginState":{"InterPodAffinity":[{"table":"antiAffinity",)"
+                        R"("key":"kubernetes.io/hostname","value":"node-a","count":2})"));
+  // PodTopologySpread's System defaults: nodes without a zone share the "" zone (both
+  // web pods), the hostname constraint has no rows (counted per node in Score).
+  EXPECT_THAT(
+      state_of(spread, "PodTopologySpread"),
+      ::testing::ElementsAre(sched::StateCount{
+          .table = "score[1]", .key = "topology.kubernetes.io/zone", .value = "", .count = 2}));
+  EXPECT_TRUE(state_of(plain, "PodTopologySpread").empty());
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       ScoreReport team_b,
       Score(InputJson(host_nodes, pods, anti, "",
