@@ -467,7 +467,7 @@ TEST(ScoreTest, AffinityAndSpreadReadNamespacesAndServices) {
     return out;
   };
   std::vector<std::string> host_nodes;
-  for (const std::string& name : {"node-a", "node-b"}) {
+  for (const char* name : {"node-a", "node-b"}) {
     std::string n = NodeJson(name, "8", "16Gi");
     n.replace(n.find(R"("name":")"), 8,
               absl::StrCat(R"("labels":{"kubernetes.io/hostname":")", name, R"("},"name":")"));
