@@ -1,6 +1,7 @@
 #include "scheduler/explain/explainer.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -242,7 +243,11 @@ absl::StatusOr<Report> Explainer::Explain(const kube::Pod& input_pod, absl::stri
     const auto* explainer = dynamic_cast<const StateExplainer*>(framework->GetPlugin(name));
     if (explainer == nullptr) continue;
     std::vector<StateCount> rows = explainer->ExplainState(state);
-    if (!rows.empty()) report.plugin_state.emplace_back(name, std::move(rows));
+    if (rows.empty()) continue;
+    std::sort(rows.begin(), rows.end(), [](const StateCount& a, const StateCount& b) {
+      return std::tie(a.table, a.key, a.value) < std::tie(b.table, b.key, b.value);
+    });
+    report.plugin_state.emplace_back(name, std::move(rows));
   }
   return report;
 }

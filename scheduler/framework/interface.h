@@ -111,8 +111,8 @@ struct StateCount {
 
 // Optional, for plugins whose PreFilter/PreScore state explains their decisions
 // (InterPodAffinity's and PodTopologySpread's counts per topology pair): the offline
-// explainer (trimaranctl score) reads it after a cycle. Rows sorted by table, key and
-// value; empty when the plugin wrote no state (it skipped).
+// explainer (trimaranctl score) reads it after a cycle and sorts the rows (by table,
+// key, value). Empty when the plugin wrote no state (it skipped).
 class StateExplainer {
  public:
   virtual ~StateExplainer() = default;

@@ -501,9 +501,6 @@ std::vector<StateCount> InterPodAffinity::ExplainState(const CycleState& state) 
       for (const auto& [value, sum] : values) out.push_back({"score", key, value, sum});
     }
   }
-  std::sort(out.begin(), out.end(), [](const StateCount& a, const StateCount& b) {
-    return std::tie(a.table, a.key, a.value) < std::tie(b.table, b.key, b.value);
-  });
   return out;
 }
 

@@ -403,9 +403,6 @@ std::vector<StateCount> PodTopologySpread::ExplainState(const CycleState& state)
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const StateCount& a, const StateCount& b) {
-    return std::tie(a.table, a.key, a.value) < std::tie(b.table, b.key, b.value);
-  });
   return out;
 }
 
