@@ -204,6 +204,10 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
 
   PriorityQueueOptions queue_options;
   queue_options.backoff = options.backoff;
+  // Plugin name -> scheduler name -> the profile's instance, for the queueing hints: a
+  // pod is asked about by its own profile's plugin (args may differ between profiles).
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, const EnqueueExtensions*>>
+      hint_providers;
   for (ProfileConfig& profile : profiles) {
     if (s->by_name_.contains(profile.scheduler_name)) {
       return absl::InvalidArgumentError(
@@ -226,6 +230,7 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
       if (auto* ext = dynamic_cast<EnqueueExtensions*>(plugin); ext != nullptr) {
         std::vector<ClusterEvent>& events = queue_options.plugin_events[name];
         for (const ClusterEvent& e : ext->EventsToRegister()) events.push_back(e);
+        hint_providers[name][profile.scheduler_name] = ext;
       }
     }
     for (const std::string& name : profile.pre_enqueue) {
@@ -237,6 +242,16 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
         }
       }
     }
+  }
+  for (auto& [name, by_profile] : hint_providers) {
+    queue_options.queueing_hints[name] =
+        [by_profile = std::move(by_profile)](
+            const kube::Pod& pod, const ClusterEvent& event,
+            const EventObjects& objects) -> absl::StatusOr<QueueingHint> {
+      auto it = by_profile.find(pod.spec.scheduler_name);
+      if (it == by_profile.end()) return QueueingHint::kQueue;
+      return it->second->Hint(pod, event, objects);
+    };
   }
   const QueueSortPlugin* sort = s->frameworks_.front()->queue_sort_plugin();
   if (sort != nullptr) {
@@ -431,9 +446,9 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
     UnreserveAndForget(fwk, *state, *assumed);
     // The forgotten pod freed room: other pods may fit now (not this one).
     const std::string key = kube::NamespacedName(*assumed);
-    queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent, [&key](const kube::Pod& p) {
-      return kube::NamespacedName(p) != key;
-    });
+    queue_->MoveAllToActiveOrBackoffQueue(
+        kAssignedPodDeleteEvent, EventObjects{.old_pod = assumed.get()},
+        [&key](const kube::Pod& p) { return kube::NamespacedName(p) != key; });
     if (bind_attempted && IsBoundInApi(*assumed)) {
       // Bound after all (by an attempt whose answer was lost, or by someone else): the
       // informer brings it into the cache. Never a failure condition on a bound pod.
@@ -591,7 +606,8 @@ void Scheduler::OnPodDelete(std::shared_ptr<const kube::Pod> pod) {
     if (absl::Status s = cache_->RemovePod(*pod); !s.ok()) {
       Log(Component::kCache).debug("remove pod: {}", s.ToString());
     }
-    queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent);
+    queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent,
+                                          EventObjects{.old_pod = pod.get()});
     return;
   }
   // A pod we assumed, bound and deleted while the watch was away (a 410 gap): the
@@ -601,7 +617,8 @@ void Scheduler::OnPodDelete(std::shared_ptr<const kube::Pod> pod) {
     if (absl::Status s = cache_->RemovePod(*pod); !s.ok()) {
       Log(Component::kCache).debug("remove assumed pod: {}", s.ToString());
     }
-    queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent);
+    queue_->MoveAllToActiveOrBackoffQueue(kAssignedPodDeleteEvent,
+                                          EventObjects{.old_pod = pod.get()});
   }
   Framework* fwk = FrameworkFor(pod->spec.scheduler_name);
   if (fwk == nullptr) return;
@@ -612,21 +629,22 @@ void Scheduler::OnPodDelete(std::shared_ptr<const kube::Pod> pod) {
 }
 
 void Scheduler::OnNodeAdd(std::shared_ptr<const kube::Node> node) {
-  if (absl::Status s = cache_->AddNode(std::move(node)); !s.ok()) {
+  if (absl::Status s = cache_->AddNode(node); !s.ok()) {
     Log(Component::kCache).warn("add node: {}", s.ToString());
   }
-  queue_->MoveAllToActiveOrBackoffQueue(kNodeAddEvent);
+  queue_->MoveAllToActiveOrBackoffQueue(kNodeAddEvent, EventObjects{.new_node = node.get()});
 }
 
 void Scheduler::OnNodeUpdate(std::shared_ptr<const kube::Node> old_node,
                              std::shared_ptr<const kube::Node> new_node) {
   const ActionType actions = NodeUpdateActions(*old_node, *new_node);
-  if (absl::Status s = cache_->UpdateNode(std::move(new_node)); !s.ok()) {
+  if (absl::Status s = cache_->UpdateNode(new_node); !s.ok()) {
     Log(Component::kCache).warn("update node: {}", s.ToString());
   }
   if (Any(actions)) {
     queue_->MoveAllToActiveOrBackoffQueue(
-        ClusterEvent{EventResource::kNode, actions, "NodeUpdate"});
+        ClusterEvent{EventResource::kNode, actions, "NodeUpdate"},
+        EventObjects{.old_node = old_node.get(), .new_node = new_node.get()});
   }
 }
 
@@ -634,6 +652,8 @@ void Scheduler::OnNodeDelete(std::shared_ptr<const kube::Node> node) {
   if (absl::Status s = cache_->RemoveNode(*node); !s.ok()) {
     Log(Component::kCache).debug("remove node: {}", s.ToString());
   }
+  // A node that leaves can lower the count of a spread domain (PodTopologySpread).
+  queue_->MoveAllToActiveOrBackoffQueue(kNodeDeleteEvent, EventObjects{.old_node = node.get()});
 }
 
 }  // namespace trimaran::sched

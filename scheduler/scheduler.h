@@ -44,7 +44,9 @@
 //   queued pod that becomes assigned leaves the queue and enters the cache; unassigned
 //   pods of other schedulers are ignored; terminal pods are removed from the cache.
 //   nodes: cache, then MoveAllToActiveOrBackoffQueue(NodeAdd / Node update with the
-//   NodeUpdateActions sub-kinds; nothing when no relevant field changed).
+//   NodeUpdateActions sub-kinds, nothing when no relevant field changed / NodeDelete).
+//   Every event carries its objects for the plugins' QueueingHints (the queue asks each
+//   pod's own profile's plugin instance).
 //
 // Stats (stats_scopes.h; names relative to the scopes, which the composition root
 // prefixes). In `upstream`, spec §8.2 names without the "scheduler_" subsystem:

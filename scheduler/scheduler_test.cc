@@ -156,6 +156,43 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndNodeAddMakesItFit) {
   EXPECT_EQ(bindings[0].target.name, "node-big");
 }
 
+// Queueing hints end to end: a pod kept off a node by an existing pod's required
+// anti-affinity waits through unrelated events and moves as soon as that pod is deleted
+// (upstream skips this deletion, kubernetes#134393, and the pod waits for the 5-minute
+// flush).
+TEST_F(SchedulerTest, DeletingTheBlockingPodRequeuesAPodRejectedByItsAntiAffinity) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(MakeNode()
+              .Name("node-a")
+              .Label("kubernetes.io/hostname", "node-a")
+              .Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}})
+              .Obj());
+  const auto guard =
+      AddPod(MakePod()
+                 .Name("guard")
+                 .Namespace("default")
+                 .NodeName("node-a")
+                 .PodAntiAffinity("kubernetes.io/hostname",
+                                  kube::testing::MakeLabelSelector().In("app", {"web"}).Obj())
+                 .Obj());
+  AddPod(MakePod().Name("web").Namespace("default").Label("app", "web").Obj());
+  Drain();
+  ASSERT_TRUE(client_.Bindings().empty());
+  ASSERT_EQ(sched_->queue().Counts().unschedulable, 1u);
+
+  // An unrelated pod arrives: InterPodAffinity's hint says QueueSkip.
+  AddPod(MakePod().Name("other").Namespace("default").Label("app", "db").NodeName("node-a").Obj());
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 1u);
+
+  sched_->OnPodDelete(guard);
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 0u);
+  clock_.Advance(absl::Seconds(2));
+  sched_->queue().FlushBackoffQCompleted();
+  Drain();
+  ASSERT_EQ(client_.Bindings().size(), 1u);
+  EXPECT_EQ(client_.Bindings()[0].target.name, "node-a");
+}
+
 TEST_F(SchedulerTest, GatedPodIsNeverAttemptedAndBindsOnceItsLastGateIsRemoved) {
   ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
   AddNode(SmallNode("node-a", "4"));

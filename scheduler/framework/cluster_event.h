@@ -6,8 +6,10 @@
 // (EnqueueExtensions::EventsToRegister in interface.h). When the event handlers see a
 // change they build the matching ClusterEvent, and the queue moves a pod out of the
 // unschedulable pool only if one of the plugins that rejected it registered an event
-// that Matches (spec kube-scheduler.md §5.3). Upstream's framework.ClusterEvent,
-// without QueueingHints (every match means "requeue").
+// that Matches (spec kube-scheduler.md §5.3), and that plugin's QueueingHint for the
+// event's objects says kQueue (spec kube-scheduler-constraints.md §1.4; upstream's
+// framework.ClusterEvent and QueueingHintFn, with the SchedulerQueueingHints gate on as
+// in 1.32+). A plugin without a hint queues on every matching event.
 //
 // Thread-safety: plain constexpr values and pure functions.
 
@@ -15,6 +17,7 @@
 
 #include "absl/strings/string_view.h"
 #include "kube/api/node.h"
+#include "kube/api/pod.h"
 
 namespace trimaran::sched {
 
@@ -85,10 +88,28 @@ struct ClusterEvent {
   }
 };
 
+// A plugin's verdict on one event for one pod it rejected.
+enum class QueueingHint : uint8_t {
+  kQueueSkip,  // the event cannot make the pod schedulable: it stays where it is
+  kQueue,      // the event may help: the pod moves to backoffQ/activeQ
+};
+
+// The objects of a concrete event, for QueueingHints; nullptr where not applicable
+// (old_* for an Add, new_* for a Delete, the node pair for a pod event). Borrowed for
+// the duration of the call.
+struct EventObjects {
+  const kube::Pod* old_pod = nullptr;
+  const kube::Pod* new_pod = nullptr;
+  const kube::Node* old_node = nullptr;
+  const kube::Node* new_node = nullptr;
+};
+
 // Well-known events.
 inline constexpr ClusterEvent kWildCardEvent{EventResource::kWildCard, ActionType::kAll,
                                              "WildCard"};
 inline constexpr ClusterEvent kNodeAddEvent{EventResource::kNode, ActionType::kAdd, "NodeAdd"};
+inline constexpr ClusterEvent kNodeDeleteEvent{EventResource::kNode, ActionType::kDelete,
+                                               "NodeDelete"};
 inline constexpr ClusterEvent kAssignedPodAddEvent{EventResource::kPod, ActionType::kAdd,
                                                    "AssignedPodAdd"};
 inline constexpr ClusterEvent kAssignedPodDeleteEvent{EventResource::kPod, ActionType::kDelete,

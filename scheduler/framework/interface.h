@@ -50,6 +50,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "kube/api/pod.h"
@@ -93,9 +94,22 @@ class PreEnqueuePlugin : public virtual Plugin {
 // Optional, implemented next to a rejecting interface: the cluster events that may make
 // a pod this plugin rejected schedulable again. A plugin that rejects pods but does not
 // implement this is treated as registering kWildCardEvent (any event moves the pod).
+//
+// QueueingHint: called (on an informer thread, under the queue's lock, so it must be
+// cheap and must not call back into the queue) for each pod this plugin rejected when
+// an event matching one of its registrations arrives; kQueueSkip keeps the pod in the
+// unschedulable pool. The default queues on every matching event. An error is logged
+// and treated as kQueue (upstream's rule).
 class EnqueueExtensions : public virtual Plugin {
  public:
   virtual std::vector<ClusterEvent> EventsToRegister() const = 0;
+  virtual absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                            const EventObjects& objects) const {
+    (void)pod;
+    (void)event;
+    (void)objects;
+    return QueueingHint::kQueue;
+  }
 };
 
 // One count behind a plugin's verdicts or scores: a table of the plugin's cycle state

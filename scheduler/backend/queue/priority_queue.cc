@@ -37,23 +37,6 @@ bool PodUpdateMayHelp(const kube::Pod& old_pod, const kube::Pod& new_pod) {
   return a != b;
 }
 
-// Whether `pending` has a required pod-affinity term that may select `assigned`
-// (namespace check only; label selectors are not evaluated, see the header).
-bool MayBeAffinityMatch(const kube::Pod& pending, const kube::Pod& assigned) {
-  const auto& affinity = pending.spec.affinity;
-  if (!affinity.has_value() || !affinity->pod_affinity.has_value()) return false;
-  for (const kube::PodAffinityTerm& term : affinity->pod_affinity->required) {
-    if (term.namespace_selector.has_value()) return true;
-    if (term.namespaces.empty()) {
-      if (pending.metadata.namespace_name == assigned.metadata.namespace_name) return true;
-    } else if (std::find(term.namespaces.begin(), term.namespaces.end(),
-                         assigned.metadata.namespace_name) != term.namespaces.end()) {
-      return true;
-    }
-  }
-  return false;
-}
-
 stats::Family<stats::Gauge>& PendingPodsFamily(const stats::Scope& scope) {
   return scope.GaugeFamily("pending_pods",
                            "Number of pending pods, by the queue type. 'active' means number of "
@@ -150,43 +133,57 @@ void PriorityQueue::EnqueueNew(std::shared_ptr<const kube::Pod> pod, absl::strin
   MoveToActiveQ(std::move(key), NewQueuedPodInfo(std::move(pod)), event);
 }
 
-bool PriorityQueue::PodMatchesEvent(const QueuedPodInfo& pod, const ClusterEvent& event) const {
+bool PriorityQueue::PluginQueues(const std::string& plugin, const kube::Pod& pod,
+                                 const ClusterEvent& event, const EventObjects& objects) const {
   if (event.IsWildCard()) return true;
-  auto registered = [&](const std::string& plugin) {
-    auto it = options_.plugin_events.find(plugin);
-    if (it == options_.plugin_events.end()) return true;  // no EnqueueExtensions: wildcard
-    return std::any_of(it->second.begin(), it->second.end(),
-                       [&](const ClusterEvent& e) { return e.Match(event); });
-  };
-  if (!pod.gating_plugin.empty()) return registered(pod.gating_plugin);
-  if (pod.unschedulable_plugins.empty() && pod.pending_plugins.empty()) return true;
-  return std::any_of(pod.unschedulable_plugins.begin(), pod.unschedulable_plugins.end(),
-                     registered) ||
-         std::any_of(pod.pending_plugins.begin(), pod.pending_plugins.end(), registered);
-}
-
-bool PriorityQueue::PendingPluginMatches(const QueuedPodInfo& pod,
-                                         const ClusterEvent& event) const {
-  for (const std::string& plugin : pod.pending_plugins) {
-    auto it = options_.plugin_events.find(plugin);
-    if (event.IsWildCard() || it == options_.plugin_events.end()) return true;
-    for (const ClusterEvent& e : it->second) {
-      if (e.Match(event)) return true;
-    }
+  auto it = options_.plugin_events.find(plugin);
+  if (it == options_.plugin_events.end()) return true;  // no EnqueueExtensions: wildcard
+  if (std::none_of(it->second.begin(), it->second.end(),
+                   [&](const ClusterEvent& e) { return e.Match(event); })) {
+    return false;
   }
-  return false;
+  auto hint = options_.queueing_hints.find(plugin);
+  if (hint == options_.queueing_hints.end() || !hint->second) return true;
+  absl::StatusOr<QueueingHint> verdict = hint->second(pod, event, objects);
+  if (!verdict.ok()) {
+    Log(Component::kQueue)
+        .debug("queueing hint failed, queueing plugin={} pod={} event={}: {}", plugin, PodKey(pod),
+               event.label, verdict.status().ToString());
+    return true;
+  }
+  return *verdict == QueueingHint::kQueue;
 }
 
-void PriorityQueue::MovePodsLocked(const std::vector<std::string>& keys,
-                                   const ClusterEvent& event) {
+PriorityQueue::MoveVerdict PriorityQueue::Verdict(const QueuedPodInfo& pod,
+                                                  const ClusterEvent& event,
+                                                  const EventObjects& objects) const {
+  if (!pod.gating_plugin.empty()) {
+    return PluginQueues(pod.gating_plugin, *pod.pod, event, objects) ? MoveVerdict::kMoveToActive
+                                                                     : MoveVerdict::kStay;
+  }
+  if (pod.unschedulable_plugins.empty() && pod.pending_plugins.empty()) return MoveVerdict::kMove;
+  // Pending plugins first: one that queues sends the pod to activeQ at once.
+  for (const std::string& plugin : pod.pending_plugins) {
+    if (PluginQueues(plugin, *pod.pod, event, objects)) return MoveVerdict::kMoveToActive;
+  }
+  for (const std::string& plugin : pod.unschedulable_plugins) {
+    if (PluginQueues(plugin, *pod.pod, event, objects)) return MoveVerdict::kMove;
+  }
+  return MoveVerdict::kStay;
+}
+
+void PriorityQueue::MovePodsLocked(const std::vector<std::string>& keys, const ClusterEvent& event,
+                                   const EventObjects& objects) {
   const absl::Time now = clock_.Now();
   int moved = 0;
   for (const std::string& key : keys) {
     const QueuedPodInfo* pod = unschedulable_.Get(key);
-    if (pod == nullptr || !PodMatchesEvent(*pod, event)) continue;
+    if (pod == nullptr) continue;
+    const MoveVerdict verdict = Verdict(*pod, event, objects);
+    if (verdict == MoveVerdict::kStay) continue;
     QueuedPodInfo info = *unschedulable_.Delete(key);
     ++moved;
-    if (!info.gating_plugin.empty() || PendingPluginMatches(info, event)) {
+    if (verdict == MoveVerdict::kMoveToActive) {
       MoveToActiveQ(key, std::move(info), event.label);
     } else if (options_.backoff.IsBackingOff(info, now)) {
       AddToBackoffQ(key, std::move(info), event.label);
@@ -198,13 +195,6 @@ void PriorityQueue::MovePodsLocked(const std::vector<std::string>& keys,
     Log(Component::kQueue)
         .debug("moved pods out of the unschedulable pool event={} pods={}", event.label, moved);
   }
-}
-
-void PriorityQueue::MoveAffinityPodsLocked(const kube::Pod& assigned, const ClusterEvent& event) {
-  MovePodsLocked(unschedulable_.KeysWhere([&](const QueuedPodInfo& p) {
-    return p.gating_plugin.empty() && MayBeAffinityMatch(*p.pod, assigned);
-  }),
-                 event);
 }
 
 void PriorityQueue::UpdateGauges() {
@@ -366,34 +356,25 @@ absl::Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfo pod_info,
 // ---- Cluster events ----
 
 void PriorityQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
+                                                  const EventObjects& objects,
                                                   const PreEnqueueCheck& pre_check) {
   absl::MutexLock lock(&mu_);
   MovePodsLocked(unschedulable_.KeysWhere(
                      [&](const QueuedPodInfo& p) { return !pre_check || pre_check(*p.pod); }),
-                 event);
+                 event, objects);
   move_request_cycle_ = scheduling_cycle_;
   UpdateGauges();
 }
 
 void PriorityQueue::AssignedPodAdded(const kube::Pod& pod) {
-  absl::MutexLock lock(&mu_);
-  MoveAffinityPodsLocked(pod, kAssignedPodAddEvent);
-  move_request_cycle_ = scheduling_cycle_;
-  UpdateGauges();
+  MoveAllToActiveOrBackoffQueue(kAssignedPodAddEvent, EventObjects{.new_pod = &pod});
 }
 
 void PriorityQueue::AssignedPodUpdated(const kube::Pod& old_pod, const kube::Pod& new_pod,
                                        ActionType actions) {
   ClusterEvent event = kAssignedPodUpdateEvent;
   if (Any(actions)) event.action = actions;
-  absl::MutexLock lock(&mu_);
-  if (Any(actions & ActionType::kUpdatePodScaleDown)) {
-    MovePodsLocked(unschedulable_.KeysWhere([](const QueuedPodInfo&) { return true; }), event);
-  } else {
-    MoveAffinityPodsLocked(new_pod, event);
-  }
-  move_request_cycle_ = scheduling_cycle_;
-  UpdateGauges();
+  MoveAllToActiveOrBackoffQueue(event, EventObjects{.old_pod = &old_pod, .new_pod = &new_pod});
 }
 
 // ---- Flushes ----
@@ -423,7 +404,7 @@ void PriorityQueue::FlushUnschedulablePodsLeftoverLocked() {
   MovePodsLocked(unschedulable_.KeysWhere([&](const QueuedPodInfo& p) {
     return now - p.timestamp > options_.pod_max_in_unschedulable_pods_duration;
   }),
-                 kUnschedulableTimeoutEvent);
+                 kUnschedulableTimeoutEvent, EventObjects{});
   UpdateGauges();
 }
 

@@ -37,6 +37,7 @@
 // the queue. The destructor stops the flusher thread.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -70,6 +71,12 @@ bool PrioritySortLess(const QueuedPodInfo& a, const QueuedPodInfo& b);
 // kWildCardEvent, as the EnqueueExtensions contract says.
 using PluginEventMap = absl::flat_hash_map<std::string, std::vector<ClusterEvent>>;
 
+// A plugin's QueueingHint (EnqueueExtensions::Hint), by plugin name. A plugin that is
+// not in the map queues on every event it registered. Called under the queue's lock.
+using QueueingHintFn = std::function<absl::StatusOr<QueueingHint>(
+    const kube::Pod& pod, const ClusterEvent& event, const EventObjects& objects)>;
+using PluginHintMap = absl::flat_hash_map<std::string, QueueingHintFn>;
+
 struct PriorityQueueOptions {
   // activeQ order: the profile's QueueSortPlugin::Less. Empty = PrioritySortLess.
   QueuedPodLess less;
@@ -80,6 +87,7 @@ struct PriorityQueueOptions {
   absl::Duration backoff_flush_interval = absl::Seconds(1);
   absl::Duration unschedulable_flush_interval = absl::Seconds(30);
   PluginEventMap plugin_events;
+  PluginHintMap queueing_hints;
   // Run in order whenever a pod is about to enter activeQ; the first non-success keeps
   // it gated in the unschedulable pool. Not owned.
   std::vector<const PreEnqueuePlugin*> pre_enqueue_plugins;
@@ -105,7 +113,7 @@ class PriorityQueue final : public SchedulingQueue {
   absl::Status AddUnschedulableIfNotPresent(QueuedPodInfo pod_info,
                                             int64_t pod_scheduling_cycle) override;
 
-  void MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
+  void MoveAllToActiveOrBackoffQueue(const ClusterEvent& event, const EventObjects& objects = {},
                                      const PreEnqueueCheck& pre_check = nullptr) override;
   void AssignedPodAdded(const kube::Pod& pod) override;
   void AssignedPodUpdated(const kube::Pod& old_pod, const kube::Pod& new_pod,
@@ -155,17 +163,20 @@ class PriorityQueue final : public SchedulingQueue {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UpdateLocked(const kube::Pod& old_pod, std::shared_ptr<const kube::Pod> new_pod)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Whether one of the pod's rejecting plugins registered an event matching `event`.
-  bool PodMatchesEvent(const QueuedPodInfo& pod, const ClusterEvent& event) const;
-  // Whether a Pending plugin of the pod registered an event matching `event`.
-  bool PendingPluginMatches(const QueuedPodInfo& pod, const ClusterEvent& event) const;
+  // Where an event sends an unschedulable pod.
+  enum class MoveVerdict { kStay, kMove, kMoveToActive };
+  // kMove when one of the pod's rejecting plugins registered an event matching `event`
+  // and its hint says kQueue; kMoveToActive when that plugin is a Pending (or the
+  // gating) plugin; kStay otherwise.
+  MoveVerdict Verdict(const QueuedPodInfo& pod, const ClusterEvent& event,
+                      const EventObjects& objects) const;
+  // Whether `plugin` registered `event` and its hint for `pod` says kQueue.
+  bool PluginQueues(const std::string& plugin, const kube::Pod& pod, const ClusterEvent& event,
+                    const EventObjects& objects) const;
   // Moves the unschedulable pods under `keys` out of the pool (see
   // MoveAllToActiveOrBackoffQueue).
-  void MovePodsLocked(const std::vector<std::string>& keys, const ClusterEvent& event)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Moves the pods with pod-affinity terms that may match `assigned`.
-  void MoveAffinityPodsLocked(const kube::Pod& assigned, const ClusterEvent& event)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void MovePodsLocked(const std::vector<std::string>& keys, const ClusterEvent& event,
+                      const EventObjects& objects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushBackoffQCompletedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushUnschedulablePodsLeftoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool PopReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_ || !active_q_.empty(); }

@@ -19,6 +19,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::trimaran::kube::testing::MakeNode;
 using ::trimaran::kube::testing::MakePod;
 using ::trimaran::testing::IsOk;
 using ::trimaran::testing::StatusIs;
@@ -65,12 +66,14 @@ class PriorityQueueTest : public ::testing::Test {
   }
 
   // Pops the next pod and fails its attempt, rejected by `plugins` (none: an error).
-  QueuedPodInfo PopAndFail(std::vector<std::string> plugins) {
+  QueuedPodInfo PopAndFail(std::vector<std::string> plugins,
+                           std::vector<std::string> pending_plugins = {}) {
     std::optional<QueuedPodInfo> info = queue_->Pop();
     EXPECT_TRUE(info.has_value());
     const int64_t cycle = queue_->SchedulingCycle();
     QueuedPodInfo failed = *info;
     for (std::string& p : plugins) failed.unschedulable_plugins.insert(std::move(p));
+    for (std::string& p : pending_plugins) failed.pending_plugins.insert(std::move(p));
     EXPECT_THAT(queue_->AddUnschedulableIfNotPresent(failed, cycle), IsOk());
     queue_->Done(*info->pod);
     return *info;
@@ -241,7 +244,7 @@ TEST_F(PriorityQueueTest, MoveOnlyOnRegisteredEvents) {
     }
     ASSERT_EQ(queue.Counts().unschedulable, 4u);
     clock_.Advance(c.wait);
-    queue.MoveAllToActiveOrBackoffQueue(c.event, c.pre_check);
+    queue.MoveAllToActiveOrBackoffQueue(c.event, {}, c.pre_check);
     std::vector<std::string> active, backoff;
     for (const auto& [name, plugins] : pods) {
       const std::string where = WhereIs(name);
@@ -504,28 +507,85 @@ TEST_F(PriorityQueueTest, GatedPods) {
   EXPECT_EQ(queue.Pop()->attempts, 1);
 }
 
-TEST_F(PriorityQueueTest, AssignedPodAddedMovesAffinityPods) {
-  PriorityQueue& queue = NewQueue();
-  const PodPtr with_affinity = std::make_shared<const kube::Pod>(
-      MakePod()
-          .Name("aff")
-          .Namespace("default")
-          .PodAffinity("zone", kube::testing::MakeLabelSelector().Label("app", "db").Obj())
-          .Obj());
-  queue.Add(with_affinity);
-  PopAndFail({"InterPodAffinity"});
+TEST_F(PriorityQueueTest, QueueingHintsDecideWhichPodsMove) {
+  // Affinity queues only for assigned pods labelled app=db; Broken's hint fails (an
+  // error queues); Fit registered deletes and scale-downs only, without a hint.
+  const ClusterEvent pod_add_or_update{EventResource::kPod,
+                                       ActionType::kAdd | ActionType::kUpdatePodLabel, "PodAU"};
+  std::vector<std::string> asked;
+  PriorityQueue& queue = NewQueue(
+      {.plugin_events = {{"Affinity", {pod_add_or_update}},
+                         {"Broken", {pod_add_or_update}},
+                         {"Fit",
+                          {ClusterEvent{EventResource::kPod,
+                                        ActionType::kDelete | ActionType::kUpdatePodScaleDown,
+                                        "PodDS"}}}},
+       .queueing_hints = {{"Affinity",
+                           [&](const kube::Pod& pod, const ClusterEvent&,
+                               const EventObjects& objects) -> absl::StatusOr<QueueingHint> {
+                             asked.push_back(pod.metadata.name);
+                             const kube::Pod* p = objects.new_pod;
+                             return p != nullptr && p->metadata.labels.contains("app") &&
+                                            p->metadata.labels.at("app") == "db"
+                                        ? QueueingHint::kQueue
+                                        : QueueingHint::kQueueSkip;
+                           }},
+                          {"Broken",
+                           [](const kube::Pod&, const ClusterEvent&,
+                              const EventObjects&) -> absl::StatusOr<QueueingHint> {
+                             return absl::InternalError("boom");
+                           }}}});
+  queue.Add(NewPod("aff"));
+  PopAndFail({"Affinity"});
   queue.Add(NewPod("plain"));
   PopAndFail({"Fit"});
   clock_.Advance(absl::Seconds(2));
-  const PodPtr assigned = std::make_shared<const kube::Pod>(
+
+  const PodPtr web = std::make_shared<const kube::Pod>(
+      MakePod().Name("web").Namespace("default").Label("app", "web").NodeName("n1").Obj());
+  queue.AssignedPodAdded(*web);
+  EXPECT_THAT(asked, ::testing::ElementsAre("aff"));  // Fit did not register adds
+  EXPECT_EQ(WhereIs("aff"), "unschedulable");         // QueueSkip
+  EXPECT_EQ(WhereIs("plain"), "unschedulable");
+  EXPECT_EQ(queue.MoveRequestCycle(), 2);  // recorded even when nothing moved
+
+  const PodPtr db = std::make_shared<const kube::Pod>(
       MakePod().Name("db").Namespace("default").Label("app", "db").NodeName("n1").Obj());
-  queue.AssignedPodAdded(*assigned);
+  queue.AssignedPodUpdated(*web, *db, ActionType::kUpdatePodLabel);
   EXPECT_EQ(WhereIs("aff"), "active");
   EXPECT_EQ(WhereIs("plain"), "unschedulable");
-  EXPECT_EQ(queue.MoveRequestCycle(), 2);
-  // A scale-down of an assigned pod frees resources: every matching pod moves.
-  queue.AssignedPodUpdated(*assigned, *assigned, ActionType::kUpdatePodScaleDown);
+  // A scale-down frees resources: Fit (no hint) queues.
+  queue.AssignedPodUpdated(*db, *db, ActionType::kUpdatePodScaleDown);
   EXPECT_EQ(WhereIs("plain"), "active");
+
+  // A hint that fails counts as Queue.
+  queue.Add(NewPod("broken"));
+  PopAndFail({"Broken"});
+  clock_.Advance(absl::Seconds(2));
+  queue.AssignedPodAdded(*web);
+  EXPECT_EQ(WhereIs("broken"), "active");
+}
+
+TEST_F(PriorityQueueTest, PendingPluginHintSendsToActiveAtOnce) {
+  PriorityQueue& queue = NewQueue(
+      {.plugin_events = {{"Volume", {kNodeAddEvent}}},
+       .queueing_hints = {{"Volume",
+                           [](const kube::Pod&, const ClusterEvent&,
+                              const EventObjects& objects) -> absl::StatusOr<QueueingHint> {
+                             return objects.new_node != nullptr &&
+                                            objects.new_node->metadata.name == "good"
+                                        ? QueueingHint::kQueue
+                                        : QueueingHint::kQueueSkip;
+                           }}}});
+  queue.Add(NewPod("p"));
+  PopAndFail({}, {"Volume"});
+  const kube::Node bad = MakeNode().Name("bad").Obj();
+  const kube::Node good = MakeNode().Name("good").Obj();
+  queue.MoveAllToActiveOrBackoffQueue(kNodeAddEvent, EventObjects{.new_node = &bad});
+  EXPECT_EQ(WhereIs("p"), "unschedulable");
+  // Still inside its backoff, but a Pending plugin's Queue skips it.
+  queue.MoveAllToActiveOrBackoffQueue(kNodeAddEvent, EventObjects{.new_node = &good});
+  EXPECT_EQ(WhereIs("p"), "active");
 }
 
 TEST_F(PriorityQueueTest, NominatedPods) {

@@ -29,11 +29,11 @@
 //                      their rejecting plugins registered for (or for the 5-minute
 //                      flush); also the gated pods a PreEnqueue plugin keeps out.
 //
-// The move-request rule (no QueueingHints): every MoveAllToActiveOrBackoffQueue (and
-// the AssignedPod* helpers) records the current scheduling cycle as the
-// moveRequestCycle. A pod that fails in cycle c goes to backoffQ instead of
-// unschedulablePods when moveRequestCycle >= c, because the event that arrived during
-// its attempt may already have made it schedulable.
+// The move-request rule for events that arrive while a pod is in flight: every
+// MoveAllToActiveOrBackoffQueue (and the AssignedPod* helpers) records the current
+// scheduling cycle as the moveRequestCycle, whatever the hints say. A pod that fails in cycle c
+// goes to backoffQ instead of unschedulablePods when moveRequestCycle >= c, because the event that
+// arrived during its attempt may already have made it schedulable.
 //
 // Nominated pods (preemption): the queue also keeps the nominator (nominator.h); Add,
 // Update, Delete and AddUnschedulableIfNotPresent keep it in sync with the pods'
@@ -123,17 +123,20 @@ class SchedulingQueue {
   // Moves the unschedulable (and gated) pods that `event` may help: those for which
   // pre_check (if any) returns true and one of whose rejecting plugins
   // (unschedulable_plugins ∪ pending_plugins, or the gating plugin) registered an
-  // event that Matches `event`; a pod with no recorded plugin, and any pod for a
-  // wildcard event, moves. A matching Pending plugin sends the pod to activeQ at once;
-  // otherwise to backoffQ if still backing off, else activeQ. Records the move request.
+  // event that Matches `event` and, asked about `objects`, gives QueueingHint kQueue
+  // (no hint, or a hint error, counts as kQueue); a pod with no recorded plugin, and
+  // any pod for a wildcard event, moves. A Pending plugin that says kQueue sends the pod
+  // to activeQ at once; otherwise to backoffQ if still backing off, else activeQ.
+  // Records the move request.
   virtual void MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
+                                             const EventObjects& objects = {},
                                              const PreEnqueueCheck& pre_check = nullptr) = 0;
-  // An assigned pod was added: moves the unschedulable pods with required pod-affinity
-  // terms that may match it (event AssignedPodAdd). Records the move request.
+  // An assigned pod was added (event AssignedPodAdd, objects {new_pod = pod}): every
+  // unschedulable pod is a candidate and the hints decide (upstream with
+  // SchedulerQueueingHints on). Records the move request.
   virtual void AssignedPodAdded(const kube::Pod& pod) = 0;
-  // An assigned pod changed (`actions` = the update sub-kinds the handler detected): a
-  // scale-down moves every pod its event matches (freed resources); other updates move
-  // only the pods with pod-affinity terms that may match it. Records the move request.
+  // An assigned pod changed (`actions` = the update sub-kinds the handler detected),
+  // as AssignedPodAdded with objects {old_pod, new_pod}.
   virtual void AssignedPodUpdated(const kube::Pod& old_pod, const kube::Pod& new_pod,
                                   ActionType actions) = 0;
 

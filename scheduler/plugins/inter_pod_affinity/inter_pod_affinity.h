@@ -98,6 +98,9 @@ class InterPodAffinity final : public PreFilterPlugin,
                         NodeScoreList& scores) const override;
 
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // queueing_hint.cc (README.md "Queueing").
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
   // Tables "existingAntiAffinity", "affinity", "antiAffinity" (PreFilter's counts per
   // topology pair) and "score" (PreScore's sums).
   std::vector<StateCount> ExplainState(const CycleState& state) const override;

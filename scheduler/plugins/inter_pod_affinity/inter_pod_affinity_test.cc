@@ -489,5 +489,83 @@ TEST(InterPodAffinityTest, Args) {
                        "[0-100]; args.foo: unknown field"));
 }
 
+// QueueingHint (spec §2.7, with kubernetes#134393 fixed).
+TEST(InterPodAffinityTest, QueueingHint) {
+  auto handle = testing::NewHandleForTest({}, {});
+  InterPodAffinity plugin({}, *handle);
+  const QueueingHint kQ = QueueingHint::kQueue;
+  const QueueingHint kSkip = QueueingHint::kQueueSkip;
+  auto hint = [&](const kube::Pod& pod, const ClusterEvent& event, const EventObjects& objects) {
+    absl::StatusOr<QueueingHint> h = plugin.Hint(pod, event, objects);
+    EXPECT_TRUE(h.ok()) << h.status();
+    return h.value_or(kQ);
+  };
+  const kube::Pod affine =
+      MakePod().Name("x").Namespace("ns").PodAffinity("zone", SecurityIn({"db"})).Obj();
+  const kube::Pod anti = MakePod()
+                             .Name("x")
+                             .Namespace("ns")
+                             .Label("service", "web")
+                             .PodAntiAffinity("zone", SecurityIn({"db"}))
+                             .Obj();
+  const kube::Pod plain = MakePod().Name("x").Namespace("ns").Label("service", "web").Obj();
+  auto assigned = [](const std::string& service) {
+    return MakePod().Name("e").Namespace("ns").Label("service", service).NodeName("n1").Obj();
+  };
+  const kube::Pod db = assigned("db");
+  const kube::Pod cache = assigned("cache");
+  const kube::Pod unassigned_db = MakePod().Name("e").Namespace("ns").Label("service", "db").Obj();
+
+  // Added pods: only a match of the required affinity helps.
+  EXPECT_EQ(hint(affine, kAssignedPodAddEvent, {.new_pod = &db}), kQ);
+  EXPECT_EQ(hint(affine, kAssignedPodAddEvent, {.new_pod = &cache}), kSkip);
+  EXPECT_EQ(hint(affine, kAssignedPodAddEvent, {.new_pod = &unassigned_db}), kSkip);
+  EXPECT_EQ(hint(anti, kAssignedPodAddEvent, {.new_pod = &db}), kSkip);
+  // Relabelled: newly matching the affinity, or no longer matching the anti-affinity.
+  const ClusterEvent update{EventResource::kPod, ActionType::kUpdatePodLabel, "PodLabel"};
+  EXPECT_EQ(hint(affine, update, {.old_pod = &cache, .new_pod = &db}), kQ);
+  EXPECT_EQ(hint(affine, update, {.old_pod = &db, .new_pod = &cache}), kSkip);
+  EXPECT_EQ(hint(anti, update, {.old_pod = &db, .new_pod = &cache}), kQ);
+  EXPECT_EQ(hint(anti, update, {.old_pod = &cache, .new_pod = &db}), kSkip);
+  // Deleted: a pod that tripped the anti-affinity.
+  EXPECT_EQ(hint(anti, kAssignedPodDeleteEvent, {.old_pod = &db}), kQ);
+  EXPECT_EQ(hint(anti, kAssignedPodDeleteEvent, {.old_pod = &cache}), kSkip);
+  EXPECT_EQ(hint(plain, kAssignedPodDeleteEvent, {.old_pod = &db}), kSkip);
+  // kubernetes#134393: the deleted pod's own anti-affinity rejected the pod (upstream
+  // says QueueSkip and the pod waits for the 5-minute flush).
+  const kube::Pod guard = MakePod()
+                              .Name("guard")
+                              .Namespace("ns")
+                              .NodeName("n1")
+                              .PodAntiAffinity("zone", SecurityIn({"web"}))
+                              .Obj();
+  EXPECT_EQ(hint(plain, kAssignedPodDeleteEvent, {.old_pod = &guard}), kQ);
+  EXPECT_EQ(hint(affine, kAssignedPodDeleteEvent, {.old_pod = &guard}), kSkip);  // not "web"
+
+  // Nodes. A new node: queue unless the pod's required affinity needs a key it lacks.
+  const kube::Node zoned = MakeNode().Name("n").Label("zone", "z1").Obj();
+  const kube::Node bare = MakeNode().Name("n").Obj();
+  EXPECT_EQ(hint(affine, kNodeAddEvent, {.new_node = &zoned}), kQ);
+  EXPECT_EQ(hint(affine, kNodeAddEvent, {.new_node = &bare}), kSkip);
+  EXPECT_EQ(hint(plain, kNodeAddEvent, {.new_node = &bare}), kQ);  // existing anti-affinity
+  // Updated: a label change queues; a taint change on a node without the pod's keys
+  // does not.
+  const ClusterEvent label{EventResource::kNode, ActionType::kUpdateNodeLabel, "NodeLabel"};
+  const ClusterEvent taint{EventResource::kNode, ActionType::kUpdateNodeTaint, "NodeTaint"};
+  EXPECT_EQ(hint(affine, label, {.old_node = &bare, .new_node = &zoned}), kQ);
+  EXPECT_EQ(hint(affine, taint, {.old_node = &bare, .new_node = &bare}), kSkip);
+  EXPECT_EQ(hint(anti, taint, {.old_node = &zoned, .new_node = &zoned}), kQ);
+
+  // A pod whose own terms do not parse: the error queues (the queue's rule).
+  kube::Pod bad = MakePod().Name("bad").Namespace("ns").Obj();
+  {
+    kube::PodAffinityTerm t;
+    t.label_selector = MakeLabelSelector().In("k", {}).Obj();
+    t.topology_key = "zone";
+    bad.spec.affinity.emplace().pod_affinity.emplace().required.push_back(t);
+  }
+  EXPECT_FALSE(plugin.Hint(bad, kNodeAddEvent, {.new_node = &zoned}).ok());
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins

@@ -101,6 +101,9 @@ class PodTopologySpread final : public PreFilterPlugin,
                         NodeScoreList& scores) const override;
 
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // queueing_hint.cc (README.md "Queueing").
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
   // Tables "filter[i]" (PreFilter's matching pods per domain of hard constraint i, key
   // = its topology key) and "score[i]" (PreScore's, soft constraint i; hostname
   // constraints are counted per node in Score and have no rows).

@@ -432,5 +432,54 @@ TEST(PodTopologySpreadTest, Args) {
                        "are not empty"));
 }
 
+// QueueingHint (spec §3.8).
+TEST(PodTopologySpreadTest, QueueingHint) {
+  auto handle = testing::NewHandleForTest({}, {});
+  PodTopologySpread plugin({}, *handle);
+  const QueueingHint kQ = QueueingHint::kQueue;
+  const QueueingHint kSkip = QueueingHint::kQueueSkip;
+  auto hint = [&](const kube::Pod& pod, const ClusterEvent& event, const EventObjects& objects) {
+    absl::StatusOr<QueueingHint> h = plugin.Hint(pod, event, objects);
+    EXPECT_TRUE(h.ok()) << h.status();
+    return h.value_or(kQ);
+  };
+  const kube::Pod hard = Incoming().SpreadConstraint(1, "zone", kHard, FooExists()).Obj();
+  const kube::Pod soft = Incoming().SpreadConstraint(1, "zone", kSoft, FooExists()).Obj();
+  auto assigned = [](const std::string& ns, bool foo) {
+    kube::testing::PodWrapper w = MakePod().Name("e").Namespace(ns).NodeName("a");
+    if (foo) w.Label("foo", "");
+    return w.Obj();
+  };
+  const kube::Pod match = assigned("default", true);
+  const kube::Pod other = assigned("default", false);
+  const kube::Pod elsewhere = assigned("other-ns", true);
+  const kube::Pod pending = MakePod().Name("e").Namespace("default").Label("foo", "").Obj();
+
+  EXPECT_EQ(hint(hard, kAssignedPodAddEvent, {.new_pod = &match}), kQ);
+  EXPECT_EQ(hint(hard, kAssignedPodAddEvent, {.new_pod = &other}), kSkip);
+  EXPECT_EQ(hint(hard, kAssignedPodAddEvent, {.new_pod = &elsewhere}), kSkip);
+  EXPECT_EQ(hint(hard, kAssignedPodAddEvent, {.new_pod = &pending}), kSkip);
+  EXPECT_EQ(hint(hard, kAssignedPodDeleteEvent, {.old_pod = &match}), kQ);
+  EXPECT_EQ(hint(hard, kAssignedPodDeleteEvent, {.old_pod = &other}), kSkip);
+  // Soft constraints never reject: nothing to queue for.
+  EXPECT_EQ(hint(soft, kAssignedPodAddEvent, {.new_pod = &match}), kSkip);
+  const ClusterEvent update{EventResource::kPod, ActionType::kUpdatePodLabel, "PodLabel"};
+  EXPECT_EQ(hint(hard, update, {.old_pod = &other, .new_pod = &match}), kQ);
+  EXPECT_EQ(hint(hard, update, {.old_pod = &match, .new_pod = &other}), kQ);
+  kube::Pod relabelled = match;
+  relabelled.metadata.labels["extra"] = "1";
+  EXPECT_EQ(hint(hard, update, {.old_pod = &match, .new_pod = &relabelled}), kSkip);
+  EXPECT_EQ(hint(hard, update, {.old_pod = &match, .new_pod = &match}), kSkip);
+
+  const kube::Node zoned = MakeNode().Name("n").Label("zone", "z1").Obj();
+  const kube::Node bare = MakeNode().Name("n").Obj();
+  EXPECT_EQ(hint(hard, kNodeAddEvent, {.new_node = &zoned}), kQ);
+  EXPECT_EQ(hint(hard, kNodeAddEvent, {.new_node = &bare}), kSkip);
+  EXPECT_EQ(hint(hard, kNodeDeleteEvent, {.old_node = &zoned}), kQ);
+  EXPECT_EQ(hint(hard, kNodeDeleteEvent, {.old_node = &bare}), kSkip);
+  // No hard constraint counts as carrying every key.
+  EXPECT_EQ(hint(soft, kNodeAddEvent, {.new_node = &bare}), kQ);
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins
