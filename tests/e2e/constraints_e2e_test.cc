@@ -40,6 +40,14 @@
 //      the hostname land on 6 distinct nodes, one of them the packed node (the packing
 //      still decides where no anti-affinity applies yet). One scheduler at a time, the
 //      reference first, so that neither takes the room the other's pods would use.
+//   5. ReleasedByDeletion (queueing): a guard pod bound to anti-0 with required
+//      anti-affinity to app=web on the hostname, and a web pod pinned to anti-0: the web
+//      pod stays pending ("didn't satisfy existing pods anti-affinity rules"); once the
+//      guard is deleted it is bound within kReleaseTimeout, far sooner than the periodic
+//      flush (pods leave the unschedulable pool on their own only after 5 minutes), so
+//      the deletion event itself moved it. Trimaran's InterPodAffinity QueueingHint
+//      queues this deletion (upstream's hint skips it, kubernetes#134393); 1.20.2 moves
+//      every pending pod on any pod deletion.
 //
 // Profiles: trimaran's default profile ("trimaran") is v1's, with InterPodAffinity and
 // PodTopologySpread at weight 2; kube-scheduler 1.20.2 runs config v1beta1 (its default
@@ -115,6 +123,7 @@ constexpr char kKubeSelectorReason[] = "node(s) didn't match Pod's node affinity
 constexpr char kTrimaranSelectorReason[] = "node(s) didn't match Pod's node affinity/selector";
 constexpr absl::Duration kNewNodeTimeout = absl::Seconds(30);
 constexpr absl::Duration kDecideTimeout = absl::Seconds(60);
+constexpr absl::Duration kReleaseTimeout = absl::Seconds(15);
 
 // Profiles (schedulerName).
 constexpr char kTrimaran[] = "trimaran";           // trimaran's default profile
@@ -902,6 +911,55 @@ TEST_F(ConstraintsE2ETest, PreferredAntiAffinityOutweighsPacking) {
   // The same spreading as kube-scheduler 1.20.2, default and MostAllocated profiles.
   EXPECT_EQ(outcome[kTrimaranMost].Nodes().size(), outcome[kKube].Nodes().size());
   EXPECT_EQ(outcome[kTrimaranMost].Nodes().size(), outcome[kKubeMost].Nodes().size());
+}
+
+// 5. A pod kept off its node by an existing pod's anti-affinity is scheduled as soon as
+// that pod is deleted.
+TEST_F(ConstraintsE2ETest, ReleasedByDeletion) {
+  const std::string node = "anti-0";
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("release-", sched);
+    NewNamespace(ns);
+    Create(SmallPod("guard", ns, sched)
+               .NodeName(node)
+               .PodAntiAffinity(kHostname, MakeLabelSelector().Label("app", "web").Obj())
+               .Obj());
+    Create(SmallPod("web", ns, sched)
+               .Label("app", "web")
+               .NodeSelector({{kSetLabel, kAntiSet}, {kHostname, node}})
+               .Obj());
+  }
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    const std::string ns = absl::StrCat("release-", sched);
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(ns, 2, &o)) << o.Describe();
+    ASSERT_TRUE(o.unschedulable.contains("web")) << o.Describe();
+    EXPECT_THAT(o.unschedulable["web"],
+                HasSubstr("1 node(s) didn't satisfy existing pods anti-affinity rules"));
+  }
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    const std::string ns = absl::StrCat("release-", sched);
+    const absl::Time deleted = absl::Now();
+    // Grace period 0: no kubelet runs here to confirm a graceful deletion.
+    TRIMARAN_ASSERT_OK(client()
+                           .Raw("DELETE", absl::StrCat("/api/v1/namespaces/", ns, "/pods/guard"),
+                                R"({"gracePeriodSeconds":0})", "application/json")
+                           .status());
+    Outcome o;
+    const bool bound = Eventually(
+        [&] {
+          o = Observe(ns);
+          return o.node_of.contains("web");
+        },
+        kReleaseTimeout);
+    std::printf("[released] %s: web on %s %s after the guard's deletion\n", sched.c_str(),
+                o.node_of.contains("web") ? o.node_of["web"].c_str() : "-",
+                absl::FormatDuration(absl::Now() - deleted).c_str());
+    ASSERT_TRUE(bound) << o.Describe();
+    EXPECT_EQ(o.node_of["web"], node);
+  }
 }
 
 }  // namespace
