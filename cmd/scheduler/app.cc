@@ -36,6 +36,7 @@
 #include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/server/admin_server.h"
+#include "scheduler/server/delegating_authorizer.h"
 #include "scheduler/server/health_checks.h"
 
 namespace trimaran::cmd {
@@ -100,6 +101,10 @@ struct SchedulerApp::State {
   std::unique_ptr<kube::RestClient> client;         // pods, nodes, bindings, status
   std::unique_ptr<kube::RestClient> events_client;  // events only
   std::unique_ptr<kube::RestClient> lease_client;   // leader election only
+  // The secure port's TokenReviews and SubjectAccessReviews (may be one client).
+  std::unique_ptr<kube::RestClient> authn_client;
+  std::unique_ptr<kube::RestClient> authz_client;
+  std::unique_ptr<sched::DelegatingAuthorizer> authorizer;
   std::unique_ptr<sched::AsyncEventRecorder> recorder;
   // The load-aware plugins' metrics sources (one watcher per distinct metricProvider,
   // one client per watcherAddress); outlives the scheduler.
@@ -408,6 +413,32 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       ao.cert_file = files.cert_file;
       ao.key_file = files.key_file;
     }
+    // Delegated authentication and authorization: the given kubeconfigs, else the
+    // scheduler's own connection, each on a client of its own (reviews are cached 10 s).
+    auto review_client =
+        [&](const std::string& kubeconfig,
+            const char* what) -> absl::StatusOr<std::unique_ptr<kube::RestClient>> {
+      kube::RestConfig rc = rest;
+      if (!kubeconfig.empty()) {
+        kube::LoadOptions lo;
+        lo.kubeconfig_path = kubeconfig;
+        absl::StatusOr<kube::RestConfig> loaded = kube::LoadRestConfig(lo);
+        if (!loaded.ok()) return Annotate(loaded.status(), absl::StrCat("loading --", what));
+        rc = *loaded;
+      }
+      return MakeClient(rc, 50, 100, absl::StrCat("trimaran-scheduler/", what), s->clock,
+                        rest_client_stats);
+    };
+    TRIMARAN_ASSIGN_OR_RETURN(s->authn_client, review_client(options.authentication_kubeconfig,
+                                                             "authentication-kubeconfig"));
+    TRIMARAN_ASSIGN_OR_RETURN(s->authz_client, review_client(options.authorization_kubeconfig,
+                                                             "authorization-kubeconfig"));
+    s->authorizer = std::make_unique<sched::DelegatingAuthorizer>(
+        s->authn_client.get(), s->authz_client.get(), s->clock,
+        sched::DelegatingAuthorizerOptions{.always_allow_paths =
+                                               options.authorization_always_allow_paths});
+    ao.authorizer = s->authorizer.get();
+    ao.tls_min_version = options.tls_min_version;
     const config::SchedulerConfig* cp = &s->config;
     TRIMARAN_ASSIGN_OR_RETURN(s->admin,
                               sched::AdminServer::Create(ao, &s->registry, &s->checks,

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -40,6 +41,8 @@ struct FlagDef {
 constexpr absl::string_view kSections[][2] = {
     {"misc", "Misc flags"},
     {"secure serving", "Secure serving flags"},
+    {"authentication", "Authentication flags"},
+    {"authorization", "Authorization flags"},
     {"deprecated", "Deprecated flags"},
     {"leader election", "Leader election flags"},
     {"logs", "Logs flags"},
@@ -174,9 +177,53 @@ const std::vector<FlagDef>& Flags() {
            return std::string();
          }},
         {"secure-port", 0, "secure serving", "int", absl::StrCat(kDefaultSecurePort),
-         "The port on which to serve HTTPS with authentication and authorization. If 0, don't "
-         "serve HTTPS at all.",
+         "The port on which to serve HTTPS with authentication and authorization (TokenReview "
+         "and SubjectAccessReview, see --authorization-always-allow-paths). If 0, don't serve "
+         "HTTPS at all.",
          [](SchedulerOptions& o, const std::string& v) { return ParseIntInto(o.secure_port, v); }},
+        {"tls-min-version", 0, "secure serving", "string", "",
+         "Minimum TLS version supported. Possible values: VersionTLS12, VersionTLS13 "
+         "(empty: VersionTLS12).",
+         [](SchedulerOptions& o, const std::string& v) {
+           if (!v.empty() && v != "VersionTLS12" && v != "VersionTLS13") {
+             return absl::StrCat("unsupported TLS version ", Quoted(v),
+                                 " (VersionTLS12 or VersionTLS13)");
+           }
+           o.tls_min_version = v;
+           return std::string();
+         }},
+        // Authentication and authorization.
+        {"authentication-kubeconfig", 0, "authentication", "string", "",
+         "kubeconfig file pointing at the 'core' kubernetes server with enough rights to "
+         "create tokenreviews.authentication.k8s.io. If empty, the scheduler's own "
+         "connection (--kubeconfig, clientConnection.kubeconfig or in-cluster) is used.",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.authentication_kubeconfig = v;
+           return std::string();
+         }},
+        {"authorization-always-allow-paths", 0, "authorization", "strings",
+         "[/healthz,/readyz,/livez]",
+         "A list of HTTP paths to skip during authorization and authentication, i.e. these "
+         "are served without a token. A trailing '*' matches a prefix.",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.authorization_always_allow_paths.clear();
+           for (absl::string_view p : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+             p = absl::StripAsciiWhitespace(p);
+             if (p.empty() || p.front() != '/') {
+               return absl::StrCat("path ", Quoted(std::string(p)), " must start with '/'");
+             }
+             o.authorization_always_allow_paths.emplace_back(p);
+           }
+           return std::string();
+         }},
+        {"authorization-kubeconfig", 0, "authorization", "string", "",
+         "kubeconfig file pointing at the 'core' kubernetes server with enough rights to "
+         "create subjectaccessreviews.authorization.k8s.io. If empty, the scheduler's own "
+         "connection is used.",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.authorization_kubeconfig = v;
+           return std::string();
+         }},
         {"tls-cert-file", 0, "secure serving", "string", "",
          "File containing the default x509 Certificate for HTTPS. (CA cert, if any, "
          "concatenated after server cert). If HTTPS serving is enabled, and --tls-cert-file "

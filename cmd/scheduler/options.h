@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -81,6 +82,13 @@ struct SchedulerOptions {
   // Where the generated self-signed certificate goes when no --tls-cert-file is given;
   // empty means "a temporary directory" (main picks it).
   std::string cert_dir{};
+  std::string tls_min_version{};  // "", VersionTLS12 or VersionTLS13 (validated)
+
+  // Authentication and authorization of the secure port (TokenReview /
+  // SubjectAccessReview). Empty kubeconfigs: the scheduler's own connection.
+  std::string authentication_kubeconfig{};
+  std::string authorization_kubeconfig{};
+  std::vector<std::string> authorization_always_allow_paths = {"/healthz", "/readyz", "/livez"};
 
   // Global.
   bool version = false;  // --version: print "trimaran-scheduler <version>" and exit 0

@@ -119,6 +119,23 @@ TEST(ParseSchedulerFlagsTest, BooleansAndShorthands) {
   }
 }
 
+TEST(ParseSchedulerFlagsTest, AuthenticationAndAuthorization) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions defaults, Parse({}));
+  EXPECT_THAT(defaults.authorization_always_allow_paths,
+              ::testing::ElementsAre("/healthz", "/readyz", "/livez"));
+  EXPECT_EQ(defaults.authentication_kubeconfig, "");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerOptions o,
+      Parse({"--authentication-kubeconfig=/authn", "--authorization-kubeconfig", "/authz",
+             "--authorization-always-allow-paths=/healthz, /metrics,/debug/*",
+             "--tls-min-version=VersionTLS13"}));
+  EXPECT_EQ(o.authentication_kubeconfig, "/authn");
+  EXPECT_EQ(o.authorization_kubeconfig, "/authz");
+  EXPECT_THAT(o.authorization_always_allow_paths,
+              ::testing::ElementsAre("/healthz", "/metrics", "/debug/*"));
+  EXPECT_EQ(o.tls_min_version, "VersionTLS13");
+}
+
 TEST(ParseSchedulerFlagsTest, SingleErrors) {
   struct Case {
     std::vector<std::string> args;
@@ -140,6 +157,9 @@ TEST(ParseSchedulerFlagsTest, SingleErrors) {
       {{"--log-levels=queue=loud"}, "unknown level \"loud\""},
       {{"--tls-cert-file=/c"}, "--tls-cert-file and --tls-private-key-file must be given together"},
       {{"--", "--config=x"}, "unexpected argument \"--config=x\""},
+      {{"--tls-min-version=VersionTLS10"}, "unsupported TLS version \"VersionTLS10\""},
+      {{"--authorization-always-allow-paths=/healthz,metrics"},
+       "path \"metrics\" must start with '/'"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(absl::StrJoin(c.args, " "));
@@ -186,8 +206,9 @@ TEST(ApplyFlagOverridesTest, GivenFlagsWinOverConfig) {
 TEST(SchedulerHelpTextTest, KubeSchedulerLayout) {
   const std::string help = SchedulerHelpText();
   EXPECT_THAT(help, HasSubstr("Usage:\n  trimaran-scheduler [flags]\n"));
-  for (const char* section : {"Misc flags:", "Secure serving flags:", "Deprecated flags:",
-                              "Leader election flags:", "Logs flags:", "Global flags:"}) {
+  for (const char* section :
+       {"Misc flags:", "Secure serving flags:", "Authentication flags:", "Authorization flags:",
+        "Deprecated flags:", "Leader election flags:", "Logs flags:", "Global flags:"}) {
     EXPECT_THAT(help, HasSubstr(section));
   }
   EXPECT_THAT(help, HasSubstr("      --config string "));

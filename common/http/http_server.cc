@@ -175,6 +175,18 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions
                            ? ""
                            : absl::StrCat(" and client CA \"", options.client_ca_file, "\"")));
     }
+    int min_version = TLS1_2_VERSION;
+    if (options.tls_min_version == "VersionTLS13") {
+      min_version = TLS1_3_VERSION;
+    } else if (!options.tls_min_version.empty() && options.tls_min_version != "VersionTLS12") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "http server ", options.name, ": tls min version \"", options.tls_min_version,
+          "\" is not supported (VersionTLS12 or VersionTLS13)"));
+    }
+    if (SSL_CTX_set_min_proto_version(ssl->ssl_context(), min_version) != 1) {
+      return absl::InternalError(
+          absl::StrCat("http server ", options.name, ": cannot set the tls min version"));
+    }
     server = std::move(ssl);
   } else {
     server = std::make_unique<httplib::Server>();

@@ -116,6 +116,9 @@ struct HttpServerOptions {
   std::string tls_key_file{};
   // With TLS: when set, clients must present a certificate signed by one of these CAs.
   std::string client_ca_file{};
+  // With TLS: the oldest protocol accepted, "" (= TLS 1.2), "VersionTLS12" or
+  // "VersionTLS13" (kube's --tls-min-version names). Older versions are refused.
+  std::string tls_min_version{};
   int worker_threads = 8;
   absl::Duration read_timeout = absl::Seconds(5);
   absl::Duration write_timeout = absl::Seconds(5);

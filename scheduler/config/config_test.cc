@@ -734,5 +734,26 @@ TEST(ConfigWriteTest, Json) {
   EXPECT_THAT(json, HasSubstr("{\"name\":\"TaintToleration\",\"weight\":3}"));
 }
 
+TEST(ConfigWriteTest, JsonRedactsEverySecret) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerConfig cfg,
+      Parse("profiles:\n- schedulerName: trimaran\n  pluginConfig:\n"
+            "  - name: TargetLoadPacking\n"
+            "    args:\n"
+            "      metricProvider: {type: Prometheus, address: 'https://p:9090',\n"
+            "                       token: s3cr3t-token}\n"
+            "      headers: {Authorization: 'Bearer h3ader', X-Scope-OrgID: tenant}\n"
+            "      nested: [{clientSecret: p4ss, apiKey: k3y, emptyToken: ''}]\n"));
+  const std::string json = WriteConfigJson(cfg);
+  for (const char* secret : {"s3cr3t-token", "h3ader", "tenant", "p4ss", "k3y"}) {
+    EXPECT_THAT(json, ::testing::Not(HasSubstr(secret))) << secret;
+  }
+  EXPECT_THAT(json, HasSubstr("\"token\":\"<redacted>\""));
+  EXPECT_THAT(json, HasSubstr("\"address\":\"https://p:9090\""));  // not a secret
+  EXPECT_THAT(json, HasSubstr("\"emptyToken\":\"\""));
+  // The YAML written for --write-config-to keeps them (it must load back the same).
+  EXPECT_THAT(WriteConfigYaml(cfg), HasSubstr("s3cr3t-token"));
+}
+
 }  // namespace
 }  // namespace trimaran::sched::config

@@ -1,6 +1,7 @@
 #include "scheduler/config/write.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -182,9 +183,39 @@ std::string WriteConfigYaml(const SchedulerConfig& config) {
   return absl::StrCat(out.c_str(), "\n");
 }
 
+bool IsSecretKey(absl::string_view key) {
+  const std::string k = absl::AsciiStrToLower(key);
+  for (absl::string_view word :
+       {"token", "password", "secret", "apikey", "api_key", "credential", "authorization"}) {
+    if (absl::StrContains(k, word)) return true;
+  }
+  return false;
+}
+
+void RedactSecrets(YAML::Node node) {
+  if (node.IsSequence()) {
+    for (YAML::Node item : node) RedactSecrets(item);
+    return;
+  }
+  if (!node.IsMap()) return;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    YAML::Node value = it->second;
+    if (absl::AsciiStrToLower(key) == "headers" && value.IsMap()) {
+      for (auto h = value.begin(); h != value.end(); ++h) h->second = kRedacted;
+    } else if (IsSecretKey(key) && value.IsScalar() && !value.Scalar().empty()) {
+      it->second = kRedacted;
+    } else {
+      RedactSecrets(value);
+    }
+  }
+}
+
 std::string WriteConfigJson(const SchedulerConfig& config) {
+  YAML::Node root = ConfigToNode(config);
+  RedactSecrets(root);
   std::string out;
-  ToJson(ConfigToNode(config), out);
+  ToJson(root, out);
   return out;
 }
 

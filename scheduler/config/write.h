@@ -6,7 +6,9 @@
 // (ParseConfig) to an equal configuration. A v1beta2/v1beta3 input is written as v1 with
 // its merged plugin sets (so its meaning is kept).
 //
-// WriteConfigJson is the same document as JSON (for /configz). Scalars inside plugin
+// WriteConfigJson is the same document as JSON (for /configz), with every secret
+// replaced by kRedacted (RedactSecrets): never a token on an admin endpoint. Scalars
+// inside plugin
 // args are typed by their YAML form: plain true/false/null/numbers stay unquoted,
 // everything else (and every quoted scalar) is a JSON string.
 //
@@ -14,6 +16,7 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "scheduler/config/types.h"
 #include "yaml-cpp/yaml.h"
 
@@ -27,5 +30,13 @@ YAML::Node ConfigToNode(const SchedulerConfig& config);
 
 std::string WriteConfigYaml(const SchedulerConfig& config);
 std::string WriteConfigJson(const SchedulerConfig& config);
+
+inline constexpr char kRedacted[] = "<redacted>";
+// Whether a map key names a secret ("token", "password", "secret", "apiKey",
+// "credential", "authorization", in any case, anywhere in the key).
+bool IsSecretKey(absl::string_view key);
+// Replaces, anywhere in `node`, the non-empty scalar value of a secret key and every
+// value of a "headers" map by kRedacted.
+void RedactSecrets(YAML::Node node);
 
 }  // namespace trimaran::sched::config

@@ -40,21 +40,44 @@ absl::StatusOr<std::unique_ptr<AdminServer>> AdminServer::Create(AdminServerOpti
   server_options.tls_cert_file = options.cert_file;
   server_options.tls_key_file = options.key_file;
   server_options.worker_threads = options.worker_threads;
+  server_options.keep_alive_timeout = options.keep_alive_timeout;
+  server_options.tls_min_version = options.tls_min_version;
+  server_options.index = options.authorizer == nullptr;
   server_options.log_component = Component::kAdmin;
   TRIMARAN_ASSIGN_OR_RETURN(http::HttpServerPtr server,
                             http::HttpServer::Create(std::move(server_options)));
   std::unique_ptr<AdminServer> admin(
-      new AdminServer(std::move(server), registry, checks, std::move(configz)));
+      new AdminServer(std::move(server), registry, checks, std::move(configz), options.authorizer));
   TRIMARAN_RETURN_IF_ERROR(admin->AddRoutes());
   return admin;
 }
 
 AdminServer::AdminServer(std::unique_ptr<http::HttpServer> server, stats::Registry* registry,
-                         const HealthChecks* checks, ConfigzFn configz)
+                         const HealthChecks* checks, ConfigzFn configz,
+                         const RequestAuthorizer* authorizer)
     : server_(std::move(server)),
       registry_(registry),
       checks_(checks),
-      configz_(std::move(configz)) {}
+      configz_(std::move(configz)),
+      authorizer_(authorizer) {}
+
+absl::Status AdminServer::AddGuardedRoute(http::Route route) {
+  if (authorizer_ != nullptr) {
+    route.handler = [authorizer = authorizer_, inner = std::move(route.handler)](
+                        const http::ServerRequest& req, http::ServerResponse& res) {
+      const AuthDecision decision = authorizer->Check(req);
+      if (!decision.allowed()) {
+        res.status = decision.status;
+        res.content_type = "text/plain; charset=utf-8";
+        res.headers.Add("X-Content-Type-Options", "nosniff");
+        res.body = decision.message;
+        return;
+      }
+      inner(req, res);
+    };
+  }
+  return server_->AddRoute(std::move(route));
+}
 
 AdminServer::~AdminServer() { Stop(); }
 
@@ -74,13 +97,13 @@ void AdminServer::SetDebugCacheHandler(DebugTextFn fn) {
 absl::Status AdminServer::AddRoutes() {
   for (HealthEndpoint endpoint : {kHealthz, kLivez, kReadyz}) {
     const std::string name(HealthEndpointName(endpoint));
-    TRIMARAN_RETURN_IF_ERROR(server_->AddRoute(
+    TRIMARAN_RETURN_IF_ERROR(AddGuardedRoute(
         {.path = absl::StrCat("/", name),
          .help = absl::StrCat(name, " checks (?verbose, ?exclude=<check>)"),
          .handler = [this, endpoint](const http::ServerRequest& req, http::ServerResponse& res) {
            ServeHealth(endpoint, req, res);
          }}));
-    TRIMARAN_RETURN_IF_ERROR(server_->AddRoute(
+    TRIMARAN_RETURN_IF_ERROR(AddGuardedRoute(
         {.path = absl::StrCat("/", name, "/"),
          .prefix = true,
          .help = absl::StrCat("one ", name, " check: /", name, "/<check>"),
@@ -89,31 +112,31 @@ absl::Status AdminServer::AddRoutes() {
          }}));
   }
   TRIMARAN_RETURN_IF_ERROR(
-      server_->AddRoute({.path = "/metrics",
-                         .help = "Prometheus metrics",
-                         .handler = [this](const http::ServerRequest&, http::ServerResponse& res) {
-                           res.content_type = stats::kPrometheusTextContentType;
-                           res.body = registry_->PrometheusText();
-                         }}));
+      AddGuardedRoute({.path = "/metrics",
+                       .help = "Prometheus metrics",
+                       .handler = [this](const http::ServerRequest&, http::ServerResponse& res) {
+                         res.content_type = stats::kPrometheusTextContentType;
+                         res.body = registry_->PrometheusText();
+                       }}));
   TRIMARAN_RETURN_IF_ERROR(
-      server_->AddRoute({.path = "/configz",
-                         .help = "the effective configuration (JSON)",
-                         .handler = [this](const http::ServerRequest&, http::ServerResponse& res) {
-                           absl::StatusOr<std::string> json =
-                               configz_ ? configz_()
-                                        : absl::StatusOr<std::string>(absl::UnavailableError(
-                                              "no configuration registered"));
-                           if (!json.ok()) {
-                             SetPlain(res);
-                             res.status = 500;
-                             res.body = absl::StrCat("configz: ", json.status().message(), "\n");
-                             return;
-                           }
-                           res.content_type = "application/json";
-                           res.headers.Add("X-Content-Type-Options", "nosniff");
-                           res.body = absl::StrCat("{\"componentconfig\":", *json, "}");
-                         }}));
-  TRIMARAN_RETURN_IF_ERROR(server_->AddRoute(
+      AddGuardedRoute({.path = "/configz",
+                       .help = "the effective configuration (JSON)",
+                       .handler = [this](const http::ServerRequest&, http::ServerResponse& res) {
+                         absl::StatusOr<std::string> json =
+                             configz_ ? configz_()
+                                      : absl::StatusOr<std::string>(
+                                            absl::UnavailableError("no configuration registered"));
+                         if (!json.ok()) {
+                           SetPlain(res);
+                           res.status = 500;
+                           res.body = absl::StrCat("configz: ", json.status().message(), "\n");
+                           return;
+                         }
+                         res.content_type = "application/json";
+                         res.headers.Add("X-Content-Type-Options", "nosniff");
+                         res.body = absl::StrCat("{\"componentconfig\":", *json, "}");
+                       }}));
+  TRIMARAN_RETURN_IF_ERROR(AddGuardedRoute(
       {.path = "/debug/cache",
        .help = "scheduler cache dump",
        .handler = [this](const http::ServerRequest& req, http::ServerResponse& res) {

@@ -18,9 +18,16 @@
 //   /debug/cache                the hook set by SetDebugCacheHandler (text); 404 unset.
 //
 // Health responses carry "Content-Type: text/plain; charset=utf-8" and
-// "X-Content-Type-Options: nosniff". There is no authentication or authorization
-// (kube-scheduler delegates them to the apiserver; we do not yet): bind to a trusted
-// address when /metrics or /configz must not be public.
+// "X-Content-Type-Options: nosniff".
+//
+// Access: with options.authorizer (the daemon's DelegatingAuthorizer: TokenReview and
+// SubjectAccessReview, always-allowed probe paths), every route first asks it and a
+// refusal is answered with its status and message (401/403/500); the route index at "/"
+// is then not served. Without one, every route is open (tests, embedders).
+//
+// Workers: worker_threads (default 16) bounds concurrent connections; an idle keep-alive
+// connection holds a worker for at most keep_alive_timeout (2 s), so a handful of idle
+// scrapers cannot starve the kubelet's probes.
 //
 // Port 0 binds an ephemeral port (tests); "--secure-port 0 disables serving" is the
 // caller's decision (do not create the server).
@@ -41,6 +48,7 @@
 #include "common/http/http_server.h"
 #include "common/stats/registry.h"
 #include "scheduler/server/health_checks.h"
+#include "scheduler/server/request_authorizer.h"
 
 namespace trimaran::sched {
 
@@ -49,7 +57,13 @@ struct AdminServerOptions {
   int port = 10259;
   std::string cert_file{};  // PEM; both required (the admin server is HTTPS only)
   std::string key_file{};
-  int worker_threads = 4;
+  int worker_threads = 16;
+  absl::Duration keep_alive_timeout = absl::Seconds(2);
+  // "" = TLS 1.2; "VersionTLS12" or "VersionTLS13" (kube's --tls-min-version values;
+  // 1.0 and 1.1 are refused as insecure).
+  std::string tls_min_version{};
+  // Borrowed; null = no authentication or authorization.
+  const RequestAuthorizer* authorizer = nullptr;
 };
 
 // Returns the effective configuration as a JSON object.
@@ -84,8 +98,10 @@ class AdminServer {
 
  private:
   AdminServer(std::unique_ptr<http::HttpServer> server, stats::Registry* registry,
-              const HealthChecks* checks, ConfigzFn configz);
+              const HealthChecks* checks, ConfigzFn configz, const RequestAuthorizer* authorizer);
   absl::Status AddRoutes();
+  // `route` with its handler behind the authorizer.
+  absl::Status AddGuardedRoute(http::Route route);
   void ServeHealth(HealthEndpoint endpoint, const http::ServerRequest& request,
                    http::ServerResponse& response) const;
   void ServeOneCheck(HealthEndpoint endpoint, const http::ServerRequest& request,
@@ -95,6 +111,7 @@ class AdminServer {
   stats::Registry* const registry_;
   const HealthChecks* const checks_;
   const ConfigzFn configz_;
+  const RequestAuthorizer* const authorizer_;
   mutable absl::Mutex mu_;
   DebugTextFn debug_cache_ ABSL_GUARDED_BY(mu_);
   std::function<std::string()> readyz_note_ ABSL_GUARDED_BY(mu_);

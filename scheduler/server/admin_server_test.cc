@@ -1,6 +1,10 @@
 #include "scheduler/server/admin_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -199,6 +203,79 @@ TEST_F(AdminServerTest, MetricsConfigzAndDebugCache) {
   EXPECT_EQ(cache.body, "nodes=3 q=x");
 
   EXPECT_EQ(Get("/nope").status_code, 404);
+}
+
+// Lets requests carrying "Authorization: Bearer ok" through; probes always.
+class TokenOkAuthorizer final : public RequestAuthorizer {
+ public:
+  AuthDecision Check(const http::ServerRequest& request) const override {
+    if (request.path == "/healthz") return {};
+    if (request.headers.GetOr("Authorization") == "Bearer ok") return {.user = "ok"};
+    return {.status = 401, .message = "Unauthorized\n"};
+  }
+};
+
+TEST_F(AdminServerTest, AuthorizerGuardsEveryRouteButItsOpenPaths) {
+  TokenOkAuthorizer authorizer;
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<AdminServer> guarded,
+      AdminServer::Create({.bind_address = "127.0.0.1",
+                           .port = 0,
+                           .cert_file = files_->cert_file,
+                           .key_file = files_->key_file,
+                           .authorizer = &authorizer},
+                          &registry_, &checks_, [this] { return Configz(); }));
+  ASSERT_THAT(guarded->Start(), IsOk());
+  auto get = [&](const std::string& path, const std::string& token) {
+    http::HttpRequest req{.url = absl::StrCat("https://localhost:", guarded->port(), path)};
+    if (!token.empty()) req.headers.Add("Authorization", "Bearer " + token);
+    absl::StatusOr<http::HttpResponse> resp = client_->Send(req);
+    EXPECT_TRUE(resp.ok()) << resp.status();
+    return resp.ok() ? *resp : http::HttpResponse{};
+  };
+  EXPECT_EQ(get("/healthz", "").status_code, 200);
+  for (const char* path : {"/metrics", "/configz", "/readyz", "/debug/cache", "/livez/ping"}) {
+    SCOPED_TRACE(path);
+    const http::HttpResponse refused = get(path, "");
+    EXPECT_EQ(refused.status_code, 401);
+    EXPECT_EQ(refused.body, "Unauthorized\n");
+    EXPECT_NE(get(path, "ok").status_code, 401);
+  }
+  EXPECT_EQ(get("/metrics", "ok").status_code, 200);
+  // No unauthenticated route index.
+  EXPECT_EQ(get("/", "").status_code, 404);
+}
+
+TEST_F(AdminServerTest, IdleConnectionsDoNotStarveTheProbes) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(std::unique_ptr<AdminServer> server,
+                                AdminServer::Create({.bind_address = "127.0.0.1",
+                                                     .port = 0,
+                                                     .cert_file = files_->cert_file,
+                                                     .key_file = files_->key_file},
+                                                    &registry_, &checks_, nullptr));
+  ASSERT_THAT(server->Start(), IsOk());
+  // 12 clients connect and send nothing (each holds a worker while idle).
+  std::vector<int> idle;
+  for (int i = 0; i < 12; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(server->port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    idle.push_back(fd);
+  }
+  absl::SleepFor(absl::Milliseconds(100));
+  const absl::Time start = absl::Now();
+  absl::StatusOr<http::HttpResponse> probe =
+      client_->Send({.url = absl::StrCat("https://localhost:", server->port(), "/healthz"),
+                     .timeout = absl::Seconds(1)});
+  const absl::Duration took = absl::Now() - start;
+  for (int fd : idle) close(fd);
+  ASSERT_TRUE(probe.ok()) << probe.status();
+  EXPECT_EQ(probe->status_code, 200);
+  EXPECT_LT(took, absl::Seconds(1));  // the kubelet's default probe timeout
 }
 
 TEST(AdminServerCreateTest, RequiresTlsAndCollaborators) {

@@ -42,6 +42,7 @@
 #include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
 #include "tests/e2e/harness/prometheus.h"
+#include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
 
 namespace trimaran::e2e {
@@ -434,7 +435,7 @@ TEST_F(MetricsListE2ETest, BothProgramsExportExactlyTheListedFamilies) {
       Subprocess::Start(
           {kSchedulerBin, "--config=" + config, "--kubeconfig=" + cluster_->kubeconfig(),
            "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", port),
-           "--cert-dir=" + cp_->dir() + "/certs", "--v=2"},
+           "--cert-dir=" + cp_->dir() + "/certs", "--v=2", kAdminOpenPathsFlag},
           cp_->dir() + "/scheduler.log"));
   const std::string sched_url = absl::StrCat("https://127.0.0.1:", port);
   ASSERT_TRUE(Eventually(

@@ -43,6 +43,7 @@
 #include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
 #include "tests/e2e/harness/prometheus.h"
+#include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
 
 namespace trimaran::e2e {
@@ -184,7 +185,7 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
     auto sched =
         Subprocess::Start({kSchedulerBin, "--config=" + config, "--kubeconfig=" + kubeconfig_,
                            "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *port),
-                           "--cert-dir=" + cp_->dir() + "/certs", "--v=2"},
+                           "--cert-dir=" + cp_->dir() + "/certs", "--v=2", kAdminOpenPathsFlag},
                           cp_->dir() + "/scheduler.log");
     ASSERT_TRUE(sched.ok()) << sched.status();
     scheduler_ = *std::move(sched);

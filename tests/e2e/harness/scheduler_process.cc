@@ -46,6 +46,7 @@ absl::StatusOr<SchedulerProcess> StartSchedulerProcess(const SchedulerProcessOpt
                                    absl::StrCat("--secure-port=", result.secure_port),
                                    absl::StrCat("--cert-dir=", options.dir, "/certs-", options.tag),
                                    "--v=2"};
+  if (options.open_admin) argv.push_back(kAdminOpenPathsFlag);
   argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
   TRIMARAN_ASSIGN_OR_RETURN(
       result.process, Subprocess::Start(std::move(argv), absl::StrCat(options.dir, "/scheduler-",

@@ -37,7 +37,16 @@ struct SchedulerProcessOptions {
   std::string config_yaml;  // written to <dir>/sched-<tag>.yaml, passed as --config
   std::string kubeconfig;
   std::vector<std::string> extra_args{};  // appended after the defaults ("--v=2" is one)
+  // Serve /metrics, /configz and /debug/* without a token (kAdminOpenPathsFlag), as the
+  // tests that scrape them expect; false keeps the daemon's default (TokenReview and
+  // SubjectAccessReview for everything but the probes).
+  bool open_admin = true;
 };
+
+// --authorization-always-allow-paths opening every admin route, for tests that read
+// them without credentials (the secure-port tests use the defaults).
+inline constexpr char kAdminOpenPathsFlag[] =
+    "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics,/configz,/debug/*";
 
 struct SchedulerProcess {
   std::unique_ptr<Subprocess> process;
