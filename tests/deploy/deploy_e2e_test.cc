@@ -14,10 +14,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/clock.h"
+#include "common/http/curl_transport.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/api/binding.h"
+#include "kube/auth/reviews.h"
 #include "kube/client.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
@@ -220,6 +222,14 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
   EXPECT_THAT(scoped_->Raw("GET", "/apis/metrics.k8s.io/v1beta1/nodes", "").status(),
               StatusIs(absl::StatusCode::kNotFound));
 
+  // --- Allowed: the secure port's TokenReviews and SubjectAccessReviews
+  // (system:auth-delegator) ---
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::TokenReviewResult review,
+                                kube::ReviewToken(*scoped_, "not-a-token"));
+  EXPECT_FALSE(review.authenticated);
+  TRIMARAN_EXPECT_OK(
+      kube::ReviewNonResourceAccess(*scoped_, {.username = "someone"}, "get", "/metrics").status());
+
   // --- Denied: everything around it ---
   struct Denied {
     std::string what;
@@ -319,6 +329,91 @@ profiles:
   const std::string log = (*sched)->LogTail(1 << 20);
   EXPECT_THAT(log, ::testing::Not(::testing::HasSubstr("forbidden")));
   EXPECT_THAT(log, ::testing::Not(::testing::HasSubstr("Forbidden")));
+}
+
+// The secure port as shipped: the scheduler, holding only the ServiceAccount's identity
+// (so its TokenReviews and SubjectAccessReviews go through the shipped
+// system:auth-delegator binding), with default authentication and authorization:
+// probes open, /metrics 401 without a token, 403 for a user without the viewer role, 200
+// for a user bound to the shipped trimaran-scheduler-metrics-viewer ClusterRole; /configz
+// (system:masters) never shows the Prometheus token of the plugin args.
+TEST_F(ShippedRbacTest, SecurePortAuthenticatesAndAuthorizes) {
+  ASSERT_FALSE(scoped_kubeconfig_.empty());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const std::string prom_token,
+                                cp_->AddTokenUser("prom", "system:authenticated"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const std::string nobody_token,
+                                cp_->AddTokenUser("nobody", "system:authenticated"));
+  RunResult bound = Kubectl({"create", "clusterrolebinding", "prom-metrics",
+                             "--clusterrole=trimaran-scheduler-metrics-viewer", "--user=prom"});
+  ASSERT_EQ(bound.exit_code, 0) << bound.output;
+
+  const std::string config = cp_->dir() + "/secure-port.yaml";
+  TRIMARAN_ASSERT_OK(WriteFile(config, R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+profiles:
+  - schedulerName: trimaran
+    plugins:
+      score:
+        enabled:
+          - name: TargetLoadPacking
+    pluginConfig:
+      - name: TargetLoadPacking
+        args:
+          metricProvider:
+            type: Prometheus
+            address: http://127.0.0.1:1
+            token: pr0m3theus-s3cret
+)"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const int port, e2e::PickFreePort());
+  auto sched = e2e::Subprocess::Start(
+      {TRIMARAN_SCHEDULER_BIN, "--config", config, "--kubeconfig", scoped_kubeconfig_,
+       "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", port),
+       "--cert-dir=" + cp_->dir() + "/secure-port-certs", "--v=2"},
+      cp_->dir() + "/secure-port.log");
+  ASSERT_TRUE(sched.ok()) << sched.status();
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<http::CurlTransport> curl,
+      http::CurlTransport::Create({.tls = {.insecure_skip_verify = true}}));
+  auto get = [&](const std::string& path, const std::string& token) {
+    http::HttpRequest req{.url = absl::StrCat("https://127.0.0.1:", port, path),
+                          .timeout = absl::Seconds(5)};
+    if (!token.empty()) req.headers.Add("Authorization", "Bearer " + token);
+    absl::StatusOr<http::HttpResponse> r = curl->Send(req);
+    return r.ok() ? *r : http::HttpResponse{.status_code = -1, .body = r.status().ToString()};
+  };
+  bool up = false;
+  for (int i = 0; i < 100 && !up; ++i) {
+    up = get("/healthz", "").status_code == 200;
+    if (!up) absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(up) << (*sched)->LogTail();
+  EXPECT_NE(get("/readyz", "").status_code, 401);  // a probe path: no token needed
+
+  const http::HttpResponse anonymous = get("/metrics", "");
+  EXPECT_EQ(anonymous.status_code, 401) << anonymous.body;
+  EXPECT_EQ(get("/metrics", "made-up-token").status_code, 401);
+  const http::HttpResponse nobody = get("/metrics", nobody_token);
+  EXPECT_EQ(nobody.status_code, 403) << nobody.body;
+  EXPECT_THAT(nobody.body, ::testing::HasSubstr("User \"nobody\" cannot get path \"/metrics\""));
+  const http::HttpResponse prom = get("/metrics", prom_token);
+  EXPECT_EQ(prom.status_code, 200) << prom.body;
+  EXPECT_THAT(prom.body, ::testing::HasSubstr("scheduler_pending_pods"));
+  EXPECT_EQ(get("/configz", prom_token).status_code, 403);  // the role is /metrics only
+
+  const http::HttpResponse configz = get("/configz", cp_->token());  // system:masters
+  EXPECT_EQ(configz.status_code, 200) << configz.body;
+  EXPECT_THAT(configz.body, ::testing::HasSubstr("\"address\":\"http://127.0.0.1:1\""));
+  EXPECT_THAT(configz.body, ::testing::Not(::testing::HasSubstr("pr0m3theus-s3cret")));
+  EXPECT_THAT(configz.body, ::testing::HasSubstr("<redacted>"));
+
+  (*sched)->Signal(SIGTERM);
+  auto code = (*sched)->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
+  const std::string log = (*sched)->LogTail(1 << 20);
+  EXPECT_THAT(log, ::testing::Not(::testing::HasSubstr("TokenReview failed")));
+  EXPECT_THAT(log, ::testing::Not(::testing::HasSubstr("SubjectAccessReview failed")));
 }
 
 }  // namespace

@@ -92,6 +92,11 @@ std::vector<std::string> FlattenRules(const std::vector<YAML::Node>& docs) {
     for (const YAML::Node& role : FindAll(docs, kind)) {
       const std::string who = absl::StrCat(kind, "/", Str(role["metadata"]["name"]));
       for (const YAML::Node& rule : role["rules"]) {
+        for (const std::string& url : Strings(rule["nonResourceURLs"])) {
+          for (const std::string& v : Strings(rule["verbs"])) {
+            out.push_back(absl::StrCat(who, ": nonResource|", url, "|", v));
+          }
+        }
         std::vector<std::string> names = Strings(rule["resourceNames"]);
         if (names.empty()) names.push_back("*");
         for (const std::string& g : Strings(rule["apiGroups"])) {
@@ -300,6 +305,8 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       "Role/trimaran-leader-election: coordination.k8s.io|leases|create|*",
       "Role/trimaran-leader-election: coordination.k8s.io|leases|get|trimaran-scheduler",
       "Role/trimaran-leader-election: coordination.k8s.io|leases|update|trimaran-scheduler",
+      // For the users of /metrics (bound by the operator to Prometheus, not shipped bound).
+      "ClusterRole/trimaran-scheduler-metrics-viewer: nonResource|/metrics|get",
   };
   if (GetParam().metrics_server_rbac) {
     want.push_back("ClusterRole/trimaran-metrics-reader: metrics.k8s.io|nodes|list|*");
@@ -309,7 +316,10 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
     EXPECT_EQ(Str(role["metadata"]["namespace"]), kNamespace);
   }
 
-  // Every role is bound, only to the ServiceAccount, and every binding names a shipped role.
+  // Every role is bound, only to the ServiceAccount, and every binding names a shipped
+  // role, except: the /metrics viewer role (for the operator to bind to Prometheus) and
+  // the built-in system:auth-delegator (TokenReviews and SubjectAccessReviews of the
+  // secure port).
   std::set<std::string> roles, bound;
   for (const char* kind : {"ClusterRole", "Role"}) {
     for (const YAML::Node& r : FindAll(docs_, kind)) {
@@ -326,6 +336,8 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       EXPECT_EQ(Str(b["subjects"][0]["namespace"]), kNamespace);
     }
   }
+  roles.erase("ClusterRole/trimaran-scheduler-metrics-viewer");
+  roles.insert("ClusterRole/system:auth-delegator");
   EXPECT_EQ(roles, bound);
 }
 
