@@ -90,7 +90,10 @@ void AsyncEventRecorder::Eventf(const kube::Pod& regarding, const kube::Pod* rel
   event.metadata.name = absl::StrFormat("%s.%x", regarding.metadata.name,
                                         absl::ToUnixNanos(now) + static_cast<int64_t>(sequence_++));
   event.event_time = now;
-  event.reporting_controller = options_.reporting_controller;
+  // As upstream's per-profile recorders: the profile's schedulerName, which is the pod's.
+  event.reporting_controller = regarding.spec.scheduler_name.empty()
+                                   ? options_.reporting_controller
+                                   : regarding.spec.scheduler_name;
   event.reporting_instance = options_.reporting_instance;
   event.action = std::string(action);
   event.reason = std::string(reason);

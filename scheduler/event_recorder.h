@@ -14,10 +14,11 @@
 // an event costs O(1) amortized, not a scan of the map), and at most
 // `dedup_capacity` are kept.
 //
-// Events carry reportingController = options.reporting_controller
-// ("trimaran-scheduler"), reportingInstance = options.reporting_instance, the given
-// action ("Scheduling", "Binding"), eventTime = clock.Now(), and the note truncated to
-// 1 KiB. Event names are "<pod>.<hex nanos>" as client-go's.
+// Events carry reportingController = the regarding pod's spec.schedulerName (its
+// profile's name, as upstream's per-profile recorders), or options.reporting_controller
+// ("trimaran-scheduler") for a pod without one, reportingInstance = options.reporting_instance, the
+// given action ("Scheduling", "Binding"), eventTime = clock.Now(), and the note truncated to 1 KiB.
+// Event names are "<pod>.<hex nanos>" as client-go's.
 //
 // Stats, named relative to the given scope (a StatsScopes::own; the daemon's "trimaran_"
 // gives trimaran_events_total):

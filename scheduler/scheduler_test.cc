@@ -109,7 +109,7 @@ TEST_F(SchedulerTest, BindsOurPodsAndIgnoresOtherSchedulers) {
   ASSERT_EQ(scheduled.size(), 5u);
   EXPECT_EQ(scheduled[0].type, "Normal");
   EXPECT_EQ(scheduled[0].action, "Binding");
-  EXPECT_EQ(scheduled[0].reporting_controller, "trimaran-scheduler");
+  EXPECT_EQ(scheduled[0].reporting_controller, "default-scheduler");  // the profile's name
   EXPECT_THAT(scheduled[0].note, HasSubstr("Successfully assigned default/p-"));
   EXPECT_EQ(sched_->cache().PodCount(), 5);  // assumed until the informer confirms
   const QueueCounts counts = sched_->queue().Counts();

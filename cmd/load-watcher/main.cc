@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/http/http_server.h"
 #include "common/logging.h"
+#include "common/stats/process_metrics.h"
 #include "common/stats/registry.h"
 #include "common/stats/scope.h"
 #include "common/stats/text_format.h"
@@ -78,6 +79,8 @@ int Run(const LoadWatcherOptions& options) {
   // Stats: the components name their families relative to these scopes, the only
   // prefixes (docs/metrics.md lists every family /metrics serves).
   stats::Registry& registry = stats::DefaultRegistry();
+  stats::RegisterProcessMetrics(registry);
+  stats::RegisterBuildInfo(registry, "trimaran_");
   const stats::Scope rest_client_stats(registry, "rest_client_");       // client-go's names
   const stats::Scope watcher_stats(registry, "trimaran_loadwatcher_");  // ours
 

@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/http/self_signed.h"
 #include "common/logging.h"
+#include "common/stats/process_metrics.h"
 #include "common/stats/registry.h"
 #include "common/stats/scope.h"
 #include "common/status_macros.h"
@@ -204,6 +205,8 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
 
   // Stats: every component names its families relative to the scope it gets; these are
   // the only prefixes (docs/metrics.md lists every family /metrics serves).
+  stats::RegisterProcessMetrics(s->registry);
+  stats::RegisterBuildInfo(s->registry, "trimaran_");
   const stats::Scope rest_client_stats(s->registry, "rest_client_");  // client-go's names
   const stats::Scope trimaran_stats(s->registry, "trimaran_");        // ours
   const sched::StatsScopes sched_stats{
