@@ -2,9 +2,14 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "spdlog/sinks/stdout_sinks.h"
 
@@ -41,7 +46,150 @@ Loggers& AllLoggers() {
   return *loggers;
 }
 
+bool IsKeyToken(absl::string_view token) {
+  const size_t eq = token.find('=');
+  if (eq == absl::string_view::npos || eq == 0) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    const char c = token[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                    (i > 0 && ((c >= '0' && c <= '9') || c == '.'));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void AppendJsonString(std::string& out, absl::string_view s) {
+  out.push_back('"');
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+absl::string_view Unquote(absl::string_view v) {
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return v.substr(1, v.size() - 2);
+  return v;
+}
+
+class JsonFormatter final : public spdlog::formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    int v = 0;
+    absl::string_view severity;
+    switch (msg.level) {
+      case spdlog::level::trace:
+        v = 5;
+        break;
+      case spdlog::level::debug:
+        v = 4;
+        break;
+      case spdlog::level::warn:
+        severity = "warning";
+        break;
+      case spdlog::level::err:
+      case spdlog::level::critical:
+        severity = "error";
+        break;
+      default:
+        break;
+    }
+    const double ts = std::chrono::duration<double>(msg.time.time_since_epoch()).count();
+    const std::string line = FormatJsonLogLine(
+        ts, v, severity, absl::string_view(msg.logger_name.data(), msg.logger_name.size()),
+        absl::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(line.data(), line.data() + line.size());
+    dest.push_back('\n');
+  }
+  std::unique_ptr<spdlog::formatter> clone() const override {
+    return std::make_unique<JsonFormatter>();
+  }
+};
+
 }  // namespace
+
+std::string FormatJsonLogLine(double ts_seconds, int v, absl::string_view severity,
+                              absl::string_view logger, absl::string_view message) {
+  std::vector<absl::string_view> tokens = absl::StrSplit(message, ' ');
+  size_t first_key = tokens.size();
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (IsKeyToken(tokens[i])) {
+      first_key = i;
+      break;
+    }
+  }
+  std::string out = absl::StrFormat("{\"ts\":%.6f,\"v\":%d", ts_seconds, v);
+  if (!severity.empty()) {
+    out += ",\"severity\":";
+    AppendJsonString(out, severity);
+  }
+  out += ",\"logger\":";
+  AppendJsonString(out, logger);
+  out += ",\"msg\":";
+  const size_t msg_end = first_key == tokens.size()
+                             ? message.size()
+                             : static_cast<size_t>(tokens[first_key].data() - message.data());
+  AppendJsonString(out, Unquote(absl::StripTrailingAsciiWhitespace(message.substr(0, msg_end))));
+  // key=value pairs; a value runs until the next key token (it may hold spaces).
+  size_t i = first_key;
+  while (i < tokens.size()) {
+    const absl::string_view tok = tokens[i];
+    const size_t eq = tok.find('=');
+    const absl::string_view key = tok.substr(0, eq);
+    const char* value_begin = tok.data() + eq + 1;
+    const char* value_end = tok.data() + tok.size();
+    size_t j = i + 1;
+    while (j < tokens.size() && !IsKeyToken(tokens[j])) {
+      value_end = tokens[j].data() + tokens[j].size();
+      ++j;
+    }
+    if (key != "ts" && key != "v" && key != "msg" && key != "logger" && key != "severity") {
+      out.push_back(',');
+      AppendJsonString(out, key);
+      out.push_back(':');
+      AppendJsonString(out, Unquote(absl::string_view(
+                                value_begin, static_cast<size_t>(value_end - value_begin))));
+    }
+    i = j;
+  }
+  out.push_back('}');
+  return out;
+}
+
+absl::Status SetLoggingFormat(absl::string_view format) {
+  if (format == "text") {
+    for (auto& logger : AllLoggers().loggers) logger->set_pattern("%L%m%d %H:%M:%S.%f %t %n] %v");
+    return absl::OkStatus();
+  }
+  if (format == "json") {
+    for (auto& logger : AllLoggers().loggers)
+      logger->set_formatter(std::make_unique<JsonFormatter>());
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unsupported logging format \"", format, "\" (text or json)"));
+}
 
 spdlog::logger& Log(Component component) {
   return *AllLoggers().loggers[static_cast<int>(component)];

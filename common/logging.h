@@ -56,6 +56,21 @@ absl::Status SetComponentLevel(absl::string_view component, absl::string_view le
 // Parses a comma list "queue=debug,provider=trace" (the --log-levels flag).
 absl::Status SetComponentLevels(absl::string_view spec);
 
+// --logging-format: "text" (the klog line above, the default) or "json": one JSON object
+// per line with kube's structured-logging field names,
+//   {"ts":1764180000.123456,"v":2,"logger":"binder","msg":"Successfully bound pod to node",
+//    "pod":"default/web-1","node":"node-3"}
+// ts = seconds since the epoch; v = the klog verbosity of the line (0 for info and above,
+// 4 debug, 5 trace); warnings and errors add "severity":"warning"/"error". The message's
+// trailing `key=value` pairs (this project's log convention) become fields (values are
+// strings, surrounding quotes removed); the text before the first pair is "msg".
+// InvalidArgument for another name.
+absl::Status SetLoggingFormat(absl::string_view format);
+
+// The JSON line of one message (exposed for tests), without the newline.
+std::string FormatJsonLogLine(double ts_seconds, int v, absl::string_view severity,
+                              absl::string_view logger, absl::string_view message);
+
 }  // namespace trimaran
 
 // Lets log lines format absl::string_view (Debian's Abseil has its own string_view type)

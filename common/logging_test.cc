@@ -58,6 +58,31 @@ TEST(LoggingTest, MessageFormatIsKlogLike) {
   EXPECT_THAT(out.str(), HasSubstr(" queue] pod requeued pod=default/p"));
 }
 
+TEST(LoggingTest, JsonLinesWithKubeFieldNames) {
+  EXPECT_EQ(FormatJsonLogLine(1764180000.5, 2, "", "binder",
+                              "Successfully bound pod to node pod=default/web-1 node=node-3 "
+                              "evaluatedNodes=5 feasibleNodes=3"),
+            "{\"ts\":1764180000.500000,\"v\":2,\"logger\":\"binder\",\"msg\":\"Successfully "
+            "bound pod to node\",\"pod\":\"default/web-1\",\"node\":\"node-3\","
+            "\"evaluatedNodes\":\"5\",\"feasibleNodes\":\"3\"}");
+  // Quoted values and values with spaces; escapes; a message without pairs.
+  EXPECT_EQ(FormatJsonLogLine(1, 0, "warning", "kube", "watch failed err=\"a \\\"b\\\" c\" n=1"),
+            "{\"ts\":1.000000,\"v\":0,\"severity\":\"warning\",\"logger\":\"kube\","
+            "\"msg\":\"watch failed\",\"err\":\"a \\\\\\\"b\\\\\\\" c\",\"n\":\"1\"}");
+  EXPECT_EQ(FormatJsonLogLine(1, 0, "", "main", "line\nbreak"),
+            "{\"ts\":1.000000,\"v\":0,\"logger\":\"main\",\"msg\":\"line\\nbreak\"}");
+  // A word with '=' inside the prose is not a key only when it does not look like one.
+  EXPECT_EQ(FormatJsonLogLine(1, 0, "", "main", "1+1=2 ok"),
+            "{\"ts\":1.000000,\"v\":0,\"logger\":\"main\",\"msg\":\"1+1=2 ok\"}");
+}
+
+TEST(LoggingTest, SetLoggingFormat) {
+  EXPECT_THAT(SetLoggingFormat("json"), IsOk());
+  EXPECT_THAT(SetLoggingFormat("text"), IsOk());
+  EXPECT_THAT(SetLoggingFormat("xml"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("text or json")));
+}
+
 TEST(CheckTest, BugCountsAndContinues) {
   uint64_t before = BugCount();
   TRIMARAN_BUG("impossible state in test");

@@ -191,6 +191,7 @@ int main(int argc, char** argv) {
     std::printf("load-watcher %s\n", trimaran::kVersion);
     return 0;
   }
+  (void)trimaran::SetLoggingFormat(options->logging_format);  // validated by the parser
   trimaran::SetVerbosity(options->verbosity);
   return trimaran::cmd::Run(*options);
 }

@@ -132,6 +132,15 @@ const std::vector<Option>& Options() {
        [](LoadWatcherOptions& o, const std::string& v) {
          return SetInt(o.history_size, v, 1, 100);
        }},
+      {"logging-format", "", false, "string", "text",
+       "Log format: text (klog lines) or json (one JSON object per line, kube's field names).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         if (v != "text" && v != "json") {
+           return absl::StrCat("unsupported log format \"", v, "\" (text or json)");
+         }
+         o.logging_format = v;
+         return std::string();
+       }},
       {"v", "", false, "int", "0",
        "Log verbosity (klog style: 4 adds debug, 5 and more add trace).",
        [](LoadWatcherOptions& o, const std::string& v) { return SetInt(o.verbosity, v, 0, 10); }},

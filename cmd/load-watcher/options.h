@@ -58,6 +58,7 @@ struct LoadWatcherOptions {
   // REST and gRPC APIs); the daemon keeps 1 by default to stay small.
   int history_size = 1;
   int verbosity = 0;
+  std::string logging_format = "text";  // --logging-format text|json
 
   bool help = false;
   bool version = false;

@@ -304,6 +304,16 @@ const std::vector<FlagDef>& Flags() {
            return ParseDurationInto(o.leader_elect_retry_period, v);
          }},
         // Logs.
+        {"logging-format", 0, "logs", "string", "text",
+         "Sets the log format. Permitted formats: \"json\" (one JSON object per line, kube's "
+         "field names), \"text\".",
+         [](SchedulerOptions& o, const std::string& v) {
+           if (v != "text" && v != "json") {
+             return absl::StrCat("unsupported log format ", Quoted(v), " (text or json)");
+           }
+           o.logging_format = v;
+           return std::string();
+         }},
         {"log-levels", 0, "logs", "string", "",
          "Comma-separated component=level list overriding --v per component, e.g. "
          "queue=debug,provider=trace. Components: main, config, kube, informer, queue, "
@@ -538,6 +548,7 @@ void ApplyFlagOverrides(const SchedulerOptions& options, sched::config::Schedule
 }
 
 absl::Status ApplyLogging(const SchedulerOptions& options) {
+  if (absl::Status s = SetLoggingFormat(options.logging_format); !s.ok()) return s;
   SetVerbosity(options.verbosity);
   return SetComponentLevels(options.log_levels);
 }

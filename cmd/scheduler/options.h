@@ -62,8 +62,9 @@ struct SchedulerOptions {
   std::optional<std::string> kubeconfig{};  // --kubeconfig (set only when given)
 
   // Logging.
-  int verbosity = 0;         // --v
-  std::string log_levels{};  // --log-levels "queue=debug,provider=trace" (validated)
+  int verbosity = 0;                    // --v
+  std::string log_levels{};             // --log-levels "queue=debug,provider=trace" (validated)
+  std::string logging_format = "text";  // --logging-format text|json (validated)
 
   // Leader election: engaged only when the flag was given.
   std::optional<bool> leader_elect{};

@@ -255,6 +255,66 @@ TEST_F(SchedulerE2ETest, BindsAThousandPodsOnFiftyNodesWithinAllocatable) {
   EXPECT_EQ(*code, 0) << sched->LogTail();
 }
 
+// --logging-format=json: every line of the log is one JSON object; --v=2 gives one
+// placement line per bound pod with kube's fields; the Scheduled events name the profile
+// as reportingController.
+TEST_F(SchedulerE2ETest, JsonLogsOnePlacementLinePerPodAndProfileNamedEvents) {
+  CreateNodes(10, "4", "16Gi");
+  CreatePods("default", "json", 100, "trimaran", [](int) {
+    return std::pair{std::string("100m"), std::string("128Mi")};
+  });
+  auto sched =
+      StartScheduler(SchedulerConfigYaml("trimaran", false), "json", {"--logging-format=json"});
+  ASSERT_NE(sched, nullptr);
+  ASSERT_TRUE(Eventually([&] { return BoundCount("default", "json-") == 100; }, absl::Seconds(60)))
+      << sched->LogTail();
+  sched->Signal(SIGTERM);
+  auto code = sched->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(*code, 0);
+
+  std::ifstream log(sched->log_path());
+  std::string line;
+  int lines = 0;
+  std::set<std::string> placed;
+  while (std::getline(log, line)) {
+    if (line.empty()) continue;
+    ++lines;
+    rapidjson::Document d;
+    d.Parse(line.c_str());
+    ASSERT_FALSE(d.HasParseError()) << "not JSON: " << line;
+    ASSERT_TRUE(d.IsObject()) << line;
+    ASSERT_TRUE(d.HasMember("ts") && d["ts"].IsNumber()) << line;
+    ASSERT_TRUE(d.HasMember("v") && d["v"].IsInt()) << line;
+    ASSERT_TRUE(d.HasMember("msg") && d["msg"].IsString()) << line;
+    ASSERT_TRUE(d.HasMember("logger") && d["logger"].IsString()) << line;
+    if (std::string(d["msg"].GetString()) != "Successfully bound pod to node") continue;
+    for (const char* field : {"pod", "node", "evaluatedNodes", "feasibleNodes"}) {
+      ASSERT_TRUE(d.HasMember(field) && d[field].IsString()) << field << " in " << line;
+    }
+    EXPECT_EQ(std::string(d["evaluatedNodes"].GetString()), "10") << line;
+    EXPECT_THAT(std::string(d["node"].GetString()), ::testing::StartsWith("node-"));
+    EXPECT_TRUE(placed.insert(d["pod"].GetString()).second) << "placed twice: " << line;
+  }
+  EXPECT_GT(lines, 100);
+  EXPECT_EQ(placed.size(), 100u);
+  EXPECT_TRUE(placed.contains("default/json-0"));
+
+  auto body = client_->Raw("GET", "/apis/events.k8s.io/v1/namespaces/default/events?limit=1000", "",
+                           "application/json");
+  ASSERT_TRUE(body.ok()) << body.status();
+  rapidjson::Document events;
+  events.Parse(body->c_str());
+  ASSERT_TRUE(events.IsObject() && events.HasMember("items"));
+  int scheduled = 0;
+  for (const auto& item : events["items"].GetArray()) {
+    if (std::string(item["reason"].GetString()) != "Scheduled") continue;
+    ++scheduled;
+    EXPECT_EQ(std::string(item["reportingController"].GetString()), "trimaran");
+  }
+  EXPECT_GT(scheduled, 0);
+}
+
 TEST_F(SchedulerE2ETest, PodThatFitsNowhereGetsConditionAndEvent) {
   CreateNodes(3, "2", "4Gi");
   CreatePods("default", "huge", 1, "trimaran", [](int) {
