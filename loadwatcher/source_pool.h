@@ -22,6 +22,8 @@
 // Thread-safety: implementations are safe for concurrent use.
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -30,18 +32,31 @@
 namespace trimaran::lw {
 
 // Upstream's MetricProviderSpec (pkg/apis/config: type, address, token,
-// insecureSkipVerify).
+// insecureSkipVerify), plus what a production backend needs (docs/load-watcher.md):
+// a token file re-read on every fetch, a CA bundle and a client certificate, extra
+// request headers (a tenant header for Grafana Mimir, say) and, for Prometheus, the
+// node label(s) and the CPU/memory series names.
 struct ProviderSpec {
   // "KubernetesMetricsServer" (upstream's default), "Prometheus" or "SignalFx".
   std::string type = "KubernetesMetricsServer";
   std::string address{};
   std::string token{};
   bool insecure_skip_verify = false;
+  std::string token_file{};  // Prometheus: bearer token read from this file at every fetch
+  std::string ca_file{};     // PEM CA bundle verifying the provider
+  std::string client_cert_file{};
+  std::string client_key_file{};
+  std::vector<std::pair<std::string, std::string>> headers{};  // sent with every request
+  std::vector<std::string> node_labels{};                      // Prometheus; empty: {"instance"}
+  std::string cpu_metric{};     // Prometheus; empty: instance:node_cpu:ratio
+  std::string memory_metric{};  // Prometheus; empty: instance:node_memory_utilisation:ratio
 
   friend bool operator==(const ProviderSpec&, const ProviderSpec&) = default;
   template <typename H>
   friend H AbslHashValue(H h, const ProviderSpec& s) {
-    return H::combine(std::move(h), s.type, s.address, s.token, s.insecure_skip_verify);
+    return H::combine(std::move(h), s.type, s.address, s.token, s.insecure_skip_verify,
+                      s.token_file, s.ca_file, s.client_cert_file, s.client_key_file, s.headers,
+                      s.node_labels, s.cpu_metric, s.memory_metric);
   }
 };
 

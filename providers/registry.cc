@@ -101,6 +101,9 @@ absl::StatusOr<std::shared_ptr<http::HttpTransport>> DefaultTransportFactory(
     const lw::ProviderSpec& spec) {
   http::CurlTransportOptions options;
   options.tls.insecure_skip_verify = spec.insecure_skip_verify;
+  options.tls.ca_file = spec.ca_file;
+  options.tls.client_cert_file = spec.client_cert_file;
+  options.tls.client_key_file = spec.client_key_file;
   options.user_agent = "trimaran-load-watcher";
   options.max_idle_handles = 4;
   TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<http::CurlTransport> transport,
@@ -141,9 +144,26 @@ absl::StatusOr<BuiltProvider> BuildProvider(const lw::ProviderSpec& spec,
   if (type == lw::kProviderPrometheus) {
     prometheus::PrometheusOptions options = extras.prometheus;
     if (!spec.address.empty()) options.address = spec.address;
+    if (!spec.token.empty() && !spec.token_file.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kTokenField,
+                       ": give a token or a token file (metricProvider.tokenFile, "
+                       "METRICS_PROVIDER_TOKEN_FILE), not both"));
+    }
     options.bearer_token = spec.token;
     if (!spec.token.empty()) options.bearer_token_file.clear();
+    if (!spec.token_file.empty()) options.bearer_token_file = spec.token_file;
     options.tls.insecure_skip_verify = spec.insecure_skip_verify;
+    if (!spec.ca_file.empty()) options.tls.ca_file = spec.ca_file;
+    if (!spec.client_cert_file.empty()) options.tls.client_cert_file = spec.client_cert_file;
+    if (!spec.client_key_file.empty()) options.tls.client_key_file = spec.client_key_file;
+    for (const auto& h : spec.headers) options.headers.push_back(h);
+    if (!spec.node_labels.empty()) options.node_labels = spec.node_labels;
+    if (!spec.cpu_metric.empty() || !spec.memory_metric.empty()) {
+      options.queries = prometheus::QueriesFor(
+          spec.cpu_metric.empty() ? prometheus::kDefaultCpuMetric : spec.cpu_metric,
+          spec.memory_metric.empty() ? prometheus::kDefaultMemoryMetric : spec.memory_metric);
+    }
     TRIMARAN_ASSIGN_OR_RETURN(built.transport, MakeTransport(resolved, extras));
     absl::StatusOr<std::unique_ptr<prometheus::PrometheusProvider>> provider =
         prometheus::PrometheusProvider::Create(std::move(options), built.transport.get());

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "providers/registry.h"
 
@@ -78,6 +79,72 @@ const std::vector<Option>& Options() {
        "Do not verify the provider's TLS certificate.",
        [](LoadWatcherOptions& o, const std::string& v) {
          return SetBool(o.provider.insecure_skip_verify, v);
+       }},
+      {"metrics-provider-token-file", "METRICS_PROVIDER_TOKEN_FILE", false, "string", "",
+       "Prometheus: read the bearer token from this file at every fetch (a rotated "
+       "projected ServiceAccount token keeps working). Not with --metrics-provider-token.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.token_file = v;
+         return std::string();
+       }},
+      {"metrics-provider-ca-file", "METRICS_PROVIDER_CA_FILE", false, "string", "",
+       "PEM CA bundle that verifies the provider's certificate (default: the system's).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.ca_file = v;
+         return std::string();
+       }},
+      {"metrics-provider-cert-file", "METRICS_PROVIDER_CERT_FILE", false, "string", "",
+       "Client certificate (PEM) for providers that require mutual TLS; with "
+       "--metrics-provider-key-file.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.client_cert_file = v;
+         return std::string();
+       }},
+      {"metrics-provider-key-file", "METRICS_PROVIDER_KEY_FILE", false, "string", "",
+       "The client certificate's private key (PEM).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.client_key_file = v;
+         return std::string();
+       }},
+      {"metrics-provider-headers", "METRICS_PROVIDER_HEADERS", false, "string", "",
+       "Extra request headers, comma-separated Name=Value pairs (e.g. "
+       "X-Scope-OrgID=tenant-1 for Grafana Mimir).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.headers.clear();
+         for (absl::string_view pair : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+           std::pair<absl::string_view, absl::string_view> kv =
+               absl::StrSplit(pair, absl::MaxSplits('=', 1));
+           const absl::string_view name = absl::StripAsciiWhitespace(kv.first);
+           const absl::string_view value = absl::StripAsciiWhitespace(kv.second);
+           if (name.empty() || value.empty()) {
+             return absl::StrCat("bad header \"", pair, "\" (want Name=Value)");
+           }
+           o.provider.headers.emplace_back(name, value);
+         }
+         return std::string();
+       }},
+      {"prometheus-node-labels", "PROMETHEUS_NODE_LABELS", false, "string", "instance",
+       "Prometheus: comma-separated labels naming the node of a series, tried in order "
+       "(e.g. node,instance).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.node_labels.clear();
+         for (absl::string_view l : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+           o.provider.node_labels.emplace_back(absl::StripAsciiWhitespace(l));
+         }
+         return std::string();
+       }},
+      {"prometheus-cpu-metric", "PROMETHEUS_CPU_METRIC", false, "string", "instance:node_cpu:ratio",
+       "Prometheus: the series of per-node CPU utilisation (a 0..1 ratio).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.cpu_metric = v;
+         return std::string();
+       }},
+      {"prometheus-memory-metric", "PROMETHEUS_MEMORY_METRIC", false, "string",
+       "instance:node_memory_utilisation:ratio",
+       "Prometheus: the series of per-node memory utilisation (a 0..1 ratio).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.provider.memory_metric = v;
+         return std::string();
        }},
       {"signalfx-host-name-suffix", "SIGNALFX_HOST_NAME_SUFFIX", false, "string", "",
        "SignalFx: only hosts whose name ends with this (query host:*<suffix>).",
@@ -229,6 +296,14 @@ absl::StatusOr<LoadWatcherOptions> ParseLoadWatcherOptions(int argc, const char*
   if (options.grpc_port != 0 && options.grpc_port == options.port) {
     problems.push_back(absl::StrCat("--grpc-port ", options.grpc_port,
                                     " must differ from --port (or be 0 to disable gRPC)"));
+  }
+  if (!options.provider.token.empty() && !options.provider.token_file.empty()) {
+    problems.push_back(
+        "--metrics-provider-token and --metrics-provider-token-file: give one, not both");
+  }
+  if (options.provider.client_cert_file.empty() != options.provider.client_key_file.empty()) {
+    problems.push_back(
+        "--metrics-provider-cert-file and --metrics-provider-key-file must be given together");
   }
   if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
   if (options.provider.type.empty()) options.provider.type = "KubernetesMetricsServer";

@@ -7,6 +7,14 @@
 //   METRICS_PROVIDER_ADDRESS    --metrics-provider-address    (provider's default)
 //   METRICS_PROVIDER_TOKEN      --metrics-provider-token      ""
 //   INSECURE_SKIP_VERIFY        --insecure-skip-verify        false
+//   METRICS_PROVIDER_TOKEN_FILE --metrics-provider-token-file ""  (re-read every fetch)
+//   METRICS_PROVIDER_CA_FILE    --metrics-provider-ca-file    ""  (system CAs)
+//   METRICS_PROVIDER_CERT_FILE  --metrics-provider-cert-file  ""  (mutual TLS, with
+//   METRICS_PROVIDER_KEY_FILE   --metrics-provider-key-file   ""   the key)
+//   METRICS_PROVIDER_HEADERS    --metrics-provider-headers    ""  Name=Value,Name2=Value2
+//   PROMETHEUS_NODE_LABELS      --prometheus-node-labels      instance
+//   PROMETHEUS_CPU_METRIC       --prometheus-cpu-metric       instance:node_cpu:ratio
+//   PROMETHEUS_MEMORY_METRIC    --prometheus-memory-metric instance:node_memory_utilisation:ratio
 //   SIGNALFX_HOST_NAME_SUFFIX   --signalfx-host-name-suffix   ""
 //   SIGNALFX_CLUSTER_NAME       --signalfx-cluster-name       ""
 //   KUBE_CONFIG                 --kubeconfig                  in-cluster config

@@ -118,6 +118,39 @@ TEST(LoadWatcherOptionsTest, ServingAndMiscFlags) {
   EXPECT_TRUE(v.version);
 }
 
+TEST(LoadWatcherOptionsTest, ProductionBackendSettings) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      LoadWatcherOptions o,
+      Parse({"--metrics-provider-ca-file=/ca.crt", "--prometheus-node-labels=node, instance"},
+            {{"METRICS_PROVIDER_NAME", "Prometheus"},
+             {"METRICS_PROVIDER_TOKEN_FILE", "/var/run/secrets/token"},
+             {"METRICS_PROVIDER_CERT_FILE", "/tls.crt"},
+             {"METRICS_PROVIDER_KEY_FILE", "/tls.key"},
+             {"METRICS_PROVIDER_HEADERS", "X-Scope-OrgID=tenant-1, X-Extra=a=b"},
+             {"PROMETHEUS_CPU_METRIC", "node:cpu:ratio"},
+             {"PROMETHEUS_MEMORY_METRIC", "node:mem:ratio"}}));
+  EXPECT_EQ(o.provider.token_file, "/var/run/secrets/token");
+  EXPECT_EQ(o.provider.ca_file, "/ca.crt");
+  EXPECT_EQ(o.provider.client_cert_file, "/tls.crt");
+  EXPECT_EQ(o.provider.client_key_file, "/tls.key");
+  ASSERT_EQ(o.provider.headers.size(), 2u);
+  EXPECT_EQ(o.provider.headers[0],
+            (std::pair<std::string, std::string>{"X-Scope-OrgID", "tenant-1"}));
+  EXPECT_EQ(o.provider.headers[1], (std::pair<std::string, std::string>{"X-Extra", "a=b"}));
+  EXPECT_THAT(o.provider.node_labels, ::testing::ElementsAre("node", "instance"));
+  EXPECT_EQ(o.provider.cpu_metric, "node:cpu:ratio");
+  EXPECT_EQ(o.provider.memory_metric, "node:mem:ratio");
+  EXPECT_FALSE(o.provider.insecure_skip_verify);
+
+  absl::StatusOr<LoadWatcherOptions> bad =
+      Parse({"--metrics-provider-token=t", "--metrics-provider-token-file=/f",
+             "--metrics-provider-cert-file=/c", "--metrics-provider-headers=novalue"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("give one, not both"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("must be given together"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("bad header \"novalue\" (want Name=Value)"));
+}
+
 TEST(LoadWatcherOptionsTest, EveryProblemIsNamed) {
   absl::StatusOr<LoadWatcherOptions> got =
       Parse({"--port=http", "--grpc-port=70000", "--fetch-interval=-5s", "--bogus", "stray",

@@ -7,6 +7,7 @@
 // query's name/type/operator, rollup = the window duration and value = sample x scale.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -33,6 +34,12 @@ struct QuerySpec {
 //   stddev_over_time(instance:node_cpu:ratio[$window])               CPU    STD
 //   stddev_over_time(instance:node_memory_utilisation:ratio[$window]) Memory STD
 std::vector<QuerySpec> DefaultQueries();
+inline constexpr char kDefaultCpuMetric[] = "instance:node_cpu:ratio";
+inline constexpr char kDefaultMemoryMetric[] = "instance:node_memory_utilisation:ratio";
+// The same four queries over other series (e.g. a recording rule of your own that gives
+// a 0..1 ratio per node); DefaultQueries() = QueriesFor(kDefaultCpuMetric,
+// kDefaultMemoryMetric).
+std::vector<QuerySpec> QueriesFor(const std::string& cpu_metric, const std::string& memory_metric);
 
 // "$window" in `expr` replaced by `window` ("15m").
 std::string ExpandQuery(const std::string& expr, const std::string& window);
@@ -49,6 +56,9 @@ struct PrometheusOptions {
   // Labels naming the node, tried in order; the first present on a series is used,
   // e.g. {"node", "kubernetes_node", "instance"}.
   std::vector<std::string> node_labels = {"instance"};
+  // Extra headers sent with every query (after Authorization, so they may replace it),
+  // e.g. {"X-Scope-OrgID", "tenant-1"} for Grafana Mimir.
+  std::vector<std::pair<std::string, std::string>> headers{};
 };
 
 }  // namespace trimaran::providers::prometheus

@@ -24,9 +24,13 @@
 namespace trimaran::providers::prometheus {
 
 std::vector<QuerySpec> DefaultQueries() {
+  return QueriesFor(kDefaultCpuMetric, kDefaultMemoryMetric);
+}
+
+std::vector<QuerySpec> QueriesFor(const std::string& cpu_metric, const std::string& memory_metric) {
   const std::pair<const char*, const char*> metrics[] = {
-      {"instance:node_cpu:ratio", "CPU"},
-      {"instance:node_memory_utilisation:ratio", "Memory"},
+      {cpu_metric.c_str(), "CPU"},
+      {memory_metric.c_str(), "Memory"},
   };
   const std::pair<const char*, const char*> methods[] = {{"avg_over_time", "AVG"},
                                                          {"stddev_over_time", "STD"}};
@@ -221,6 +225,7 @@ absl::StatusOr<http::HttpResponse> PrometheusProvider::Send(std::string method, 
   req.url = std::move(url);
   req.timeout = options_.query_timeout;
   if (!token.empty()) req.headers.Set("Authorization", absl::StrCat("Bearer ", token));
+  for (const auto& [name, value] : options_.headers) req.headers.Set(name, value);
   req.headers.Set("Accept", "application/json");
   if (req.method == "POST") {
     req.headers.Set("Content-Type", "application/x-www-form-urlencoded");

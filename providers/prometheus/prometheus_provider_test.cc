@@ -180,6 +180,22 @@ TEST(PrometheusProviderTest, PostBodyHeadersTimeoutAndTls) {
   EXPECT_EQ(QueryOf(reqs[3]), kMemStd);
 }
 
+TEST(PrometheusProviderTest, ExtraHeadersAndOtherSeries) {
+  FakeTransport fake;
+  Serve(fake, {});
+  PrometheusOptions options;
+  options.headers = {{"X-Scope-OrgID", "tenant-1"}};
+  options.queries = QueriesFor("node:cpu:ratio", "node:mem:ratio");
+  auto provider = NewProvider(&fake, options);
+  ASSERT_THAT(provider->FetchAllHostsMetrics(kWindow).status(), IsOk());
+  std::vector<http::HttpRequest> reqs = fake.Requests();
+  ASSERT_EQ(reqs.size(), 4u);
+  for (const http::HttpRequest& r : reqs) EXPECT_EQ(r.headers.GetOr("X-Scope-OrgID"), "tenant-1");
+  EXPECT_EQ(QueryOf(reqs[0]), "avg_over_time(node:cpu:ratio[15m])");
+  EXPECT_EQ(QueryOf(reqs[3]), "stddev_over_time(node:mem:ratio[15m])");
+  EXPECT_EQ(QueriesFor(kDefaultCpuMetric, kDefaultMemoryMetric), DefaultQueries());
+}
+
 TEST(PrometheusProviderTest, NoTokenNoAuthorizationNoTls) {
   FakeTransport fake;
   Serve(fake, {});

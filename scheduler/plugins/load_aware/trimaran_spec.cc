@@ -1,5 +1,9 @@
 #include "scheduler/plugins/load_aware/trimaran_spec.h"
 
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "loadwatcher/metrics.h"
@@ -53,7 +57,56 @@ void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, Trimaran
   std::optional<bool> insecure;
   if (const YAML::Node mp = node["metricProvider"]; Present(mp)) {
     const std::string mp_path = ChildPath(path, "metricProvider");
-    if (DecodeMapKeys(mp, mp_path, {"type", "address", "token", "insecureSkipVerify"}, errors)) {
+    if (DecodeMapKeys(mp, mp_path,
+                      {"type", "address", "token", "insecureSkipVerify", "tokenFile", "caFile",
+                       "certFile", "keyFile", "headers", "nodeLabels", "cpuMetric", "memoryMetric"},
+                      errors)) {
+      lw::ProviderSpec& p = spec.metric_provider;
+      for (const auto& [key, out] : std::initializer_list<std::pair<const char*, std::string*>>{
+               {"tokenFile", &p.token_file},
+               {"caFile", &p.ca_file},
+               {"certFile", &p.client_cert_file},
+               {"keyFile", &p.client_key_file},
+               {"cpuMetric", &p.cpu_metric},
+               {"memoryMetric", &p.memory_metric}}) {
+        if (Present(mp[key]))
+          *out = DecodeString(mp[key], ChildPath(mp_path, key), errors).value_or("");
+      }
+      if (const YAML::Node h = mp["headers"]; Present(h)) {
+        const std::string h_path = ChildPath(mp_path, "headers");
+        if (!h.IsMap()) {
+          errors.Add(h_path, "must be a map of header names to values");
+        } else {
+          for (auto it = h.begin(); it != h.end(); ++it) {
+            const std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+            std::optional<std::string> value =
+                DecodeString(it->second, ChildPath(h_path, name), errors);
+            if (name.empty()) {
+              errors.Add(h_path, "a header name is empty");
+            } else if (value.has_value()) {
+              p.headers.emplace_back(name, *value);
+            }
+          }
+        }
+      }
+      if (const YAML::Node labels = mp["nodeLabels"]; Present(labels)) {
+        const std::string l_path = ChildPath(mp_path, "nodeLabels");
+        if (!labels.IsSequence()) {
+          errors.Add(l_path, "must be a list of label names");
+        } else {
+          for (size_t i = 0; i < labels.size(); ++i) {
+            std::optional<std::string> label =
+                DecodeString(labels[i], absl::StrCat(l_path, "[", i, "]"), errors);
+            if (label.has_value() && !label->empty()) p.node_labels.push_back(*label);
+          }
+        }
+      }
+      if (!p.token_file.empty() && Present(mp["token"])) {
+        errors.Add(ChildPath(mp_path, "tokenFile"), "give token or tokenFile, not both");
+      }
+      if (p.client_cert_file.empty() != p.client_key_file.empty()) {
+        errors.Add(ChildPath(mp_path, "certFile"), "certFile and keyFile go together");
+      }
       if (Present(mp["type"])) {
         spec.metric_provider.type =
             DecodeString(mp["type"], ChildPath(mp_path, "type"), errors).value_or("");
@@ -82,8 +135,9 @@ void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, Trimaran
   if (!spec.watcher_address.has_value() && spec.metric_provider.type.empty()) {
     spec.metric_provider.type = std::string(lw::kProviderMetricsServer);
   }
-  spec.metric_provider.insecure_skip_verify =
-      insecure.value_or(spec.metric_provider.type == lw::kProviderPrometheus);
+  // Upstream defaults insecureSkipVerify to true for Prometheus; Trimaran verifies the
+  // provider's certificate unless told not to (docs/configuration.md).
+  spec.metric_provider.insecure_skip_verify = insecure.value_or(false);
 
   if (const YAML::Node age = node["metricsMaxAge"]; Present(age)) {
     const std::string age_path = ChildPath(path, "metricsMaxAge");

@@ -78,9 +78,11 @@ TEST(TargetLoadPackingArgsTest, UpstreamDefaulting) {
     bool insecure;
   };
   const std::vector<Case> cases = {
-      {"targetUtilization: 0", 40, false},               // <= 0 -> 40
-      {"targetUtilization: -3", 40, false},              // <= 0 -> 40
-      {"metricProvider: {type: Prometheus}", 40, true},  // insecureSkipVerify default
+      {"targetUtilization: 0", 40, false},   // <= 0 -> 40
+      {"targetUtilization: -3", 40, false},  // <= 0 -> 40
+      // Verified by default (upstream defaults insecureSkipVerify to true for Prometheus).
+      {"metricProvider: {type: Prometheus}", 40, false},
+      {"metricProvider: {type: Prometheus, insecureSkipVerify: true}", 40, true},
       {"metricProvider: {type: SignalFx}", 40, false},
   };
   for (const Case& c : cases) {
@@ -90,6 +92,34 @@ TEST(TargetLoadPackingArgsTest, UpstreamDefaulting) {
     EXPECT_EQ(args->target_utilization, c.target);
     EXPECT_EQ(args->trimaran.metric_provider.insecure_skip_verify, c.insecure);
   }
+}
+
+TEST(TargetLoadPackingArgsTest, ProductionBackendSettings) {
+  auto args = Decode(R"(metricProvider:
+  type: Prometheus
+  address: https://mimir.example:8080/prometheus
+  tokenFile: /var/run/secrets/prom/token
+  caFile: /etc/prom/ca.crt
+  certFile: /etc/prom/tls.crt
+  keyFile: /etc/prom/tls.key
+  headers: {X-Scope-OrgID: tenant-1}
+  nodeLabels: [node, instance]
+  cpuMetric: node:cpu_utilisation:ratio
+  memoryMetric: node:memory_utilisation:ratio
+)");
+  ASSERT_THAT(args, IsOk());
+  const lw::ProviderSpec& p = args->trimaran.metric_provider;
+  EXPECT_EQ(p.token_file, "/var/run/secrets/prom/token");
+  EXPECT_EQ(p.ca_file, "/etc/prom/ca.crt");
+  EXPECT_EQ(p.client_cert_file, "/etc/prom/tls.crt");
+  EXPECT_EQ(p.client_key_file, "/etc/prom/tls.key");
+  ASSERT_EQ(p.headers.size(), 1u);
+  EXPECT_EQ(p.headers[0].first, "X-Scope-OrgID");
+  EXPECT_EQ(p.headers[0].second, "tenant-1");
+  EXPECT_THAT(p.node_labels, ::testing::ElementsAre("node", "instance"));
+  EXPECT_EQ(p.cpu_metric, "node:cpu_utilisation:ratio");
+  EXPECT_EQ(p.memory_metric, "node:memory_utilisation:ratio");
+  EXPECT_FALSE(p.insecure_skip_verify);
 }
 
 TEST(TargetLoadPackingArgsTest, ValidationErrorsNameTheField) {
@@ -110,6 +140,12 @@ TEST(TargetLoadPackingArgsTest, ValidationErrorsNameTheField) {
       // An explicit empty watcherAddress stops type defaulting (upstream edge case).
       {"watcherAddress: \"\"", "metricProvider.type: invalid MetricProvider.Type, got  "},
       {"watcherAddress: ftp://x", "watcherAddress: must start with http://, https:// or grpc://"},
+      {"metricProvider: {type: Prometheus, token: t, tokenFile: /f}",
+       "metricProvider.tokenFile: give token or tokenFile, not both"},
+      {"metricProvider: {type: Prometheus, certFile: /c}",
+       "metricProvider.certFile: certFile and keyFile go together"},
+      {"metricProvider: {type: Prometheus, headers: [a]}",
+       "metricProvider.headers: must be a map of header names to values"},
       {"metricsMaxAge: soon", "metricsMaxAge: must be a duration"},
       {"metricsMaxAge: 0s", "metricsMaxAge: must be a duration greater than 0"},
       {"fallback: Zero", "fallback: Unsupported value: \"Zero\""},

@@ -433,7 +433,8 @@ TEST(TargetLoadPackingTest, MetricsSourceFromThePool) {
   ASSERT_EQ(pool.in_process().size(), 1u);
   EXPECT_EQ(pool.in_process()[0].type, "Prometheus");
   EXPECT_EQ(pool.in_process()[0].address, "http://p:9090");
-  EXPECT_TRUE(pool.in_process()[0].insecure_skip_verify);  // v1 default for Prometheus
+  // Verified by default (upstream's v1 default for Prometheus is to skip verification).
+  EXPECT_FALSE(pool.in_process()[0].insecure_skip_verify);
   pool.SetError(absl::InvalidArgumentError("bad spec"));
   EXPECT_THAT(TargetLoadPacking::New(PluginArgs{}, *handle),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("TargetLoadPacking")));
