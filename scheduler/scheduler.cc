@@ -71,6 +71,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   lw::SourcePool* load_watcher_sources() override { return s_.options_.load_watcher_sources; }
   kube::CallOptions binding_call_options() override { return s_.BindingCallOptions(); }
   const ObjectLister& object_lister() const override { return s_.objects_; }
+  PodNominator* nominator() const override { return s_.queue_.get(); }
 
  private:
   Scheduler& s_;
