@@ -351,8 +351,8 @@ bool Scheduler::ScheduleOne() {
   }
   ScheduleResult result = SchedulePod(*fwk, *state, *pod, snapshot_, algo_, random_);
   if (!result.status.IsSuccess()) {
+    PostFilterResult post;
     if (result.status.IsRejected() && fwk->HasPostFilterPlugins()) {
-      PostFilterResult post;
       const Status ps =
           fwk->RunPostFilterPlugins(*state, *pod, result.diagnosis.node_to_status, post);
       if (!ps.IsSuccess()) {
@@ -362,7 +362,8 @@ bool Scheduler::ScheduleOne() {
       }
     }
     HandleFailure(*fwk, std::move(pod_info), result.status,
-                  result.status.IsRejected() ? &result.diagnosis : nullptr, cycle, start);
+                  result.status.IsRejected() ? &result.diagnosis : nullptr, cycle, start,
+                  post.nominated_node_name);
     return true;
   }
 
@@ -374,6 +375,8 @@ bool Scheduler::ScheduleOne() {
     HandleFailure(*fwk, std::move(pod_info), Status::FromAbsl(s), nullptr, cycle, start);
     return true;
   }
+  // Placed: a nomination (from an earlier preemption) has done its job.
+  queue_->DeleteNominatedPodIfExists(*pod);
   Status s = fwk->RunReservePluginsReserve(*state, *assumed, host);
   if (s.IsSuccess() || s.code() == Code::kSkip) {
     s = fwk->RunPermitPlugins(*state, assumed, host);
@@ -482,7 +485,8 @@ bool Scheduler::IsBoundInApi(const kube::Pod& pod) {
 }
 
 void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,
-                              const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start) {
+                              const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start,
+                              const std::string& nominated_node) {
   const bool rejected = status.IsRejected();
   pod_info.unschedulable_plugins.clear();
   pod_info.pending_plugins.clear();
@@ -517,6 +521,7 @@ void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Stat
       !qs.ok()) {
     Log(Component::kMain).debug("requeue pod={}: {}", kube::NamespacedName(*pod), qs.ToString());
   }
+  if (!nominated_node.empty()) queue_->AddNominatedPod(pod, nominated_node);
   queue_->Done(*pod);
 
   recorder_->Eventf(*pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", message);
@@ -527,14 +532,17 @@ void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Stat
   condition.reason =
       std::string(rejected ? kube::kPodReasonUnschedulable : kube::kPodReasonSchedulerError);
   condition.message = message;
+  const bool nominate =
+      !nominated_node.empty() && nominated_node != pod->status.nominated_node_name;
   if (const kube::PodCondition* old = kube::FindCondition(pod->status, kube::kPodScheduled);
-      old != nullptr && old->status == condition.status && old->reason == condition.reason &&
-      old->message == condition.message) {
+      !nominate && old != nullptr && old->status == condition.status &&
+      old->reason == condition.reason && old->message == condition.message) {
     return;  // nothing would change (upstream updatePod skips this too)
   }
   condition.last_transition_time = clock_.Now();
   kube::PodStatusPatch patch;
   patch.conditions.push_back(std::move(condition));
+  if (nominate) patch.nominated_node_name = nominated_node;
   binding_pool_->Submit([this, ns = pod->metadata.namespace_name, name = pod->metadata.name,
                          patch = std::move(patch)] {
     if (Fenced()) return;  // the next leader writes its own

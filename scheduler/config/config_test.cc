@@ -298,7 +298,7 @@ TEST(ConfigExpandTest, DefaultProfile) {
   EXPECT_THAT(p.filter, ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration",
                                     "NodeAffinity", "NodePorts", "NodeResourcesFit",
                                     "PodTopologySpread", "InterPodAffinity"));
-  EXPECT_THAT(p.post_filter, ElementsAre());
+  EXPECT_THAT(p.post_filter, ElementsAre("DefaultPreemption"));
   EXPECT_THAT(p.pre_score, ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
                                        "PodTopologySpread", "InterPodAffinity",
                                        "NodeResourcesBalancedAllocation"));
