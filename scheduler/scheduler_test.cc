@@ -136,10 +136,11 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndNodeAddMakesItFit) {
   EXPECT_EQ(cond.status, kube::ConditionStatus::kFalse);
   EXPECT_EQ(cond.reason, "Unschedulable");
   // Both 1-CPU nodes lack the 2 CPUs requested; preemption (DefaultPreemption, in the
-  // default profile) finds nothing to evict.
+  // default profile) cannot help: the request exceeds the nodes' allocatable
+  // (UnschedulableAndUnresolvable).
   EXPECT_EQ(cond.message,
             "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
-            "No preemption victims found for incoming pod.");
+            "Preemption is not helpful for scheduling.");
   const std::vector<kube::Event> failed = EventsWithReason("FailedScheduling");
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].type, "Warning");
