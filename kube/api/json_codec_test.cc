@@ -364,12 +364,12 @@ TEST(JsonCodecTest, DecodesSelectorObjects) {
   EXPECT_FALSE(pdb.items[1].selector.has_value());
   EXPECT_EQ(pdb.items[1].disruptions_allowed, 0);
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
-      SelectorObjectList bad,
+      SelectorObjectList bad_pdb,
       DecodeSelectorObjectList(
           R"({"kind":"PodDisruptionBudgetList","items":[{"status":{"disruptionsAllowed":"x"}}]})",
           SelectorResource::kPodDisruptionBudgets));
-  EXPECT_TRUE(bad.items.empty());
-  EXPECT_EQ(bad.skipped.size(), 1u);
+  EXPECT_TRUE(bad_pdb.items.empty());
+  EXPECT_EQ(bad_pdb.skipped.size(), 1u);
 
   const std::string namespaces = R"({"kind":"NamespaceList","apiVersion":"v1",
     "metadata":{"resourceVersion":"9"},
