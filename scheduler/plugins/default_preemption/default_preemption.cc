@@ -36,20 +36,27 @@ Status Prefixed(const Status& s) {
 
 std::vector<DisruptionBudget> ListDisruptionBudgets(const ObjectLister& objects) {
   std::vector<DisruptionBudget> out;
+  // The lister answers per namespace: walk the namespaces the informer knows.
+  std::vector<std::string> namespaces;
+  for (const auto& ns : objects.List(kube::SelectorResource::kNamespaces, "")) {
+    namespaces.push_back(ns->metadata.name);
+  }
   for (kube::SelectorResource r : {kube::SelectorResource::kPodDisruptionBudgets,
                                    kube::SelectorResource::kPodDisruptionBudgetsV1beta1}) {
-    for (const auto& obj : objects.List(r, "")) {
-      DisruptionBudget b;
-      b.namespace_name = obj->metadata.namespace_name;
-      b.name = obj->metadata.name;
-      // A selector that does not compile matches nothing (upstream skips such budgets).
-      if (absl::StatusOr<helper::Selector> s = helper::Selector::FromOptional(obj->selector);
-          s.ok()) {
-        b.selector = *std::move(s);
+    for (const std::string& ns : namespaces) {
+      for (const auto& obj : objects.List(r, ns)) {
+        DisruptionBudget b;
+        b.namespace_name = obj->metadata.namespace_name;
+        b.name = obj->metadata.name;
+        // A selector that does not compile matches nothing (upstream skips such budgets).
+        if (absl::StatusOr<helper::Selector> s = helper::Selector::FromOptional(obj->selector);
+            s.ok()) {
+          b.selector = *std::move(s);
+        }
+        b.disruptions_allowed = obj->disruptions_allowed;
+        b.disrupted_pods.insert(obj->disrupted_pods.begin(), obj->disrupted_pods.end());
+        out.push_back(std::move(b));
       }
-      b.disruptions_allowed = obj->disruptions_allowed;
-      b.disrupted_pods.insert(obj->disrupted_pods.begin(), obj->disrupted_pods.end());
-      out.push_back(std::move(b));
     }
   }
   return out;

@@ -98,7 +98,8 @@ class DefaultPreemption final : public PostFilterPlugin {
 };
 
 // The budgets the Handle's ObjectLister holds (policy/v1 and policy/v1beta1
-// PodDisruptionBudgets, whichever the daemon's informer watches).
+// PodDisruptionBudgets, whichever the daemon's informer watches), in every namespace the
+// lister's namespaces informer knows (the lister answers per namespace).
 std::vector<DisruptionBudget> ListDisruptionBudgets(const ObjectLister& objects);
 
 }  // namespace trimaran::sched::plugins

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/wrappers.h"
+#include "scheduler/backend/cache/object_store.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/runtime/framework.h"
 #include "scheduler/testing/fake_handle.h"
@@ -376,7 +377,36 @@ TEST_F(DefaultPreemptionTest, PdbProtectedPodsReprievedFirst) {
   EXPECT_EQ(plan.chosen->victims.num_pdb_violations, 2);
 }
 
-// ---- Eligibility ----
+// Budgets reach the plugin from the ObjectLister (the daemon's informer), both versions,
+// every namespace.
+TEST(ListDisruptionBudgetsTest, ReadsBothVersionsInEveryNamespace) {
+  ObjectStore store;
+  auto object = [](const std::string& ns, const std::string& name) {
+    auto o = std::make_shared<kube::SelectorObject>();
+    o->metadata.namespace_name = ns;
+    o->metadata.name = name;
+    return o;
+  };
+  store.Apply(kube::SelectorResource::kNamespaces, object("", "a"));
+  store.Apply(kube::SelectorResource::kNamespaces, object("", "b"));
+  auto v1 = object("a", "web");
+  v1->selector = kube::LabelSelector{.match_labels = {{"app", "web"}}};
+  v1->disruptions_allowed = 2;
+  v1->disrupted_pods = {"web-1"};
+  store.Apply(kube::SelectorResource::kPodDisruptionBudgets, v1);
+  store.Apply(kube::SelectorResource::kPodDisruptionBudgetsV1beta1, object("b", "db"));
+  const std::vector<DisruptionBudget> got = ListDisruptionBudgets(store);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].namespace_name, "a");
+  EXPECT_EQ(got[0].disruptions_allowed, 2);
+  EXPECT_TRUE(got[0].disrupted_pods.contains("web-1"));
+  EXPECT_TRUE(got[0].selector.Matches({{"app", "web"}}));
+  EXPECT_EQ(got[1].name, "db");
+  // No selector: protects nothing.
+  EXPECT_TRUE(got[1].selector.MatchesNothing());
+}
+
+// ---- Eligibility ----// ---- Eligibility ----
 
 TEST_F(DefaultPreemptionTest, PreemptionPolicyNeverPreemptsNoOne) {
   Build({Machine("m1")}, {Sized("a", kVeryLarge, kLow, "m1")});
