@@ -203,21 +203,22 @@ class PreemptionE2ETest : public ::testing::Test {
     absl::StatusOr<std::string> body =
         client().Raw("GET", "/apis/events.k8s.io/v1/namespaces/default/events", "");
     if (!body.ok()) return out;
-    // Scan the raw JSON: each event object carries "reason":"Preempted" and the regarding
-    // pod's name; enough for a test.
+    // Scan the raw JSON: each event object carries "reason":"Preempted", then its
+    // "regarding" object (with the pod's name) and its "note"; enough for a test.
     size_t pos = 0;
     while ((pos = body->find(R"("reason":"Preempted")", pos)) != std::string::npos) {
-      const size_t start = body->rfind(R"("regarding":)", pos);
-      const size_t name_at = body->find(R"("name":")", start);
-      const size_t name_end = body->find('"', name_at + 8);
-      const size_t note_at = body->rfind(R"("note":")", pos);
-      const size_t note_end = body->find('"', note_at + 8);
-      if (start != std::string::npos && name_at != std::string::npos &&
-          note_at != std::string::npos) {
-        out[body->substr(name_at + 8, name_end - name_at - 8)] =
-            body->substr(note_at + 8, note_end - note_at - 8);
+      const size_t regarding = body->find(R"("regarding":)", pos);
+      const size_t name_at = body->find(R"("name":")", regarding);
+      const size_t note_at = body->find(R"("note":")", pos);
+      if (regarding == std::string::npos || name_at == std::string::npos ||
+          note_at == std::string::npos) {
+        break;
       }
-      pos += 10;
+      const size_t name_end = body->find('"', name_at + 8);
+      const size_t note_end = body->find('"', note_at + 8);
+      out[body->substr(name_at + 8, name_end - name_at - 8)] =
+          body->substr(note_at + 8, note_end - note_at - 8);
+      pos = note_end;
     }
     return out;
   }
