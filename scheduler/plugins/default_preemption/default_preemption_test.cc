@@ -95,12 +95,17 @@ class DefaultPreemptionTest : public ::testing::Test {
   // The cluster, in the snapshot and in the fake apiserver; a profile of
   // TaintToleration + NodeResourcesFit with DefaultPreemption as PostFilter.
   void Build(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
-             const std::string& args = "", bool fixed_offset = true) {
+             const std::string& args = "", bool fixed_offset = true,
+             bool with_inter_pod_affinity = false) {
     handle_->snapshot().Set(nodes, pods);
     for (const kube::Pod& p : pods) ASSERT_TRUE(handle_->fake_client().CreatePod(p).ok());
     ProfileConfig config;
     config.pre_filter = {"NodeResourcesFit"};
     config.filter = {"TaintToleration", "NodeResourcesFit"};
+    if (with_inter_pod_affinity) {
+      config.pre_filter.push_back("InterPodAffinity");
+      config.filter.push_back("InterPodAffinity");
+    }
     config.post_filter = {"DefaultPreemption"};
     if (!args.empty()) config.plugin_args["DefaultPreemption"] = PluginArgs{YAML::Load(args), ""};
     absl::StatusOr<std::unique_ptr<Framework>> fw = Framework::Create(config, registry_, *handle_);
@@ -319,7 +324,35 @@ TEST_F(DefaultPreemptionTest, NodeTooSmallEvenWhenEmptied) {
                                                            "1 Insufficient cpu"));
 }
 
-// ---- PodDisruptionBudgets ----
+// The dry run keeps PreFilter state in step through the PreFilter extensions: removing
+// the lower-priority pod that the preemptor's required anti-affinity rejects makes the
+// node fit (InterPodAffinity's RemovePod), a higher-priority one cannot be removed.
+TEST_F(DefaultPreemptionTest, DryRunFollowsPreFilterExtensions) {
+  auto host = [](const std::string& name) {
+    return MakeNode()
+        .Name(name)
+        .Label("kubernetes.io/hostname", name)
+        .Capacity({{"cpu", "500m"}, {"memory", "1000M"}, {"pods", "100"}})
+        .Obj();
+  };
+  kube::Pod low_db = Sized("low-db", kSmall, kLow, "m1");
+  low_db.metadata.labels["app"] = "db";
+  kube::Pod high_db = Sized("high-db", kSmall, kHigh, "m2");
+  high_db.metadata.labels["app"] = "db";
+  Build({host("m1"), host("m2")}, {low_db, high_db}, "", true, /*with_inter_pod_affinity=*/true);
+  kube::Pod pod = Sized("preemptor", kSmall, kMid);
+  kube::PodAffinityTerm term;
+  term.label_selector = kube::testing::MakeLabelSelector().Label("app", "db").Obj();
+  term.topology_key = "kubernetes.io/hostname";
+  pod.spec.affinity.emplace().pod_anti_affinity.emplace().required.push_back(term);
+  const DefaultPreemption::Plan plan = DryRun(pod);
+  ASSERT_TRUE(plan.chosen.has_value()) << plan.status.Message();
+  EXPECT_EQ(plan.chosen->node_name, "m1");
+  EXPECT_THAT(VictimNames(*plan.chosen), ElementsAre("low-db"));
+  EXPECT_EQ(plan.candidates.size(), 1u);
+}
+
+// ---- PodDisruptionBudgets ----// ---- PodDisruptionBudgets ----
 
 DisruptionBudget WebBudget(int32_t allowed) {
   DisruptionBudget b;
