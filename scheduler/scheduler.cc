@@ -596,6 +596,11 @@ void Scheduler::OnPodUpdate(std::shared_ptr<const kube::Pod> old_pod,
 }
 
 void Scheduler::OnPodDelete(std::shared_ptr<const kube::Pod> pod) {
+  if (kube::IsAssigned(*pod) || cache_->IsAssumedPod(*pod)) {
+    // Plugins that remember placed pods (the load-aware plugins' recent placements) drop
+    // it: a deleted pod (a preemption victim, say) no longer loads its node.
+    for (const auto& f : frameworks_) f->RunPodDeletionListeners(*pod);
+  }
   if (kube::IsAssigned(*pod)) {
     if (absl::Status s = cache_->RemovePod(*pod); !s.ok()) {
       Log(Component::kCache).debug("remove pod: {}", s.ToString());

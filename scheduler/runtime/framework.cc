@@ -183,6 +183,9 @@ absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const ProfileConfig
       return absl::InternalError(
           absl::StrCat(profile, ": factory of plugin \"", name, "\" returned null"));
     }
+    if (auto* listener = dynamic_cast<PodDeletionListener*>(plugin->get()); listener != nullptr) {
+      fw->deletion_listeners_.push_back(listener);
+    }
     fw->by_name_.emplace(name, plugin->get());
     fw->plugins_.push_back(std::move(*plugin));
     fw->plugin_handles_.push_back(std::move(plugin_handle));
@@ -328,6 +331,10 @@ Status Framework::RunFilterPlugins(const CycleState& state, const kube::Pod& pod
     if (!s.IsSuccess()) return Attribute(std::move(s), "Filter", pl->Name());
   }
   return Status();
+}
+
+void Framework::RunPodDeletionListeners(const kube::Pod& pod) const {
+  for (PodDeletionListener* listener : deletion_listeners_) listener->OnAssignedPodDeleted(pod);
 }
 
 Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const kube::Pod& pod_to_schedule,

@@ -56,6 +56,7 @@
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/plugins_runner.h"
+#include "scheduler/framework/pod_deletion_listener.h"
 #include "scheduler/framework/profile_config.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
@@ -136,6 +137,10 @@ class Framework final : public PluginsRunner {
   Status RunPreFilterExtensionRemovePod(CycleState& state, const kube::Pod& pod_to_schedule,
                                         const PodInfo& pod_to_remove,
                                         const NodeInfo& node_info) const override;
+
+  // Tells every plugin implementing PodDeletionListener that the assigned or assumed
+  // `pod` was deleted. Thread-safe (the listeners synchronize themselves).
+  void RunPodDeletionListeners(const kube::Pod& pod) const;
 
   // PostFilter (preemption): the first Success wins; UnschedulableAndUnresolvable stops;
   // otherwise Unschedulable with every plugin's reasons (attributed to the first
@@ -260,6 +265,7 @@ class Framework final : public PluginsRunner {
   std::vector<PreBindPlugin*> pre_bind_;
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
+  std::vector<PodDeletionListener*> deletion_listeners_;
 
   WaitingPods waiting_pods_;
 
