@@ -1149,12 +1149,11 @@ TEST_F(FaultInjectionTest, CutConnectionsDuringChurnLeaveTheStoresEqualToAFreshL
 // before re-listing: at most one watch a second per informer (<= 2 per resource in any
 // one-second window at the proxy, allowing for a window's edges; the scheduler has 8
 // informers: pods, nodes, namespaces, services, replication controllers, replica sets,
-// stateful sets, PodDisruptionBudgets (policy/v1beta1 on this apiserver)). Binding throughput (Bindings per
-// second between the 10th and the 90th percentile Binding, timed at the proxy) of 2,000
-// pending pods is >= 90 % of a fault-free run of the same size just before it; two
-// rounds of (fault-free, faulty) runs, the better round counts, so that a load spike
-// from elsewhere on a shared machine does not decide. Pods created under the fault are found
-// by the re-lists and bound.
+// stateful sets, PodDisruptionBudgets (policy/v1beta1 on this apiserver)). Binding throughput
+// (Bindings per second between the 10th and the 90th percentile Binding, timed at the proxy) of
+// 2,000 pending pods is >= 90 % of a fault-free run of the same size just before it; two rounds of
+// (fault-free, faulty) runs, the better round counts, so that a load spike from elsewhere on a
+// shared machine does not decide. Pods created under the fault are found by the re-lists and bound.
 TEST_F(FaultInjectionTest, EmptyWatchesAreSpacedAndBindingKeepsItsThroughput) {
   constexpr int kPods = 2000;
   constexpr int kRounds = 2;
