@@ -1,6 +1,8 @@
 #include "kube/informer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <random>
 #include <utility>
 
@@ -44,6 +46,27 @@ ListerWatcher<SelectorObject> SelectorObjectListerWatcher(Client& client,
     return client.WatchSelectorObjects(resource, o, h, stop);
   };
   lw.description = std::string(PluralName(resource));
+  return lw;
+}
+
+ListerWatcher<SelectorObject> DisruptionBudgetListerWatcher(Client& client) {
+  auto version =
+      std::make_shared<std::atomic<SelectorResource>>(SelectorResource::kPodDisruptionBudgets);
+  ListerWatcher<SelectorObject> lw;
+  lw.list = [&client, version](const ListOptions& o) -> absl::StatusOr<SelectorObjectList> {
+    absl::StatusOr<SelectorObjectList> list = client.ListSelectorObjects(version->load(), o);
+    if (absl::IsNotFound(list.status()) &&
+        version->load() == SelectorResource::kPodDisruptionBudgets) {
+      version->store(SelectorResource::kPodDisruptionBudgetsV1beta1);
+      list = client.ListSelectorObjects(SelectorResource::kPodDisruptionBudgetsV1beta1, o);
+    }
+    return list;
+  };
+  lw.watch = [&client, version](const WatchOptions& o, const WatchHandler<SelectorObject>& h,
+                                std::stop_token stop) {
+    return client.WatchSelectorObjects(version->load(), o, h, stop);
+  };
+  lw.description = "poddisruptionbudgets";
   return lw;
 }
 

@@ -117,6 +117,10 @@ ListerWatcher<Node> NodeListerWatcher(Client& client, std::string label_selector
 // Every object of `resource` (kube/api/selector_object.h) in every namespace.
 ListerWatcher<SelectorObject> SelectorObjectListerWatcher(Client& client,
                                                           SelectorResource resource);
+// Every PodDisruptionBudget, in the version the server serves: policy/v1 until a list
+// answers NotFound (a 1.20 apiserver), then policy/v1beta1 for good. The lists and
+// watches of one ListerWatcher share that choice (thread-safe).
+ListerWatcher<SelectorObject> DisruptionBudgetListerWatcher(Client& client);
 
 template <typename T>
 struct EventHandlers {

@@ -747,6 +747,43 @@ TEST(InformerTest, FollowsSelectorObjectsOfOneResource) {
               StatusIs(absl::StatusCode::kNotFound));
 }
 
+// A 1.20 apiserver answers policy/v1 with 404: the lister falls back to policy/v1beta1
+// for good (the watch follows); a server that serves policy/v1 is read there.
+TEST(DisruptionBudgetListerWatcherTest, FallsBackToV1beta1OnNotFound) {
+  FakeClient client;
+  SelectorObject old_pdb;
+  old_pdb.metadata.namespace_name = "default";
+  old_pdb.metadata.name = "v1beta1-pdb";
+  old_pdb.disruptions_allowed = 2;
+  TRIMARAN_ASSERT_OK(
+      client.ApplySelectorObject(SelectorResource::kPodDisruptionBudgetsV1beta1, old_pdb).status());
+  SelectorObject new_pdb = old_pdb;
+  new_pdb.metadata.name = "v1-pdb";
+  TRIMARAN_ASSERT_OK(
+      client.ApplySelectorObject(SelectorResource::kPodDisruptionBudgets, new_pdb).status());
+
+  ListerWatcher<SelectorObject> served = DisruptionBudgetListerWatcher(client);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SelectorObjectList v1, served.list({}));
+  ASSERT_EQ(v1.items.size(), 1u);
+  EXPECT_EQ(v1.items[0].metadata.name, "v1-pdb");
+
+  ListerWatcher<SelectorObject> old_server = DisruptionBudgetListerWatcher(client);
+  client.FailNext("ListSelectorObjects", absl::NotFoundError("the server could not find it"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SelectorObjectList beta, old_server.list({}));
+  ASSERT_EQ(beta.items.size(), 1u);
+  EXPECT_EQ(beta.items[0].metadata.name, "v1beta1-pdb");
+  EXPECT_EQ(beta.items[0].disruptions_allowed, 2);
+  // Later lists stay on v1beta1.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(beta, old_server.list({}));
+  EXPECT_EQ(beta.items[0].metadata.name, "v1beta1-pdb");
+  // Another error is returned as is, without switching.
+  ListerWatcher<SelectorObject> flaky = DisruptionBudgetListerWatcher(client);
+  client.FailNext("ListSelectorObjects", absl::UnavailableError("down"));
+  EXPECT_THAT(flaky.list({}).status(), StatusIs(absl::StatusCode::kUnavailable));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(v1, flaky.list({}));
+  EXPECT_EQ(v1.items[0].metadata.name, "v1-pdb");
+}
+
 TEST(StoreTest, IndexFollowsUpdatesAndRemovals) {
   Store<Pod> store;
   store.AddIndex(kPodsByNodeIndex, PodNodeIndexFunc);

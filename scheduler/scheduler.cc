@@ -71,6 +71,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   lw::SourcePool* load_watcher_sources() override { return s_.options_.load_watcher_sources; }
   kube::CallOptions binding_call_options() override { return s_.BindingCallOptions(); }
   const ObjectLister& object_lister() const override { return s_.objects_; }
+  PodNominator* nominator() const override { return s_.queue_.get(); }
 
  private:
   Scheduler& s_;
@@ -365,8 +366,8 @@ bool Scheduler::ScheduleOne() {
   }
   ScheduleResult result = SchedulePod(*fwk, *state, *pod, snapshot_, algo_, random_);
   if (!result.status.IsSuccess()) {
+    PostFilterResult post;
     if (result.status.IsRejected() && fwk->HasPostFilterPlugins()) {
-      PostFilterResult post;
       const Status ps =
           fwk->RunPostFilterPlugins(*state, *pod, result.diagnosis.node_to_status, post);
       if (!ps.IsSuccess()) {
@@ -376,7 +377,8 @@ bool Scheduler::ScheduleOne() {
       }
     }
     HandleFailure(*fwk, std::move(pod_info), result.status,
-                  result.status.IsRejected() ? &result.diagnosis : nullptr, cycle, start);
+                  result.status.IsRejected() ? &result.diagnosis : nullptr, cycle, start,
+                  post.nominated_node_name);
     return true;
   }
 
@@ -388,6 +390,8 @@ bool Scheduler::ScheduleOne() {
     HandleFailure(*fwk, std::move(pod_info), Status::FromAbsl(s), nullptr, cycle, start);
     return true;
   }
+  // Placed: a nomination (from an earlier preemption) has done its job.
+  queue_->DeleteNominatedPodIfExists(*pod);
   Status s = fwk->RunReservePluginsReserve(*state, *assumed, host);
   if (s.IsSuccess() || s.code() == Code::kSkip) {
     s = fwk->RunPermitPlugins(*state, assumed, host);
@@ -496,7 +500,8 @@ bool Scheduler::IsBoundInApi(const kube::Pod& pod) {
 }
 
 void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,
-                              const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start) {
+                              const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start,
+                              const std::string& nominated_node) {
   const bool rejected = status.IsRejected();
   pod_info.unschedulable_plugins.clear();
   pod_info.pending_plugins.clear();
@@ -531,6 +536,7 @@ void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Stat
       !qs.ok()) {
     Log(Component::kMain).debug("requeue pod={}: {}", kube::NamespacedName(*pod), qs.ToString());
   }
+  if (!nominated_node.empty()) queue_->AddNominatedPod(pod, nominated_node);
   queue_->Done(*pod);
 
   recorder_->Eventf(*pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", message);
@@ -541,14 +547,17 @@ void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Stat
   condition.reason =
       std::string(rejected ? kube::kPodReasonUnschedulable : kube::kPodReasonSchedulerError);
   condition.message = message;
+  const bool nominate =
+      !nominated_node.empty() && nominated_node != pod->status.nominated_node_name;
   if (const kube::PodCondition* old = kube::FindCondition(pod->status, kube::kPodScheduled);
-      old != nullptr && old->status == condition.status && old->reason == condition.reason &&
-      old->message == condition.message) {
+      !nominate && old != nullptr && old->status == condition.status &&
+      old->reason == condition.reason && old->message == condition.message) {
     return;  // nothing would change (upstream updatePod skips this too)
   }
   condition.last_transition_time = clock_.Now();
   kube::PodStatusPatch patch;
   patch.conditions.push_back(std::move(condition));
+  if (nominate) patch.nominated_node_name = nominated_node;
   binding_pool_->Submit([this, ns = pod->metadata.namespace_name, name = pod->metadata.name,
                          patch = std::move(patch)] {
     if (Fenced()) return;  // the next leader writes its own
@@ -602,6 +611,11 @@ void Scheduler::OnPodUpdate(std::shared_ptr<const kube::Pod> old_pod,
 }
 
 void Scheduler::OnPodDelete(std::shared_ptr<const kube::Pod> pod) {
+  if (kube::IsAssigned(*pod) || cache_->IsAssumedPod(*pod)) {
+    // Plugins that remember placed pods (the load-aware plugins' recent placements) drop
+    // it: a deleted pod (a preemption victim, say) no longer loads its node.
+    for (const auto& f : frameworks_) f->RunPodDeletionListeners(*pod);
+  }
   if (kube::IsAssigned(*pod)) {
     if (absl::Status s = cache_->RemovePod(*pod); !s.ok()) {
       Log(Component::kCache).debug("remove pod: {}", s.ToString());

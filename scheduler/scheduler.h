@@ -214,9 +214,12 @@ class Scheduler {
   // Whether the API says `pod` (same UID) is bound to a node (one GET).
   bool IsBoundInApi(const kube::Pod& pod);
   // Scheduling-cycle failure: requeue, event, status patch. `attempt_start` for the
-  // duration metric.
+  // duration metric. `nominated_node` (from a PostFilter that made room, i.e. preemption)
+  // nominates the pod there: the queue's nominator at once, status.nominatedNodeName in
+  // the same status patch as the PodScheduled condition.
   void HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,
-                     const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start);
+                     const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start,
+                     const std::string& nominated_node = "");
   // The binding cycle of `assumed` (runs on the binding pool).
   // `evaluated_nodes`/`feasible_nodes` of the scheduling cycle go into the placement
   // log line (--v=2, as kube-scheduler's "Successfully bound pod to node").

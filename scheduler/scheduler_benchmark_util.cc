@@ -22,8 +22,16 @@ namespace {
 class NoopBinder final : public BindPlugin {
  public:
   static constexpr absl::string_view kName = "BenchNoopBinder";
+  explicit NoopBinder(std::function<void(const kube::Pod&)> on_bind)
+      : on_bind_(std::move(on_bind)) {}
   absl::string_view Name() const override { return kName; }
-  Status Bind(CycleState&, const kube::Pod&, absl::string_view) override { return Status(); }
+  Status Bind(CycleState&, const kube::Pod& pod, absl::string_view) override {
+    if (on_bind_) on_bind_(pod);
+    return Status();
+  }
+
+ private:
+  std::function<void(const kube::Pod&)> on_bind_;
 };
 
 void CheckOk(const absl::Status& status) { TRIMARAN_CHECK(status.ok()) << status; }
@@ -33,10 +41,11 @@ void CheckOk(const absl::Status& status) { TRIMARAN_CHECK(status.ok()) << status
 std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& options) {
   auto env = std::make_unique<BenchScheduler>();
   CheckOk(plugins::RegisterInTreePlugins(env->registry));
-  CheckOk(env->registry.Register(NoopBinder::kName,
-                                 [](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
-                                   return std::make_unique<NoopBinder>();
-                                 }));
+  CheckOk(env->registry.Register(
+      NoopBinder::kName,
+      [on_bind = options.on_bind](const PluginArgs&, Handle&) -> absl::StatusOr<PluginPtr> {
+        return std::make_unique<NoopBinder>(on_bind);
+      }));
   if (options.register_plugins) CheckOk(options.register_plugins(env->registry));
   auto profiles = ProfilesFromYaml(options.yaml);
   CheckOk(profiles.status());
@@ -49,6 +58,7 @@ std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& 
   SchedulerOptions sched_options;
   sched_options.run_queue_flushers = false;
   sched_options.load_watcher = options.load_watcher;
+  if (options.backoff.has_value()) sched_options.backoff = *options.backoff;
   if (const char* p = std::getenv("TRIMARAN_BENCH_PARALLELISM"); p != nullptr) {
     sched_options.parallelism = std::max(1, std::atoi(p));
   }

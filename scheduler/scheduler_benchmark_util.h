@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -59,6 +60,10 @@ struct BenchSchedulerOptions {
   // Node i's labels (none when empty) and capacity (default 32 CPU / 128Gi / 110 pods).
   std::function<kube::Labels(int i)> node_labels;
   kube::testing::ResourceMap node_capacity = {{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}};
+  // The queue's backoff (default: the scheduler's, 1 s doubling to 10 s).
+  std::optional<BackoffPolicy> backoff;
+  // Called by the no-op binder for every pod it "binds" (binding threads; may be empty).
+  std::function<void(const kube::Pod&)> on_bind;
 };
 
 std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& options);

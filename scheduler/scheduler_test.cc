@@ -135,8 +135,12 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndNodeAddMakesItFit) {
   EXPECT_EQ(cond.type, "PodScheduled");
   EXPECT_EQ(cond.status, kube::ConditionStatus::kFalse);
   EXPECT_EQ(cond.reason, "Unschedulable");
-  // Both 1-CPU nodes lack the 2 CPUs requested.
-  EXPECT_EQ(cond.message, "0/2 nodes are available: 2 Insufficient cpu.");
+  // Both 1-CPU nodes lack the 2 CPUs requested; preemption (DefaultPreemption, in the
+  // default profile) cannot help: the request exceeds the nodes' allocatable
+  // (UnschedulableAndUnresolvable).
+  EXPECT_EQ(cond.message,
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
+            "Preemption is not helpful for scheduling.");
   const std::vector<kube::Event> failed = EventsWithReason("FailedScheduling");
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].type, "Warning");
@@ -454,6 +458,95 @@ TEST_F(SchedulerTest, PodEventHandlers) {
   AddPod(MakePod().Name("t").Namespace("d").Terminating().Obj());
   Drain();
   EXPECT_TRUE(client_.Bindings().empty());
+}
+
+// Preemption through the whole loop (spec kube-scheduler-constraints.md §9.2 steps 8-9):
+// the high-priority pod that fits nowhere evicts the lowest-priority pods of one node, is
+// nominated there (status and queue), a later equal-priority pod does not take that
+// room, and once the victims' deletions arrive the preemptor binds to its node.
+TEST_F(SchedulerTest, PreemptionNominatesEvictsAndBindsOnTheNominatedNode) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "2"));
+  AddNode(SmallNode("node-b", "2"));
+  std::vector<std::shared_ptr<const kube::Pod>> low;
+  for (const char* node : {"node-a", "node-b"}) {
+    for (int i = 0; i < 2; ++i) {
+      low.push_back(AddPod(MakePod()
+                               .Name(absl::StrFormat("low-%s-%d", node, i))
+                               .Namespace("d")
+                               .UID(absl::StrFormat("low-%s-%d", node, i))
+                               .NodeName(node)
+                               .Priority(node == std::string("node-a") ? 10 : 0)
+                               .Req({{"cpu", "1"}})
+                               .Obj()));
+    }
+  }
+  const auto high = AddPod(
+      MakePod().Name("high").Namespace("d").UID("high").Priority(1000).Req({{"cpu", "1"}}).Obj());
+  Drain();
+  // node-b's pods have the lower priority: one of them is enough.
+  int deleted = 0;
+  std::string victim;
+  for (const auto& p : low) {
+    if (!client_.GetPod("d", p->metadata.name).ok()) {
+      ++deleted;
+      victim = p->metadata.name;
+    }
+  }
+  EXPECT_EQ(deleted, 1);
+  EXPECT_THAT(victim, HasSubstr("node-b"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod high_now, client_.GetPod("d", "high"));
+  EXPECT_EQ(high_now.status.nominated_node_name, "node-b");
+  ASSERT_EQ(sched_->queue().NominatedPodsForNode("node-b").size(), 1u);
+  EXPECT_TRUE(client_.Bindings().empty());
+  ASSERT_EQ(EventsWithReason("Preempted").size(), 1u);
+  EXPECT_EQ(EventsWithReason("Preempted")[0].note, "Preempted by pod high on node node-b");
+
+  // The informer brings the nomination and the victim's deletion.
+  sched_->OnPodUpdate(high, std::make_shared<const kube::Pod>(high_now));
+  for (const auto& p : low) {
+    if (p->metadata.name == victim) sched_->OnPodDelete(p);
+  }
+  clock_.Advance(absl::Seconds(5));
+  sched_->queue().FlushBackoffQCompleted();
+  Drain();
+  const std::vector<kube::Binding> bindings = client_.Bindings();
+  ASSERT_EQ(bindings.size(), 1u);
+  EXPECT_EQ(bindings[0].metadata.name, "high");
+  EXPECT_EQ(bindings[0].target.name, "node-b");
+  EXPECT_TRUE(sched_->queue().NominatedPodsForNode("node-b").empty());
+}
+
+// Two high-priority pods that arrive together do not both preempt for the same room: the
+// second sees the first's nomination and evicts elsewhere (or more).
+TEST_F(SchedulerTest, TwoPreemptorsDoNotShareTheRoom) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  for (const char* node : {"node-a", "node-b"}) {
+    AddNode(SmallNode(node, "2"));
+    for (int i = 0; i < 2; ++i) {
+      AddPod(MakePod()
+                 .Name(absl::StrFormat("low-%s-%d", node, i))
+                 .Namespace("d")
+                 .NodeName(node)
+                 .Req({{"cpu", "1"}})
+                 .Obj());
+    }
+  }
+  AddPod(MakePod().Name("h1").Namespace("d").UID("h1").Priority(1000).Req({{"cpu", "1"}}).Obj());
+  AddPod(MakePod().Name("h2").Namespace("d").UID("h2").Priority(1000).Req({{"cpu", "1"}}).Obj());
+  Drain();
+  // Two victims in all; each preemptor nominated, and not both to a node with one victim.
+  int deleted = 0;
+  for (const char* node : {"node-a", "node-b"}) {
+    for (int i = 0; i < 2; ++i) {
+      if (!client_.GetPod("d", absl::StrFormat("low-%s-%d", node, i)).ok()) ++deleted;
+    }
+  }
+  EXPECT_EQ(deleted, 2);
+  const size_t on_a = sched_->queue().NominatedPodsForNode("node-a").size();
+  const size_t on_b = sched_->queue().NominatedPodsForNode("node-b").size();
+  EXPECT_EQ(on_a + on_b, 2u);
+  EXPECT_EQ(EventsWithReason("Preempted").size(), 2u);
 }
 
 TEST_F(SchedulerTest, RecorderDeduplicatesFailedSchedulingWithinTenMinutes) {

@@ -113,9 +113,12 @@ struct SchedulerApp::State {
   std::unique_ptr<sched::Scheduler> scheduler;
   std::unique_ptr<kube::Informer<kube::Node>> node_informer;
   std::unique_ptr<kube::Informer<kube::Pod>> pod_informer;
-  // Namespaces, services, replication controllers, replica sets, stateful sets (in
-  // kube::kAllSelectorResources order): the scheduler's ObjectStore.
+  // Namespaces, services, replication controllers, replica sets, stateful sets and
+  // PodDisruptionBudgets (whichever version is served, stored as
+  // kPodDisruptionBudgets): the scheduler's ObjectStore. object_resources[i] is what
+  // object_informers[i] feeds.
   std::vector<std::unique_ptr<kube::Informer<kube::SelectorObject>>> object_informers;
+  std::vector<kube::SelectorResource> object_resources;
   // After the informers: destroyed first, so no scrape reads a destroyed informer.
   std::unique_ptr<kube::InformerStats> node_informer_stats;
   std::unique_ptr<kube::InformerStats> pod_informer_stats;
@@ -287,8 +290,13 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   });
 
   for (kube::SelectorResource resource : kube::kAllSelectorResources) {
+    // One informer for both PodDisruptionBudget versions (DisruptionBudgetListerWatcher).
+    if (resource == kube::SelectorResource::kPodDisruptionBudgetsV1beta1) continue;
     auto informer = std::make_unique<kube::Informer<kube::SelectorObject>>(
-        kube::SelectorObjectListerWatcher(*s->client, resource), s->clock);
+        resource == kube::SelectorResource::kPodDisruptionBudgets
+            ? kube::DisruptionBudgetListerWatcher(*s->client)
+            : kube::SelectorObjectListerWatcher(*s->client, resource),
+        s->clock);
     informer->AddEventHandlers(kube::EventHandlers<kube::SelectorObject>{
         .on_add =
             [sch, resource](const std::shared_ptr<const kube::SelectorObject>& o) {
@@ -306,6 +314,7 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
         trimaran_stats.Child("informer_"), std::string(kube::PluralName(resource)),
         informer->counters()));
     s->object_informers.push_back(std::move(informer));
+    s->object_resources.push_back(resource);
   }
   s->node_informer_stats = std::make_unique<kube::InformerStats>(
       trimaran_stats.Child("informer_"), "nodes", s->node_informer->counters());
@@ -463,7 +472,7 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       if (store == "pods") return StoreDump(*st->pod_informer);
       if (store == "nodes") return StoreDump(*st->node_informer);
       for (size_t i = 0; i < st->object_informers.size(); ++i) {
-        if (store == kube::PluralName(kube::kAllSelectorResources[i])) {
+        if (store == kube::PluralName(st->object_resources[i])) {
           return StoreDump(*st->object_informers[i]);
         }
       }
@@ -505,10 +514,10 @@ int SchedulerApp::Run() {
       break;
     }
   }
-  // The other informers only refine InterPodAffinity (namespaceSelector) and
-  // PodTopologySpread's default constraints: wait for them a bounded time, so that a
-  // missing permission (an older ClusterRole) degrades those two features, loudly,
-  // instead of stopping scheduling.
+  // The other informers only refine InterPodAffinity (namespaceSelector),
+  // PodTopologySpread's default constraints and preemption's PodDisruptionBudgets: wait
+  // for them a bounded time, so that a missing permission (an older ClusterRole) degrades
+  // those features, loudly, instead of stopping scheduling.
   const absl::Time objects_deadline = s.clock.Now() + kObjectInformersSyncTimeout;
   for (size_t i = 0; i < s.object_informers.size() && !s.stop.stop_requested(); ++i) {
     while (!s.stop.stop_requested() &&
@@ -520,10 +529,11 @@ int SchedulerApp::Run() {
           .warn(
               "the {} informer has not synced in {} (does the scheduler's ClusterRole allow "
               "list and watch of {}?); scheduling without them until it does: "
-              "namespaceSelector terms and default topology spreading see only what it has",
-              kube::PluralName(kube::kAllSelectorResources[i]),
+              "namespaceSelector terms, default topology spreading and preemption's "
+              "PodDisruptionBudgets see only what it has",
+              kube::PluralName(s.object_resources[i]),
               absl::FormatDuration(kObjectInformersSyncTimeout),
-              kube::PluralName(kube::kAllSelectorResources[i]));
+              kube::PluralName(s.object_resources[i]));
     }
   }
   if (!s.stop.stop_requested()) {

@@ -343,6 +343,34 @@ TEST(JsonCodecTest, DecodesSelectorObjects) {
   ASSERT_EQ(rs.items[0].selector->match_expressions.size(), 1u);
   EXPECT_EQ(rs.items[0].selector->match_expressions[0].key, "track");
 
+  // policy/v1beta1 (the 1.20 test apiserver) and policy/v1 lists read alike.
+  const std::string pdbs = R"({"kind":"PodDisruptionBudgetList","apiVersion":"policy/v1beta1",
+    "metadata":{"resourceVersion":"11"},
+    "items":[{"metadata":{"name":"web-pdb","namespace":"default"},
+      "spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"web"}}},
+      "status":{"observedGeneration":1,"disruptionsAllowed":1,"currentHealthy":3,
+        "desiredHealthy":2,"expectedPods":3,
+        "disruptedPods":{"web-1":"2024-01-01T00:00:00Z","web-2":"2024-01-01T00:00:01Z"}}},
+     {"metadata":{"name":"fresh","namespace":"default"},"spec":{"maxUnavailable":1},
+      "status":{"disruptionsAllowed":0}}]})";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SelectorObjectList pdb,
+      DecodeSelectorObjectList(pdbs, SelectorResource::kPodDisruptionBudgetsV1beta1));
+  ASSERT_EQ(pdb.items.size(), 2u);
+  EXPECT_EQ(pdb.items[0].disruptions_allowed, 1);
+  EXPECT_THAT(pdb.items[0].disrupted_pods, ::testing::UnorderedElementsAre("web-1", "web-2"));
+  ASSERT_TRUE(pdb.items[0].selector.has_value());
+  EXPECT_EQ(pdb.items[0].selector->match_labels, (Labels{{"app", "web"}}));
+  EXPECT_FALSE(pdb.items[1].selector.has_value());
+  EXPECT_EQ(pdb.items[1].disruptions_allowed, 0);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SelectorObjectList bad_pdb,
+      DecodeSelectorObjectList(
+          R"({"kind":"PodDisruptionBudgetList","items":[{"status":{"disruptionsAllowed":"x"}}]})",
+          SelectorResource::kPodDisruptionBudgets));
+  EXPECT_TRUE(bad_pdb.items.empty());
+  EXPECT_EQ(bad_pdb.skipped.size(), 1u);
+
   const std::string namespaces = R"({"kind":"NamespaceList","apiVersion":"v1",
     "metadata":{"resourceVersion":"9"},
     "items":[{"metadata":{"name":"team-a","labels":{"team":"a"}},

@@ -14,6 +14,9 @@ std::string_view PluralName(SelectorResource resource) {
       return "replicasets";
     case SelectorResource::kStatefulSets:
       return "statefulsets";
+    case SelectorResource::kPodDisruptionBudgets:
+    case SelectorResource::kPodDisruptionBudgetsV1beta1:
+      return "poddisruptionbudgets";
   }
   return "";
 }
@@ -30,6 +33,9 @@ std::string_view KindName(SelectorResource resource) {
       return "ReplicaSet";
     case SelectorResource::kStatefulSets:
       return "StatefulSet";
+    case SelectorResource::kPodDisruptionBudgets:
+    case SelectorResource::kPodDisruptionBudgetsV1beta1:
+      return "PodDisruptionBudget";
   }
   return "";
 }
@@ -46,14 +52,25 @@ std::string_view ListKindName(SelectorResource resource) {
       return "ReplicaSetList";
     case SelectorResource::kStatefulSets:
       return "StatefulSetList";
+    case SelectorResource::kPodDisruptionBudgets:
+    case SelectorResource::kPodDisruptionBudgetsV1beta1:
+      return "PodDisruptionBudgetList";
   }
   return "";
 }
 
 std::string_view ApiVersionOf(SelectorResource resource) {
-  return resource == SelectorResource::kReplicaSets || resource == SelectorResource::kStatefulSets
-             ? "apps/v1"
-             : "v1";
+  switch (resource) {
+    case SelectorResource::kReplicaSets:
+    case SelectorResource::kStatefulSets:
+      return "apps/v1";
+    case SelectorResource::kPodDisruptionBudgets:
+      return "policy/v1";
+    case SelectorResource::kPodDisruptionBudgetsV1beta1:
+      return "policy/v1beta1";
+    default:
+      return "v1";
+  }
 }
 
 std::string_view CollectionPath(SelectorResource resource) {
@@ -68,6 +85,10 @@ std::string_view CollectionPath(SelectorResource resource) {
       return "/apis/apps/v1/replicasets";
     case SelectorResource::kStatefulSets:
       return "/apis/apps/v1/statefulsets";
+    case SelectorResource::kPodDisruptionBudgets:
+      return "/apis/policy/v1/poddisruptionbudgets";
+    case SelectorResource::kPodDisruptionBudgetsV1beta1:
+      return "/apis/policy/v1beta1/poddisruptionbudgets";
   }
   return "";
 }

@@ -38,13 +38,34 @@ absl::Status Read(const Value& v, const Path& path, SelectorObject& out) {
     }
     if (!known) {
       return FieldError(path.Field("kind"),
-                        "expected Namespace, Service, ReplicationController, ReplicaSet or "
-                        "StatefulSet");
+                        "expected Namespace, Service, ReplicationController, ReplicaSet, "
+                        "StatefulSet or PodDisruptionBudget");
     }
   }
   return ForEachField(
       v, path, [&](std::string_view k, const Value& fv, const Path& fp) -> absl::Status {
         if (k == "metadata") return Read(fv, fp, out.metadata);
+        if (k == "status") {
+          // PodDisruptionBudget status; other kinds' status fields are ignored.
+          return ForEachField(
+              fv, fp, [&](std::string_view sk, const Value& sv, const Path& sp) -> absl::Status {
+                if (sk == "disruptionsAllowed") {
+                  if (sv.IsNull()) return absl::OkStatus();
+                  if (!sv.IsInt()) return TypeError(sp, "int32", sv);
+                  out.disruptions_allowed = sv.GetInt();
+                  return absl::OkStatus();
+                }
+                if (sk == "disruptedPods") {
+                  if (sv.IsNull()) return absl::OkStatus();
+                  if (!sv.IsObject()) return TypeError(sp, "object", sv);
+                  for (auto it = sv.MemberBegin(); it != sv.MemberEnd(); ++it) {
+                    out.disrupted_pods.emplace_back(View(it->name));
+                  }
+                  return absl::OkStatus();
+                }
+                return absl::OkStatus();
+              });
+        }
         if (k != "spec") return absl::OkStatus();
         return ForEachField(
             fv, fp, [&](std::string_view sk, const Value& sv, const Path& sp) -> absl::Status {

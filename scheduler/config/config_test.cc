@@ -298,7 +298,7 @@ TEST(ConfigExpandTest, DefaultProfile) {
   EXPECT_THAT(p.filter, ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration",
                                     "NodeAffinity", "NodePorts", "NodeResourcesFit",
                                     "PodTopologySpread", "InterPodAffinity"));
-  EXPECT_THAT(p.post_filter, ElementsAre());
+  EXPECT_THAT(p.post_filter, ElementsAre("DefaultPreemption"));
   EXPECT_THAT(p.pre_score, ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
                                        "PodTopologySpread", "InterPodAffinity",
                                        "NodeResourcesBalancedAllocation"));
@@ -394,6 +394,17 @@ TEST(ConfigExpandTest, TargetLoadPackingViaMultiPointGetsAllItsPoints) {
   EXPECT_EQ(p.pre_score.back(), "TargetLoadPacking");
   EXPECT_EQ(p.percentage_of_nodes_to_score, 30);
   EXPECT_TRUE(p.packing);
+}
+
+// DefaultPreemption is the default PostFilter; a profile may disable it.
+TEST(ConfigExpandTest, PreemptionCanBeDisabledPerProfile) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerConfig cfg, Parse("profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n"
+                                 "    postFilter:\n      disabled: [{name: DefaultPreemption}]\n"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig a, ExpandProfile(cfg, 0, InTree()));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig b, ExpandProfile(cfg, 1, InTree()));
+  EXPECT_THAT(a.post_filter, ElementsAre("DefaultPreemption"));
+  EXPECT_THAT(b.post_filter, ElementsAre());
 }
 
 TEST(ConfigExpandTest, DuplicatesAreErrors) {
@@ -592,6 +603,11 @@ TEST(ConfigValidateTest, EachError) {
        "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding}]\n",
        "profiles[0].plugins.multiPoint.enabled[8].name: plugin VolumeBinding is not supported "
        "by trimaran-scheduler yet"},
+      {"preemption args",
+       "profiles:\n- pluginConfig: [{name: DefaultPreemption, args: "
+       "{minCandidateNodesPercentage: 101}}]\n",
+       "profiles[0].pluginConfig[0].args.minCandidateNodesPercentage: Invalid value: 101: not in "
+       "valid range [0, 100]"},
       {"removed stop-gap",
        "profiles:\n- plugins:\n    preFilter:\n      enabled: [{name: "
        "UnsupportedPodConstraints}]\n",

@@ -11,9 +11,9 @@ namespace trimaran::sched::config {
 namespace {
 
 constexpr absl::string_view kUnsupported[] = {
-    "VolumeRestrictions", "EBSLimits",     "GCEPDLimits",    "AzureDiskLimits",
-    "NodeVolumeLimits",   "VolumeBinding", "VolumeZone",     "DynamicResources",
-    "DefaultPreemption",  "ImageLocality", "SelectorSpread", "NodePreferAvoidPods",
+    "VolumeRestrictions", "EBSLimits",      "GCEPDLimits",         "AzureDiskLimits",
+    "NodeVolumeLimits",   "VolumeBinding",  "VolumeZone",          "DynamicResources",
+    "ImageLocality",      "SelectorSpread", "NodePreferAvoidPods",
 };
 
 PluginSet Names(std::initializer_list<absl::string_view> names) {

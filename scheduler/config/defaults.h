@@ -17,10 +17,10 @@
 // DynamicResources (gate-dependent upstream) is not in the list.
 //
 // Upstream default plugins that Trimaran does not implement (IsUnsupportedUpstreamPlugin:
-// the volume plugins, DefaultPreemption, ImageLocality, ...) are DROPPED here, with an info log,
+// the volume plugins, ImageLocality, ...) are DROPPED here, with an info log,
 // when they are only present because of the defaults. A user who names one explicitly in an enabled
 // list keeps it, and Validate rejects it ("plugin VolumeBinding is not supported by
-// trimaran-scheduler yet"). Trimaran has no volume or preemption plugins yet.
+// trimaran-scheduler yet"). Trimaran has no volume plugins yet.
 //
 // Plugin args are not defaulted here: each plugin's own decoder (its args.h) applies the
 // §1.8 defaults to a Null or partial `args`.

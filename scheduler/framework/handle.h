@@ -32,6 +32,8 @@
 #include "loadwatcher/client.h"
 #include "loadwatcher/source_pool.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/plugins_runner.h"
+#include "scheduler/framework/pod_nominator.h"
 #include "scheduler/framework/stats_scopes.h"
 
 namespace trimaran::sched {
@@ -160,8 +162,13 @@ class Handle {
   // Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets (see
   // ObjectLister). Empty unless the runtime has informers for them.
   virtual const ObjectLister& object_lister() const { return EmptyObjectLister(); }
-  // Still to come: waiting-pod access for Permit plugins and a PluginsRunner for
-  // preemption.
+  // The pods nominated to nodes (the scheduling queue's nominator), or nullptr when the
+  // runtime keeps none (tools, tests): Filter then ignores nominations.
+  virtual PodNominator* nominator() const { return nullptr; }
+  // The profile's PreFilter extensions and Filters (preemption dry runs). Set in the
+  // Handle a plugin's factory receives from the runtime; nullptr elsewhere.
+  virtual const PluginsRunner* plugins_runner() const { return nullptr; }
+  // Still to come: waiting-pod access for Permit plugins.
 };
 
 }  // namespace trimaran::sched

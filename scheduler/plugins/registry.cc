@@ -6,6 +6,7 @@
 #include "common/check.h"
 #include "common/status_macros.h"
 #include "scheduler/plugins/default_binder/default_binder.h"
+#include "scheduler/plugins/default_preemption/default_preemption.h"
 #include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "scheduler/plugins/load_variation_risk_balancing/load_variation_risk_balancing.h"
 #include "scheduler/plugins/low_risk_over_commitment/low_risk_over_commitment.h"
@@ -27,6 +28,7 @@ absl::Status RegisterInTreePlugins(Registry& registry) {
   // One line per plugin, sorted by name; each describes itself in its own folder.
   const std::pair<absl::string_view, PluginDescriptor (*)()> kInTree[] = {
       {DefaultBinder::kName, &DefaultBinder::Descriptor},
+      {DefaultPreemption::kName, &DefaultPreemption::Descriptor},
       {InterPodAffinity::kName, &InterPodAffinity::Descriptor},
       {LoadVariationRiskBalancing::kName, &LoadVariationRiskBalancing::Descriptor},
       {LowRiskOverCommitment::kName, &LowRiskOverCommitment::Descriptor},

@@ -21,7 +21,7 @@ namespace {
 // relative to them, as every component does; the runtime adds no per-plugin prefix).
 class PluginHandle final : public Handle {
  public:
-  explicit PluginHandle(Handle& base) : base_(base) {}
+  PluginHandle(Handle& base, const PluginsRunner& runner) : base_(base), runner_(runner) {}
   const SharedLister& snapshot_lister() const override { return base_.snapshot_lister(); }
   kube::Client& client() override { return base_.client(); }
   EventRecorder& event_recorder() override { return base_.event_recorder(); }
@@ -32,9 +32,12 @@ class PluginHandle final : public Handle {
   lw::SourcePool* load_watcher_sources() override { return base_.load_watcher_sources(); }
   kube::CallOptions binding_call_options() override { return base_.binding_call_options(); }
   const ObjectLister& object_lister() const override { return base_.object_lister(); }
+  PodNominator* nominator() const override { return base_.nominator(); }
+  const PluginsRunner* plugins_runner() const override { return &runner_; }
 
  private:
   Handle& base_;
+  const PluginsRunner& runner_;
 };
 
 // Wraps a kError from a plugin as upstream does; attributes every non-success status.
@@ -167,7 +170,7 @@ absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const ProfileConfig
       return absl::InvalidArgumentError(
           absl::StrCat(profile, ": plugin \"", name, "\" is not registered"));
     }
-    auto plugin_handle = std::make_unique<PluginHandle>(handle);
+    auto plugin_handle = std::make_unique<PluginHandle>(handle, *fw);
     const auto args_it = config.plugin_args.find(name);
     absl::StatusOr<PluginPtr> plugin = descriptor->factory(
         args_it == config.plugin_args.end() ? kNoArgs : args_it->second, *plugin_handle);
@@ -179,6 +182,9 @@ absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const ProfileConfig
     if (*plugin == nullptr) {
       return absl::InternalError(
           absl::StrCat(profile, ": factory of plugin \"", name, "\" returned null"));
+    }
+    if (auto* listener = dynamic_cast<PodDeletionListener*>(plugin->get()); listener != nullptr) {
+      fw->deletion_listeners_.push_back(listener);
     }
     fw->by_name_.emplace(name, plugin->get());
     fw->plugins_.push_back(std::move(*plugin));
@@ -325,6 +331,65 @@ Status Framework::RunFilterPlugins(const CycleState& state, const kube::Pod& pod
     if (!s.IsSuccess()) return Attribute(std::move(s), "Filter", pl->Name());
   }
   return Status();
+}
+
+void Framework::RunPodDeletionListeners(const kube::Pod& pod) const {
+  for (PodDeletionListener* listener : deletion_listeners_) listener->OnAssignedPodDeleted(pod);
+}
+
+Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const kube::Pod& pod_to_schedule,
+                                              const PodInfo& pod_to_add,
+                                              const NodeInfo& node_info) const {
+  for (const PreFilterPlugin* pl : pre_filter_) {
+    const PreFilterExtensions* ext = pl->GetPreFilterExtensions();
+    if (ext == nullptr || state.skip_filter_plugins().contains(pl->Name())) continue;
+    Status s = ext->AddPod(state, pod_to_schedule, pod_to_add, node_info);
+    if (!s.IsSuccess()) return Attribute(std::move(s), "AddPod", pl->Name());
+  }
+  return Status();
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(CycleState& state,
+                                                 const kube::Pod& pod_to_schedule,
+                                                 const PodInfo& pod_to_remove,
+                                                 const NodeInfo& node_info) const {
+  for (const PreFilterPlugin* pl : pre_filter_) {
+    const PreFilterExtensions* ext = pl->GetPreFilterExtensions();
+    if (ext == nullptr || state.skip_filter_plugins().contains(pl->Name())) continue;
+    Status s = ext->RemovePod(state, pod_to_schedule, pod_to_remove, node_info);
+    if (!s.IsSuccess()) return Attribute(std::move(s), "RemovePod", pl->Name());
+  }
+  return Status();
+}
+
+Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const kube::Pod& pod,
+                                                    const NodeInfo& node_info) const {
+  const PodNominator* nominator = handle_.nominator();
+  if (nominator == nullptr || !nominator->HasNominatedPods()) {
+    return RunFilterPlugins(state, pod, node_info);
+  }
+  std::vector<PodInfo> nominated = nominator->NominatedPodsForNode(node_info.name());
+  const int32_t priority = kube::PodPriority(pod);
+  std::erase_if(nominated, [&](const PodInfo& p) {
+    return kube::PodPriority(*p.pod) < priority ||
+           (!pod.metadata.uid.empty() && p.pod->metadata.uid == pod.metadata.uid) ||
+           (p.pod->metadata.name == pod.metadata.name &&
+            p.pod->metadata.namespace_name == pod.metadata.namespace_name);
+  });
+  if (nominated.empty()) return RunFilterPlugins(state, pod, node_info);
+  // Pass 1: the node and state as if the nominated pods were already there.
+  std::unique_ptr<NodeInfo> node_copy = node_info.Clone();
+  std::unique_ptr<CycleState> state_copy = state.Clone();
+  for (PodInfo& p : nominated) {
+    node_copy->AddPodInfo(p);
+    if (Status s = RunPreFilterExtensionAddPod(*state_copy, pod, p, *node_copy); !s.IsSuccess()) {
+      return s;
+    }
+  }
+  if (Status s = RunFilterPlugins(*state_copy, pod, *node_copy); !s.IsSuccess()) return s;
+  // Pass 2: without them (a nominated pod may never land; pod affinity must not rely on
+  // it).
+  return RunFilterPlugins(state, pod, node_info);
 }
 
 Status Framework::RunPostFilterPlugins(CycleState& state, const kube::Pod& pod,

@@ -55,6 +55,8 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/plugins_runner.h"
+#include "scheduler/framework/pod_deletion_listener.h"
 #include "scheduler/framework/profile_config.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
@@ -63,7 +65,7 @@
 
 namespace trimaran::sched {
 
-class Framework {
+class Framework final : public PluginsRunner {
  public:
   // InvalidArgument naming the profile and plugin when a name is not registered, a
   // plugin does not implement a point it is listed at, a plugin is listed twice at one
@@ -72,7 +74,7 @@ class Framework {
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const ProfileConfig& config,
                                                            const Registry& registry,
                                                            Handle& handle);
-  ~Framework();
+  ~Framework() override;
   Framework(const Framework&) = delete;
   Framework& operator=(const Framework&) = delete;
 
@@ -119,6 +121,26 @@ class Framework {
   // "running Filter plugin ..."). Thread-safe; no allocation unless a plugin allocates.
   Status RunFilterPlugins(const CycleState& state, const kube::Pod& pod,
                           const NodeInfo& node_info) const;
+
+  // Filter with nominated pods (spec kube-scheduler-constraints.md §1.3): when the
+  // Handle's nominator has pods nominated to this node with priority >= pod's (other
+  // than pod itself), pass 1 runs the Filters on clones of the node and state with them
+  // added (PreFilter extensions' AddPod), pass 2 on the originals; the node passes only
+  // if both pass. Without such pods, exactly RunFilterPlugins. Thread-safe.
+  Status RunFilterPluginsWithNominatedPods(const CycleState& state, const kube::Pod& pod,
+                                           const NodeInfo& node_info) const override;
+  // PreFilter extensions (PluginsRunner): AddPod / RemovePod of every PreFilter plugin
+  // with extensions that did not Skip, in order; the first failure, attributed.
+  Status RunPreFilterExtensionAddPod(CycleState& state, const kube::Pod& pod_to_schedule,
+                                     const PodInfo& pod_to_add,
+                                     const NodeInfo& node_info) const override;
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const kube::Pod& pod_to_schedule,
+                                        const PodInfo& pod_to_remove,
+                                        const NodeInfo& node_info) const override;
+
+  // Tells every plugin implementing PodDeletionListener that the assigned or assumed
+  // `pod` was deleted. Thread-safe (the listeners synchronize themselves).
+  void RunPodDeletionListeners(const kube::Pod& pod) const;
 
   // PostFilter (preemption): the first Success wins; UnschedulableAndUnresolvable stops;
   // otherwise Unschedulable with every plugin's reasons (attributed to the first
@@ -243,6 +265,7 @@ class Framework {
   std::vector<PreBindPlugin*> pre_bind_;
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
+  std::vector<PodDeletionListener*> deletion_listeners_;
 
   WaitingPods waiting_pods_;
 

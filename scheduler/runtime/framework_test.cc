@@ -231,6 +231,57 @@ TEST_F(FrameworkTest, PluginHandleForwardsLoadWatcherAndSources) {
   }
 }
 
+// The plugin's Handle also hands out the profile's nominator and, for preemption's dry
+// run, the Framework itself as the PluginsRunner.
+TEST_F(FrameworkTest, PluginHandleForwardsNominatorAndRunner) {
+  class NoNominator final : public PodNominator {
+   public:
+    void AddNominatedPod(std::shared_ptr<const kube::Pod>, absl::string_view) override {}
+    void DeleteNominatedPodIfExists(const kube::Pod&) override {}
+    std::vector<PodInfo> NominatedPodsForNode(absl::string_view) const override { return {}; }
+    bool HasNominatedPods() const override { return false; }
+  };
+  NoNominator nominator;
+  handle_->SetNominator(&nominator);
+  Handle* seen = nullptr;
+  TRIMARAN_ASSERT_OK(registry_.Register(
+      "Capture", [&seen](const PluginArgs& args, Handle& h) -> absl::StatusOr<PluginPtr> {
+        seen = &h;
+        return testing::TrueFilterPlugin::Factory("Capture")(args, h);
+      }));
+  auto fw = MustCreate(ProfileConfig{.filter = {"Capture"}});
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(seen->nominator(), &nominator);
+  EXPECT_EQ(seen->plugins_runner(), static_cast<const PluginsRunner*>(fw.get()));
+  EXPECT_EQ(handle_->plugins_runner(), nullptr);
+}
+
+// Plugins implementing PodDeletionListener hear of deleted pods; others are not asked.
+TEST_F(FrameworkTest, PodDeletionListeners) {
+  class Listener final : public FilterPlugin, public PodDeletionListener {
+   public:
+    explicit Listener(std::vector<std::string>& heard) : heard_(heard) {}
+    absl::string_view Name() const override { return "Listener"; }
+    Status Filter(const CycleState&, const kube::Pod&, const NodeInfo&) const override {
+      return Status();
+    }
+    void OnAssignedPodDeleted(const kube::Pod& pod) override {
+      heard_.push_back(pod.metadata.name);
+    }
+
+   private:
+    std::vector<std::string>& heard_;
+  };
+  std::vector<std::string> heard;
+  TRIMARAN_ASSERT_OK(registry_.Register(
+      "Listener", FactoryOf([&heard] { return std::make_unique<Listener>(heard); })));
+  TRIMARAN_ASSERT_OK(registry_.Register("TrueFilter", testing::TrueFilterPlugin::Factory()));
+  auto fw = MustCreate(ProfileConfig{.filter = {"TrueFilter", "Listener"}});
+  ASSERT_NE(fw, nullptr);
+  fw->RunPodDeletionListeners(*pod_);
+  EXPECT_THAT(heard, ::testing::ElementsAre("p"));
+}
+
 TEST_F(FrameworkTest, PluginInstantiatedOnceAcrossPoints) {
   AddRecording("A");
   ProfileConfig config{.pre_filter = {"A"}, .filter = {"A"}, .reserve = {"A"}, .bind = {"A"}};

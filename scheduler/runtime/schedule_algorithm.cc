@@ -177,7 +177,7 @@ const NodeInfo* Cycle::NominatedNodeThatFits(bool use_feasible) const {
   absl::StatusOr<const NodeInfo*> nominated = snapshot_.Get(name);
   const PreFilterResult& pre = algo_.pre_filter.result;
   if (nominated.ok() && (pre.AllNodes() || pre.node_names->contains((*nominated)->name())) &&
-      framework_.RunFilterPlugins(state_, pod_, **nominated).IsSuccess()) {
+      framework_.RunFilterPluginsWithNominatedPods(state_, pod_, **nominated).IsSuccess()) {
     return *nominated;
   }
   return nullptr;
@@ -281,7 +281,7 @@ bool Cycle::FindNodesThatPassFilters(std::span<const NodeInfo* const> candidates
         [&](int i) {
           if (stop.load(std::memory_order_relaxed)) return;
           const NodeInfo& node = *candidates[(start + i) % n];
-          Status fs = framework_.RunFilterPlugins(state_, pod_, node);
+          Status fs = framework_.RunFilterPluginsWithNominatedPods(state_, pod_, node);
           if (fs.IsSuccess()) {
             const int k = found.fetch_add(1, std::memory_order_relaxed) + 1;
             if (k > to_find) {

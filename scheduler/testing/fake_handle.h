@@ -125,6 +125,9 @@ class FakeHandle final : public Handle {
   // Hands `pool` (not owned; may be null) to plugins as the per-args metrics sources.
   void SetLoadWatcherSources(lw::SourcePool* pool) { sources_ = pool; }
   const ObjectLister& object_lister() const override { return objects_; }
+  PodNominator* nominator() const override { return nominator_; }
+  // Hands `nominator` (not owned; may be null) to plugins and the runtime.
+  void SetNominator(PodNominator* nominator) { nominator_ = nominator; }
 
   // ---- Test access ----
   // Namespaces, services and controllers the plugins see (object_lister()).
@@ -138,6 +141,7 @@ class FakeHandle final : public Handle {
  private:
   lw::Client* load_watcher_ = nullptr;
   lw::SourcePool* sources_ = nullptr;
+  PodNominator* nominator_ = nullptr;
   ::trimaran::testing::FakeClock clock_;
   kube::testing::FakeClient client_;
   FakeSnapshot snapshot_;

@@ -130,6 +130,7 @@ void PriorityQueue::AddToBackoffQ(std::string key, QueuedPodInfo pod, absl::stri
 void PriorityQueue::EnqueueNew(std::shared_ptr<const kube::Pod> pod, absl::string_view event) {
   std::string key = PodKey(*pod);
   if (!pod->status.nominated_node_name.empty()) nominator_.Add(PodInfo::Create(pod));
+  nominated_count_.store(nominator_.size(), std::memory_order_release);
   MoveToActiveQ(std::move(key), NewQueuedPodInfo(std::move(pod)), event);
 }
 
@@ -198,6 +199,7 @@ void PriorityQueue::MovePodsLocked(const std::vector<std::string>& keys, const C
 }
 
 void PriorityQueue::UpdateGauges() {
+  nominated_count_.store(nominator_.size(), std::memory_order_release);
   pending_active_.Set(static_cast<double>(active_q_.size()));
   pending_backoff_.Set(static_cast<double>(backoff_q_.size()));
   pending_unschedulable_.Set(
@@ -241,6 +243,7 @@ void PriorityQueue::UpdateLocked(const kube::Pod& old_pod,
   if (!old_pod.status.nominated_node_name.empty() || !new_pod->status.nominated_node_name.empty() ||
       !nominator_.NodeOf(key).empty()) {
     nominator_.Update(old_pod, PodInfo::Create(new_pod));
+    nominated_count_.store(nominator_.size(), std::memory_order_release);
   }
 
   for (PodHeap* heap : {&active_q_, &backoff_q_}) {
@@ -281,6 +284,7 @@ void PriorityQueue::Delete(const kube::Pod& pod) {
   absl::MutexLock lock(&mu_);
   const std::string key = PodKey(pod);
   nominator_.Delete(key);
+  nominated_count_.store(nominator_.size(), std::memory_order_release);
   if (!active_q_.Delete(key).has_value() && !backoff_q_.Delete(key).has_value()) {
     unschedulable_.Delete(key);
   }
@@ -341,6 +345,7 @@ absl::Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfo pod_info,
   pod_info.gating_plugin.clear();
   if (!pod_info.pod->status.nominated_node_name.empty()) {
     nominator_.Add(PodInfo::Create(pod_info.pod));
+    nominated_count_.store(nominator_.size(), std::memory_order_release);
   }
   const bool error = pod_info.unschedulable_plugins.empty() && pod_info.pending_plugins.empty();
   if (move_request_cycle_ >= pod_scheduling_cycle || error || update_may_help) {
@@ -415,11 +420,13 @@ void PriorityQueue::AddNominatedPod(std::shared_ptr<const kube::Pod> pod,
   PodInfo info = PodInfo::Create(std::move(pod));  // outside the lock: computes requests
   absl::MutexLock lock(&mu_);
   nominator_.Add(std::move(info), node_name);
+  nominated_count_.store(nominator_.size(), std::memory_order_release);
 }
 
 void PriorityQueue::DeleteNominatedPodIfExists(const kube::Pod& pod) {
   absl::MutexLock lock(&mu_);
   nominator_.Delete(PodKey(pod));
+  nominated_count_.store(nominator_.size(), std::memory_order_release);
 }
 
 std::vector<PodInfo> PriorityQueue::NominatedPodsForNode(absl::string_view node_name) const {

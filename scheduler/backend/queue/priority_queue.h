@@ -36,6 +36,7 @@
 // Ownership: the Clock, the Scope's registry and the PreEnqueue plugins must outlive
 // the queue. The destructor stops the flusher thread.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -125,6 +126,9 @@ class PriorityQueue final : public SchedulingQueue {
   void AddNominatedPod(std::shared_ptr<const kube::Pod> pod, absl::string_view node_name) override;
   void DeleteNominatedPodIfExists(const kube::Pod& pod) override;
   std::vector<PodInfo> NominatedPodsForNode(absl::string_view node_name) const override;
+  bool HasNominatedPods() const override {
+    return nominated_count_.load(std::memory_order_acquire) > 0;
+  }
 
   void Run(std::stop_token stop = {}) override;
   void Close() override;
@@ -199,6 +203,9 @@ class PriorityQueue final : public SchedulingQueue {
   PodHeap backoff_q_ ABSL_GUARDED_BY(mu_);
   UnschedulablePods unschedulable_ ABSL_GUARDED_BY(mu_);
   Nominator nominator_ ABSL_GUARDED_BY(mu_);
+  // nominator_.size(), readable without the lock (HasNominatedPods); stored after every
+  // change of nominator_.
+  std::atomic<size_t> nominated_count_{0};
   absl::flat_hash_map<std::string, InFlight> in_flight_ ABSL_GUARDED_BY(mu_);
   int64_t scheduling_cycle_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t move_request_cycle_ ABSL_GUARDED_BY(mu_) = -1;

@@ -592,7 +592,9 @@ TEST_F(PriorityQueueTest, NominatedPods) {
   PriorityQueue& queue = NewQueue();
   const PodPtr p = NewPod("p");
   queue.Add(p);
+  EXPECT_FALSE(queue.HasNominatedPods());
   queue.AddNominatedPod(p, "n1");
+  EXPECT_TRUE(queue.HasNominatedPods());
   ASSERT_EQ(queue.NominatedPodsForNode("n1").size(), 1u);
   EXPECT_EQ(queue.NominatedPodsForNode("n1")[0].pod, p);
   // An update without status.nominatedNodeName keeps the scheduler's own nomination.
@@ -613,8 +615,11 @@ TEST_F(PriorityQueueTest, NominatedPods) {
   EXPECT_EQ(queue.NominatedPodsForNode("n2").size(), 2u);
   queue.DeleteNominatedPodIfExists(*p3);
   EXPECT_EQ(queue.NominatedPodsForNode("n2").size(), 1u);
+  EXPECT_TRUE(queue.HasNominatedPods());
   queue.Delete(*q);
   EXPECT_THAT(queue.NominatedPodsForNode("n2"), IsEmpty());
+  // The lock-free count follows every path that changes the nominator.
+  EXPECT_FALSE(queue.HasNominatedPods());
 }
 
 TEST_F(PriorityQueueTest, Metrics) {

@@ -58,6 +58,7 @@
 #include "kube/api/pod.h"
 #include "scheduler/framework/cluster_event.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/pod_nominator.h"
 #include "scheduler/framework/types.h"
 
 namespace trimaran::sched {
@@ -75,7 +76,7 @@ struct QueueCounts {
   size_t in_flight = 0;
 };
 
-class SchedulingQueue {
+class SchedulingQueue : public PodNominator {
  public:
   virtual ~SchedulingQueue() = default;
 
@@ -150,13 +151,8 @@ class SchedulingQueue {
   virtual void FlushUnschedulablePodsLeftover() = 0;
 
   // ---- Nominated pods (preemption) ----
-
-  // Nominates `pod` to `node_name` ("" = its status.nominatedNodeName).
-  virtual void AddNominatedPod(std::shared_ptr<const kube::Pod> pod,
-                               absl::string_view node_name) = 0;
-  virtual void DeleteNominatedPodIfExists(const kube::Pod& pod) = 0;
-  // The pods nominated to `node_name`, in nomination order.
-  virtual std::vector<PodInfo> NominatedPodsForNode(absl::string_view node_name) const = 0;
+  // The PodNominator methods (pod_nominator.h): AddNominatedPod,
+  // DeleteNominatedPodIfExists, NominatedPodsForNode, HasNominatedPods.
 
   // ---- Lifecycle and introspection ----
 

@@ -33,6 +33,7 @@
 #include "absl/strings/string_view.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
+#include "scheduler/framework/pod_deletion_listener.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/plugins/load_aware/node_table.h"
 #include "scheduler/plugins/load_aware/plugin_metrics.h"
@@ -45,7 +46,8 @@ namespace trimaran::sched::plugins {
 
 class LoadVariationRiskBalancing final : public PreScorePlugin,
                                          public ScorePlugin,
-                                         public ReservePlugin {
+                                         public ReservePlugin,
+                                         public PodDeletionListener {
  public:
   static constexpr absl::string_view kName = "LoadVariationRiskBalancing";
   static constexpr absl::string_view kStateKey = "LoadVariationRiskBalancing.Cycle";
@@ -70,6 +72,8 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
                     std::span<NodeScore> scores) const override;
   Status Reserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
+  // A deleted pod (a preemption victim, say) stops counting as recently placed load.
+  void OnAssignedPodDeleted(const kube::Pod& pod) override { tracker_.Forget(pod); }
 
   // riskScore of spec §3 (unrounded, 0..100).
   static double RiskScore(const load_aware::ResourceStats& stats, double margin,

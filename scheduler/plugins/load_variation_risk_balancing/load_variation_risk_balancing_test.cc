@@ -156,6 +156,11 @@ TEST(LoadVariationRiskBalancingTest, ReservedPodsRaiseTheMean) {
   EXPECT_EQ(ScoreN(*env, kPod), 63);
   env->plugin->Unreserve(state, other, "n");
   EXPECT_EQ(ScoreN(*env, kPod), 75);
+  // Placed again, then deleted (a preemption victim): no longer counted.
+  ASSERT_TRUE(env->plugin->Reserve(state, other, "n").IsSuccess());
+  EXPECT_EQ(ScoreN(*env, kPod), 63);
+  env->plugin->OnAssignedPodDeleted(other);
+  EXPECT_EQ(ScoreN(*env, kPod), 75);
 }
 
 TEST(LoadVariationRiskBalancingTest, Fallback) {

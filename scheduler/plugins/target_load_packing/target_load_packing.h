@@ -60,6 +60,7 @@
 #include "absl/strings/string_view.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
+#include "scheduler/framework/pod_deletion_listener.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/plugins/load_aware/node_table.h"
 #include "scheduler/plugins/load_aware/plugin_metrics.h"
@@ -68,7 +69,10 @@
 
 namespace trimaran::sched::plugins {
 
-class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, public ReservePlugin {
+class TargetLoadPacking final : public PreScorePlugin,
+                                public ScorePlugin,
+                                public ReservePlugin,
+                                public PodDeletionListener {
  public:
   static constexpr absl::string_view kName = "TargetLoadPacking";
   static constexpr absl::string_view kStateKey = "TargetLoadPacking.Cycle";
@@ -98,6 +102,8 @@ class TargetLoadPacking final : public PreScorePlugin, public ScorePlugin, publi
                     std::span<NodeScore> scores) const override;
   Status Reserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
+  // A deleted pod (a preemption victim, say) stops counting as recently placed load.
+  void OnAssignedPodDeleted(const kube::Pod& pod) override { tracker_.Forget(pod); }
 
   // The pod's predicted load P (cpu millicores, memory bytes) per the args (§2.2).
   load_aware::PodLoad Predict(const kube::Pod& pod) const;

@@ -272,6 +272,24 @@ TEST(TargetLoadPackingTest, AssumedPodsCountUntilUnreservedOrCoveredByTheWindow)
   EXPECT_EQ(env->plugin->tracker().size(), 0u);  // pruned
 }
 
+// A placed pod that is deleted (a preemption victim) stops counting at once, not when the
+// metrics window covers it.
+TEST(TargetLoadPackingTest, DeletedPodsStopCountingAtOnce) {
+  auto env = MakeEnv({Node4("n")}, {}, "{}");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("n").Cpu(lw::kOpAvg, 0).Obj());
+  const kube::Pod big = PodWithLimit("big", "1");
+  CycleState state;
+  ScoreAll(*env, big, state);
+  ASSERT_TRUE(env->plugin->Reserve(state, big, "n").IsSuccess());
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("probe", "0"))["n"], 78);
+  env->plugin->OnAssignedPodDeleted(big);
+  EXPECT_EQ(env->plugin->tracker().size(), 0u);
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("probe", "0"))["n"], 40);
+  env->plugin->OnAssignedPodDeleted(big);  // idempotent
+  EXPECT_EQ(ScoreAll(*env, PodWithLimit("probe", "0"))["n"], 40);
+}
+
 TEST(TargetLoadPackingTest, PodsRunningAtStartupAreNotCountedTwice) {
   // Two pods of 1 core already run on the node; the metrics (50 %) include them.
   auto env = MakeEnv({Node4("n")},

@@ -1,0 +1,105 @@
+#pragma once
+// DefaultPreemption: the PostFilter plugin that makes room for a pod that fits nowhere
+// by evicting lower-priority pods from one node (upstream's defaultpreemption plugin and
+// preemption.Evaluator, spec kube-scheduler-constraints.md §9). Described in README.md
+// in this folder.
+//
+//   PostFilter: eligibility -> potential nodes (status Unschedulable) -> dry run on
+//   clones over numCandidates nodes from a random offset -> pick one node -> write:
+//   DisruptionTarget condition + DELETE + "Preempted" event per victim, clear the
+//   nominations of lower-priority pods on that node -> result.nominated_node_name.
+//   The scheduler then nominates the preemptor (status.nominatedNodeName and the queue's
+//   nominator) and requeues it.
+//
+// Thread-safety: PostFilter and DryRun run on the scheduling thread (one pod at a time);
+// the dry run fans out over the Handle's Parallelizer with a private copy of the node
+// and state per node.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/framework/interface.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/plugins/default_preemption/args.h"
+#include "scheduler/plugins/default_preemption/disruption_budget.h"
+#include "scheduler/plugins/default_preemption/pick_node.h"
+
+namespace trimaran::sched::plugins {
+
+class DefaultPreemption final : public PostFilterPlugin {
+ public:
+  static constexpr absl::string_view kName = "DefaultPreemption";
+  static constexpr absl::string_view kNotEligiblePolicyNever =
+      "not eligible due to preemptionPolicy=Never.";
+  static constexpr absl::string_view kNotEligibleTerminating =
+      "not eligible due to a terminating pod on the nominated node.";
+  static constexpr absl::string_view kNotHelpful = "Preemption is not helpful for scheduling";
+  // The DisruptionTarget condition a victim gets before it is deleted.
+  static constexpr std::string_view kDisruptionTarget = "DisruptionTarget";
+  static constexpr std::string_view kReasonPreemptionByScheduler = "PreemptionByScheduler";
+
+  // The budgets preemption respects (PodDisruptionBudgets from the daemon's informer).
+  using BudgetSource = std::function<std::vector<DisruptionBudget>()>;
+
+  static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+  static PluginDescriptor Descriptor();
+
+  // `budgets` null: no budgets. `seed` seeds the random start offset of the dry run.
+  DefaultPreemption(DefaultPreemptionArgs args, Handle& handle, BudgetSource budgets,
+                    uint64_t seed = std::random_device()());
+
+  absl::string_view Name() const override { return kName; }
+
+  Status PostFilter(CycleState& state, const kube::Pod& pod,
+                    const NodeToStatus& filtered_node_status, PostFilterResult& result) override;
+
+  // What preemption would do, without any API call: the chosen node and its victims, or
+  // why there is none (the status PostFilter would return, "preemption: " included).
+  struct Plan {
+    Status status;
+    std::optional<Candidate> chosen;
+    // Every candidate the dry run found, in dry-run order (non-violating first).
+    std::vector<Candidate> candidates;
+    // No node could take the pod by preemption (not set when the pod was not eligible):
+    // PostFilter then clears its nomination.
+    bool no_room = false;
+  };
+  Plan DryRun(CycleState& state, const kube::Pod& pod, const NodeToStatus& filtered_node_status);
+
+  // Whether `pod` may preempt at all (upstream PodEligibleToPreemptOthers); `message` gets
+  // the reason when not.
+  bool PodEligibleToPreemptOthers(const kube::Pod& pod, const NodeToStatus& filtered_node_status,
+                                  std::string& message) const;
+
+  // Tests: the dry run's start offset among n potential nodes (default: random).
+  void SetOffsetForTest(std::function<int32_t(int32_t n)> offset) { offset_ = std::move(offset); }
+
+ private:
+  // Evicts the victims and clears lower-priority nominations on the node (upstream
+  // prepareCandidate). kError on an API failure other than NotFound.
+  Status PrepareCandidate(const Candidate& candidate, const kube::Pod& pod);
+  // Patches status.nominatedNodeName "" on `pod` when it has one.
+  void ClearNominatedNodeName(const kube::Pod& pod);
+
+  const DefaultPreemptionArgs args_;
+  Handle& handle_;
+  BudgetSource budgets_;
+  std::mt19937_64 random_;
+  std::function<int32_t(int32_t n)> offset_;
+};
+
+// The budgets the Handle's ObjectLister holds (policy/v1 and policy/v1beta1
+// PodDisruptionBudgets, whichever the daemon's informer watches), in every namespace the
+// lister's namespaces informer knows (the lister answers per namespace).
+std::vector<DisruptionBudget> ListDisruptionBudgets(const ObjectLister& objects);
+
+}  // namespace trimaran::sched::plugins
