@@ -118,6 +118,9 @@ ListerWatcher<Node> NodeListerWatcher(Client& client, std::string label_selector
 ListerWatcher<SelectorObject> SelectorObjectListerWatcher(Client& client,
                                                           SelectorResource resource);
 
+// Every object of `resource` (kube/api/storage.h) in every namespace.
+ListerWatcher<StorageObject> StorageObjectListerWatcher(Client& client, StorageResource resource);
+
 template <typename T>
 struct EventHandlers {
   std::function<void(const std::shared_ptr<const T>&)> on_add;

@@ -32,6 +32,7 @@ class PluginHandle final : public Handle {
   lw::SourcePool* load_watcher_sources() override { return base_.load_watcher_sources(); }
   kube::CallOptions binding_call_options() override { return base_.binding_call_options(); }
   const ObjectLister& object_lister() const override { return base_.object_lister(); }
+  const StorageLister& storage_lister() const override { return base_.storage_lister(); }
 
  private:
   Handle& base_;
