@@ -215,6 +215,14 @@ absl::Status DecodeSelectorObjectValue(const rapidjson::Value& value, std::strin
   return json_internal::Read(value, root, out);
 }
 
+absl::Status DecodeStorageObjectValue(const rapidjson::Value& value, std::string_view path,
+                                      StorageResource resource, StorageObject& out) {
+  const Path root(path);
+  if (!value.IsObject()) return TypeError(root, "object", value);
+  out = StorageObject::Empty(resource);
+  return json_internal::Read(value, root, out);
+}
+
 absl::Status DecodeStatusValue(const rapidjson::Value& value, std::string_view path,
                                ApiStatus& out) {
   const Path root(path);

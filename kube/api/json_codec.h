@@ -88,6 +88,10 @@ absl::Status DecodeSelectorObjectValue(const rapidjson::Value& value, std::strin
                                        SelectorObject& out);
 absl::Status DecodeStatusValue(const rapidjson::Value& value, std::string_view path,
                                ApiStatus& out);
+// A PV, PVC, StorageClass or CSINode of `resource` (a "kind" member, when present, must
+// name one of the four and decides).
+absl::Status DecodeStorageObjectValue(const rapidjson::Value& value, std::string_view path,
+                                      StorageResource resource, StorageObject& out);
 
 // ---- Encoding. ----
 std::string EncodePod(const Pod& pod);

@@ -14,7 +14,6 @@
 namespace trimaran::sched::plugins {
 namespace {
 
-using ::trimaran::sched::testing::FakeHandle;
 using kube::testing::MakeClaim;
 using kube::testing::MakeNode;
 using kube::testing::MakePod;
@@ -22,6 +21,7 @@ using kube::testing::MakePv;
 using kube::testing::MakeStorageClass;
 using kube::testing::WithClaims;
 using ::testing::ElementsAre;
+using ::trimaran::sched::testing::FakeHandle;
 
 constexpr char kWait[] = "wait-sc";
 constexpr char kImmediate[] = "immediate-sc";
@@ -82,12 +82,15 @@ class VolumeBindingTest : public ::testing::Test {
 
 // TestVolumeBinding V1-V9 (spec §4.10).
 TEST_F(VolumeBindingTest, PluginTable) {
-  Put(MakePv("pv-a").Class(kWait).Obj());
-  Put(MakeClaim("default", "pvc-a").Class(kWait).BoundTo("pv-a").Obj());
+  // The PVs are bound to their claims: no PV is Available for static matching.
+  const kube::PersistentVolumeClaim pvc_a =
+      Put(MakeClaim("default", "pvc-a").Class(kWait).BoundTo("pv-a").Obj());
+  Put(MakePv("pv-a").Class(kWait).ClaimRef(pvc_a).Obj());
   Put(MakeClaim("default", "pvc-imm").Class(kImmediate).Obj());
   Put(MakeClaim("default", "pvc-wait").Class(kWait).Obj());
-  Put(MakePv("pv-affine").Class(kWait).NodeAffinityIn("foo", {"bar"}).Obj());
-  Put(MakeClaim("default", "pvc-affine").Class(kWait).BoundTo("pv-affine").Obj());
+  const kube::PersistentVolumeClaim pvc_affine =
+      Put(MakeClaim("default", "pvc-affine").Class(kWait).BoundTo("pv-affine").Obj());
+  Put(MakePv("pv-affine").Class(kWait).NodeAffinityIn("foo", {"bar"}).ClaimRef(pvc_affine).Obj());
   Put(MakeClaim("default", "pvc-orphan").Class(kWait).BoundTo("pv-gone").Obj());
   Put(MakeClaim("default", "pvc-lost").Class(kWait).BoundTo("pv-a").Phase("Lost").Obj());
   const kube::Node node_a = Node("node-a", {{"foo", "barbar"}});
