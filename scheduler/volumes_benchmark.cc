@@ -30,6 +30,7 @@
 #include "kube/testing/wrappers.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/scheduler_benchmark_util.h"
+#include "scheduler/scheduler_test_util.h"
 
 namespace trimaran::sched {
 namespace {

@@ -33,6 +33,7 @@ class State final : public StateData {
   std::unique_ptr<StateData> Clone() const override {
     auto c = std::make_unique<State>();
     c->bound = bound;
+    c->bound_volumes = bound_volumes;
     c->delayed = delayed;
     c->volumes_by_class = volumes_by_class;
     c->all_bound = all_bound;
@@ -64,6 +65,8 @@ class State final : public StateData {
   }
 
   std::vector<ClaimPtr> bound;
+  // The PV of each bound claim (nullptr when missing), read once per cycle.
+  std::vector<VolumePtr> bound_volumes;
   std::vector<ClaimPtr> delayed;
   // The candidate PVs of each delayed claim's class, captured once per cycle.
   std::map<std::string, std::vector<VolumePtr>, std::less<>> volumes_by_class;
@@ -230,6 +233,7 @@ Status VolumeBinding::PreFilter(CycleState& state, const kube::Pod& pod,
   }
   for (ClaimPtr& claim : claims) {
     if (FullyBound(*claim)) {
+      s->bound_volumes.push_back(cache_.GetVolume(claim->spec.volume_name));
       s->bound.push_back(std::move(claim));
       continue;
     }
@@ -265,8 +269,7 @@ Status VolumeBinding::Filter(const CycleState& state, const kube::Pod& /*pod*/,
   const State& s = **read;
 
   bool bound_satisfied = true, unbound_satisfied = true, pv_found = true;
-  for (const ClaimPtr& claim : s.bound) {
-    VolumePtr pv = cache_.GetVolume(claim->spec.volume_name);
+  for (const VolumePtr& pv : s.bound_volumes) {
     if (pv == nullptr) {
       pv_found = false;
       continue;
@@ -340,7 +343,8 @@ Status VolumeBinding::Filter(const CycleState& state, const kube::Pod& /*pod*/,
   if (!reasons.empty()) {
     return Status::UnschedulableAndUnresolvable(std::move(reasons)).WithPlugin(kName);
   }
-  s.SetNode(node->metadata.name, std::move(result));
+  // Only pods with claims to bind need the per-node result (Reserve).
+  if (!s.delayed.empty()) s.SetNode(node->metadata.name, std::move(result));
   return Status();
 }
 
