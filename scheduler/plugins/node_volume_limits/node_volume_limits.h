@@ -22,10 +22,12 @@
 // UnschedulableAndUnresolvable "looking up PVC <ns>/<name>: persistentvolumeclaims
 // "<name>" not found" and an ephemeral claim it does not own an Error; for the pods on
 // the node a missing claim is skipped.
-// PreFilter skips pods without claims, ephemeral volumes or migratable inline volumes.
+// PreFilter skips pods without claims, ephemeral volumes or migratable inline volumes;
+// otherwise it lists the pod's volumes once (for nodes with and without a CSINode) into
+// the CycleState, with the lookup error if any, which Filter returns for every node.
 //
-// Thread-safety: Filter only reads the pod, the NodeInfo and the StorageLister and is
-// safe for concurrent use.
+// Thread-safety: Filter only reads the CycleState, the NodeInfo and the StorageLister
+// and is safe for concurrent use.
 
 #include <memory>
 #include <span>

@@ -13,7 +13,6 @@
 namespace trimaran::sched::plugins {
 namespace {
 
-using ::trimaran::sched::testing::FakeHandle;
 using kube::testing::MakeClaim;
 using kube::testing::MakeCsiNode;
 using kube::testing::MakeNode;
@@ -21,6 +20,7 @@ using kube::testing::MakePod;
 using kube::testing::MakePv;
 using kube::testing::MakeStorageClass;
 using kube::testing::WithClaims;
+using ::trimaran::sched::testing::FakeHandle;
 
 constexpr char kEbs[] = "ebs.csi.aws.com";
 constexpr char kGce[] = "pd.csi.storage.gke.io";
@@ -165,8 +165,10 @@ TEST_F(NodeVolumeLimitsTest, MissingClaimsAndLegacyAllocatable) {
   NodeInfo node_info(std::make_shared<const kube::Node>(node));
   node_info.AddPod(std::make_shared<const kube::Pod>(PodWith("old", {"csi-ebs-0"})));
   CycleState state;
-  EXPECT_EQ(plugin.Filter(state, PodWith("new", {"csi-ebs-1"}), node_info).code(),
-            Code::kUnschedulable);
+  PreFilterResult result;
+  const kube::Pod pod = PodWith("new", {"csi-ebs-1"});
+  ASSERT_TRUE(plugin.PreFilter(state, pod, {}, result).IsSuccess());
+  EXPECT_EQ(plugin.Filter(state, pod, node_info).code(), Code::kUnschedulable);
 }
 
 }  // namespace
