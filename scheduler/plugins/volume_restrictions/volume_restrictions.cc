@@ -98,20 +98,23 @@ Status VolumeRestrictions::PreFilter(CycleState& state, const kube::Pod& pod,
       rwop.insert(name);
     }
   }
+  // How many of those claims a scheduled pod uses (upstream's usedPVCSet: claims are
+  // namespaced, so only pods of the same namespace count).
   int64_t conflicts = 0;
   if (!rwop.empty()) {
-    // Claims are namespaced: only scheduled pods of the same namespace use them.
+    std::set<std::string> used;
     for (const NodeInfo* node : handle_.snapshot_lister().NodeInfos().List()) {
       for (const PodInfo& p : node->pods()) {
         if (p.pod->metadata.namespace_name != pod.metadata.namespace_name) continue;
         if (p.pod->metadata.uid == pod.metadata.uid) continue;
         for (const kube::Volume& v : p.pod->spec.volumes) {
           if (v.persistent_volume_claim && rwop.contains(v.persistent_volume_claim->claim_name)) {
-            ++conflicts;
+            used.insert(v.persistent_volume_claim->claim_name);
           }
         }
       }
     }
+    conflicts = static_cast<int64_t>(used.size());
   }
   if (!HasInlineDisk(pod) && conflicts == 0) return Status::Skip();
   state.Write(kPreFilterStateKey, std::make_unique<PreFilterState>(std::move(rwop), conflicts));
