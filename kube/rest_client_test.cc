@@ -100,7 +100,7 @@ TEST(RestClientTest, BindPostsBindingAndMapsConflict) {
 TEST(RestClientTest, StorageObjectsListAndMergePatch) {
   Fixture f;
   f.transport->AddResponse(
-      "GET", std::string(kServer) + "/apis/storage.k8s.io/v1/csinodes?", 200,
+      "GET", std::string(kServer) + "/apis/storage.k8s.io/v1/csinodes", 200,
       R"({"kind":"CSINodeList","metadata":{"resourceVersion":"7"},"items":[)"
       R"({"metadata":{"name":"n1"},"spec":{"drivers":[{"name":"d","nodeID":"n1",)"
       R"("allocatable":{"count":3}}]}}]})");
