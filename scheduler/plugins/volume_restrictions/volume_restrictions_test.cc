@@ -13,12 +13,12 @@
 namespace trimaran::sched::plugins {
 namespace {
 
-using ::trimaran::sched::testing::FakeHandle;
 using kube::testing::MakeClaim;
 using kube::testing::MakeNode;
 using kube::testing::MakePod;
 using kube::testing::WithClaims;
 using kube::testing::WithVolume;
+using ::trimaran::sched::testing::FakeHandle;
 
 kube::Volume Gce(std::string pd, bool ro) {
   kube::Volume v;

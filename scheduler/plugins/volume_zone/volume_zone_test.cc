@@ -14,13 +14,13 @@
 namespace trimaran::sched::plugins {
 namespace {
 
-using ::trimaran::sched::testing::FakeHandle;
 using kube::testing::MakeClaim;
 using kube::testing::MakeNode;
 using kube::testing::MakePod;
 using kube::testing::MakePv;
 using kube::testing::MakeStorageClass;
 using kube::testing::WithClaims;
+using ::trimaran::sched::testing::FakeHandle;
 
 constexpr char kBetaZone[] = "failure-domain.beta.kubernetes.io/zone";
 constexpr char kBetaRegion[] = "failure-domain.beta.kubernetes.io/region";
