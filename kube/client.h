@@ -38,6 +38,7 @@
 #include "kube/api/pod.h"
 #include "kube/api/pod_status_patch.h"
 #include "kube/api/selector_object.h"
+#include "kube/api/storage.h"
 #include "kube/api/watch_event.h"
 
 namespace trimaran::kube {
@@ -118,6 +119,22 @@ class Client {
   virtual absl::Status WatchSelectorObjects(SelectorResource resource, const WatchOptions& options,
                                             const WatchHandler<SelectorObject>& handler,
                                             std::stop_token stop) = 0;
+
+  // ---- PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes
+  // (kube/api/storage.h), across all namespaces. As ListPods/WatchPods otherwise. ----
+  virtual absl::StatusOr<StorageObjectList> ListStorageObjects(StorageResource resource,
+                                                               const ListOptions& options) = 0;
+  virtual absl::Status WatchStorageObjects(StorageResource resource, const WatchOptions& options,
+                                           const WatchHandler<StorageObject>& handler,
+                                           std::stop_token stop) = 0;
+  // JSON merge PATCH of a PersistentVolume or PersistentVolumeClaim (the volume binder's
+  // writes, kube/api/storage.h StoragePatch): sets the given annotations and, when
+  // present, spec.claimRef, only if the object is still at patch.resource_version
+  // (Aborted otherwise). Returns the object as the server stored it.
+  virtual absl::StatusOr<StorageObject> PatchStorageObject(StorageResource resource,
+                                                           absl::string_view ns,
+                                                           absl::string_view name,
+                                                           const StoragePatch& patch) = 0;
 
   // ---- Events (events.k8s.io/v1). ----
   virtual absl::Status CreateEvent(const Event& event) = 0;

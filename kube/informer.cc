@@ -70,6 +70,19 @@ ListerWatcher<SelectorObject> DisruptionBudgetListerWatcher(Client& client) {
   return lw;
 }
 
+ListerWatcher<StorageObject> StorageObjectListerWatcher(Client& client, StorageResource resource) {
+  ListerWatcher<StorageObject> lw;
+  lw.list = [&client, resource](const ListOptions& o) {
+    return client.ListStorageObjects(resource, o);
+  };
+  lw.watch = [&client, resource](const WatchOptions& o, const WatchHandler<StorageObject>& h,
+                                 std::stop_token stop) {
+    return client.WatchStorageObjects(resource, o, h, stop);
+  };
+  lw.description = std::string(PluralName(resource));
+  return lw;
+}
+
 namespace internal {
 
 Reflector::Reflector(ReflectorTarget& target, ReflectorSource source, const Clock& clock,

@@ -122,6 +122,9 @@ ListerWatcher<SelectorObject> SelectorObjectListerWatcher(Client& client,
 // watches of one ListerWatcher share that choice (thread-safe).
 ListerWatcher<SelectorObject> DisruptionBudgetListerWatcher(Client& client);
 
+// Every object of `resource` (kube/api/storage.h) in every namespace.
+ListerWatcher<StorageObject> StorageObjectListerWatcher(Client& client, StorageResource resource);
+
 template <typename T>
 struct EventHandlers {
   std::function<void(const std::shared_ptr<const T>&)> on_add;

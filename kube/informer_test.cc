@@ -784,6 +784,82 @@ TEST(DisruptionBudgetListerWatcherTest, FallsBackToV1beta1OnNotFound) {
   EXPECT_EQ(v1.items[0].metadata.name, "v1-pdb");
 }
 
+// The StorageObject informers over the fake: claims of one resource only, the patch the
+// volume binder sends (annotations merged, conditional on the resourceVersion).
+TEST(InformerTest, FollowsStorageObjectsAndPatches) {
+  FakeClient client;
+  PersistentVolumeClaim claim;
+  claim.metadata.namespace_name = "default";
+  claim.metadata.name = "data";
+  claim.spec.storage_class_name = "wait";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(StorageObject stored,
+                                client.ApplyStorageObject(StorageObject::Make(claim)));
+  PersistentVolume pv;
+  pv.metadata.name = "pv-1";
+  TRIMARAN_ASSERT_OK(client.ApplyStorageObject(StorageObject::Make(pv)).status());
+
+  FakeClock clock;
+  Informer<StorageObject> informer(
+      StorageObjectListerWatcher(client, StorageResource::kPersistentVolumeClaims), clock,
+      FastOptions());
+  std::vector<std::string> calls;
+  absl::Mutex mu;
+  auto describe = [](const StorageObject& o) {
+    const auto& c = std::get<PersistentVolumeClaim>(o.object);
+    auto it = c.metadata.annotations.find(std::string(kAnnSelectedNode));
+    return absl::StrCat(o.metadata.namespace_name, "/", o.metadata.name,
+                        it == c.metadata.annotations.end() ? "" : " on " + it->second);
+  };
+  informer.AddEventHandlers(EventHandlers<StorageObject>{
+      .on_add =
+          [&](const std::shared_ptr<const StorageObject>& o) {
+            absl::MutexLock lock(&mu);
+            calls.push_back("add " + describe(*o));
+          },
+      .on_update =
+          [&](const std::shared_ptr<const StorageObject>&,
+              const std::shared_ptr<const StorageObject>& o) {
+            absl::MutexLock lock(&mu);
+            calls.push_back("update " + describe(*o));
+          },
+      .on_delete =
+          [&](const std::shared_ptr<const StorageObject>& o, bool) {
+            absl::MutexLock lock(&mu);
+            calls.push_back("delete " + o->metadata.name);
+          },
+  });
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  ASSERT_TRUE(client.AwaitOpenWatches(1));
+
+  StoragePatch stale{.resource_version = "1"};
+  stale.annotations[std::string(kAnnSelectedNode)] = "n0";
+  EXPECT_THAT(
+      client.PatchStorageObject(StorageResource::kPersistentVolumeClaims, "default", "data", stale)
+          .status(),
+      StatusIs(absl::StatusCode::kAborted));
+  StoragePatch patch{.resource_version = stored.metadata.resource_version};
+  patch.annotations[std::string(kAnnSelectedNode)] = "n1";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(StorageObject patched,
+                                client.PatchStorageObject(StorageResource::kPersistentVolumeClaims,
+                                                          "default", "data", patch));
+  EXPECT_EQ(std::get<PersistentVolumeClaim>(patched.object).spec.storage_class_name, "wait");
+  pv.metadata.name = "pv-2";  // another resource: not seen
+  TRIMARAN_ASSERT_OK(client.ApplyStorageObject(StorageObject::Make(pv)).status());
+  TRIMARAN_ASSERT_OK(
+      client.DeleteStorageObject(StorageResource::kPersistentVolumeClaims, "default", "data"));
+  auto three = [&] {
+    absl::MutexLock lock(&mu);
+    return calls.size() >= 3;
+  };
+  for (int i = 0; i < 1000 && !three(); ++i) absl::SleepFor(absl::Milliseconds(10));
+  informer.Stop();
+  absl::MutexLock lock(&mu);
+  EXPECT_THAT(calls, ::testing::ElementsAre("add default/data", "update default/data on n1",
+                                            "delete data"));
+  EXPECT_EQ(informer.store().Size(), 0u);
+}
+
 TEST(StoreTest, IndexFollowsUpdatesAndRemovals) {
   Store<Pod> store;
   store.AddIndex(kPodsByNodeIndex, PodNodeIndexFunc);

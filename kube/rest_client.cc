@@ -497,6 +497,66 @@ absl::Status RestClient::WatchSelectorObjects(SelectorResource resource,
       stop);
 }
 
+// ---- PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes ----
+
+absl::StatusOr<StorageObjectList> RestClient::ListStorageObjects(StorageResource resource,
+                                                                 const ListOptions& options) {
+  std::string q = EncodeListQuery(options);
+  Call call{.method = "GET",
+            .path = absl::StrCat(std::string(CollectionPath(resource)), q.empty() ? "" : "?", q),
+            .what = absl::StrCat("list ", std::string(PluralName(resource)))};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<StorageObjectList> list = DecodeStorageObjectList(body, resource);
+  if (!list.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  return list;
+}
+
+absl::Status RestClient::WatchStorageObjects(StorageResource resource, const WatchOptions& options,
+                                             const WatchHandler<StorageObject>& handler,
+                                             std::stop_token stop) {
+  std::string what = absl::StrCat("watch ", std::string(PluralName(resource)),
+                                  " from resourceVersion ", options.resource_version);
+  return Stream(
+      absl::StrCat(std::string(CollectionPath(resource)), "?", EncodeWatchQuery(options)), what,
+      [&](std::string_view line, bool* keep) -> absl::Status {
+        WatchEvent<StorageObject> ev =
+            DecodeWatchLine<StorageObject>(line, DecodeStorageObjectWatchEvent(line, resource));
+        if (ev.undecodable && ev.object.resource() != resource) {
+          // Keep the kind of the informer's resource so its key is right.
+          ObjectMeta meta = ev.object.metadata;
+          ev.object = StorageObject::Empty(resource);
+          ev.object.metadata = std::move(meta);
+        }
+        counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
+        if (ev.undecodable) counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
+        *keep = handler(std::move(ev));
+        return absl::OkStatus();
+      },
+      stop);
+}
+
+absl::StatusOr<StorageObject> RestClient::PatchStorageObject(StorageResource resource,
+                                                             absl::string_view ns,
+                                                             absl::string_view name,
+                                                             const StoragePatch& patch) {
+  const std::string collection =
+      IsNamespaced(resource)
+          ? absl::StrCat("/api/v1/namespaces/", ns, "/", std::string(PluralName(resource)))
+          : std::string(CollectionPath(resource));
+  Call call{.method = "PATCH",
+            .path = absl::StrCat(collection, "/", name),
+            .body = EncodeStoragePatch(patch),
+            .content_type = "application/merge-patch+json",
+            .what = absl::StrCat("patch ", std::string(PluralName(resource)), " ",
+                                 IsNamespaced(resource) ? absl::StrCat(ns, "/") : "", name)};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<StorageObject> object = DecodeStorageObject(body, resource);
+  if (!object.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", object.status().message()));
+  return object;
+}
+
 absl::StatusOr<Node> RestClient::GetNode(absl::string_view name) {
   Call call{.method = "GET",
             .path = absl::StrCat("/api/v1/nodes/", name),

@@ -106,6 +106,14 @@ class RestClient final : public Client {
   absl::Status WatchSelectorObjects(SelectorResource resource, const WatchOptions& options,
                                     const WatchHandler<SelectorObject>& handler,
                                     std::stop_token stop) override;
+  absl::StatusOr<StorageObjectList> ListStorageObjects(StorageResource resource,
+                                                       const ListOptions& options) override;
+  absl::Status WatchStorageObjects(StorageResource resource, const WatchOptions& options,
+                                   const WatchHandler<StorageObject>& handler,
+                                   std::stop_token stop) override;
+  absl::StatusOr<StorageObject> PatchStorageObject(StorageResource resource, absl::string_view ns,
+                                                   absl::string_view name,
+                                                   const StoragePatch& patch) override;
   absl::StatusOr<Node> GetNode(absl::string_view name) override;
   absl::StatusOr<Node> CreateNode(const Node& node) override;
   absl::Status DeleteNode(absl::string_view name) override;

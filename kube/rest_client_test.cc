@@ -97,6 +97,52 @@ TEST(RestClientTest, BindPostsBindingAndMapsConflict) {
   EXPECT_THAT(again.message(), HasSubstr("bind pod ns1/web-1 to node n3"));
 }
 
+TEST(RestClientTest, StorageObjectsListAndMergePatch) {
+  Fixture f;
+  f.transport->AddResponse(
+      "GET", std::string(kServer) + "/apis/storage.k8s.io/v1/csinodes", 200,
+      R"({"kind":"CSINodeList","metadata":{"resourceVersion":"7"},"items":[)"
+      R"({"metadata":{"name":"n1"},"spec":{"drivers":[{"name":"d","nodeID":"n1",)"
+      R"("allocatable":{"count":3}}]}}]})");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(StorageObjectList nodes,
+                                f.client->ListStorageObjects(StorageResource::kCSINodes, {}));
+  ASSERT_EQ(nodes.items.size(), 1u);
+  EXPECT_EQ(std::get<CSINode>(nodes.items[0].object).drivers[0].allocatable_count, 3);
+
+  const std::string url =
+      std::string(kServer) + "/api/v1/namespaces/ns1/persistentvolumeclaims/data";
+  f.transport->AddResponse(
+      "PATCH", url, 200,
+      R"({"kind":"PersistentVolumeClaim","metadata":{"name":"data","namespace":"ns1",)"
+      R"("resourceVersion":"12","annotations":{"volume.kubernetes.io/selected-node":"n1"}}})");
+  StoragePatch patch{.resource_version = "11"};
+  patch.annotations[std::string(kAnnSelectedNode)] = "n1";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      StorageObject claim,
+      f.client->PatchStorageObject(StorageResource::kPersistentVolumeClaims, "ns1", "data", patch));
+  EXPECT_EQ(claim.metadata.resource_version, "12");
+  auto req = f.transport->LastRequest();
+  ASSERT_TRUE(req.has_value());
+  EXPECT_EQ(req->headers.GetOr("Content-Type"), "application/merge-patch+json");
+  EXPECT_EQ(req->body, R"({"metadata":{"resourceVersion":"11","annotations":)"
+                       R"({"volume.kubernetes.io/selected-node":"n1"}}})");
+
+  // A PV's claimRef; a conflict is Aborted.
+  const std::string pv_url = std::string(kServer) + "/api/v1/persistentvolumes/pv-1";
+  f.transport->AddResponse(
+      "PATCH", pv_url, 409,
+      R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"the object has been modified","reason":"Conflict","code":409})");
+  StoragePatch bind{.resource_version = "3"};
+  bind.claim_ref = ObjectReference{
+      .kind = "PersistentVolumeClaim", .namespace_name = "ns1", .name = "data", .uid = "u1"};
+  EXPECT_THAT(
+      f.client->PatchStorageObject(StorageResource::kPersistentVolumes, "", "pv-1", bind).status(),
+      StatusIs(absl::StatusCode::kAborted, HasSubstr("patch persistentvolumes pv-1")));
+  req = f.transport->LastRequest();
+  EXPECT_THAT(req->body, HasSubstr(R"("spec":{"claimRef":{)"));
+  EXPECT_THAT(req->body, HasSubstr(R"("uid":"u1")"));
+}
+
 TEST(RestClientTest, RetriesServerErrorsAndThrottling) {
   Fixture f;
   std::string url = std::string(kServer) + "/api/v1/nodes/n1";

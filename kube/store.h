@@ -24,6 +24,7 @@
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
 #include "kube/api/selector_object.h"
+#include "kube/api/storage.h"
 
 namespace trimaran::kube {
 
@@ -32,6 +33,9 @@ inline std::string ObjectKey(const Pod& pod) {
 }
 inline std::string ObjectKey(const Node& node) { return node.metadata.name; }
 inline std::string ObjectKey(const SelectorObject& object) {
+  return NamespacedName(object.metadata);
+}
+inline std::string ObjectKey(const StorageObject& object) {
   return NamespacedName(object.metadata);
 }
 

@@ -72,6 +72,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   kube::CallOptions binding_call_options() override { return s_.BindingCallOptions(); }
   const ObjectLister& object_lister() const override { return s_.objects_; }
   PodNominator* nominator() const override { return s_.queue_.get(); }
+  const StorageLister& storage_lister() const override { return s_.storage_; }
 
  private:
   Scheduler& s_;
@@ -668,6 +669,44 @@ void Scheduler::OnNodeDelete(std::shared_ptr<const kube::Node> node) {
   }
   // A node that leaves can lower the count of a spread domain (PodTopologySpread).
   queue_->MoveAllToActiveOrBackoffQueue(kNodeDeleteEvent, EventObjects{.old_node = node.get()});
+}
+
+namespace {
+
+EventResource StorageEventResource(kube::StorageResource resource) {
+  switch (resource) {
+    case kube::StorageResource::kPersistentVolumes:
+      return EventResource::kPersistentVolume;
+    case kube::StorageResource::kPersistentVolumeClaims:
+      return EventResource::kPersistentVolumeClaim;
+    case kube::StorageResource::kStorageClasses:
+      return EventResource::kStorageClass;
+    case kube::StorageResource::kCSINodes:
+      return EventResource::kCSINode;
+  }
+  return EventResource::kWildCard;
+}
+
+}  // namespace
+
+void Scheduler::OnStorageAdd(std::shared_ptr<const kube::StorageObject> object) {
+  const EventResource resource = StorageEventResource(object->resource());
+  storage_.Apply(std::move(object));
+  queue_->MoveAllToActiveOrBackoffQueue(ClusterEvent{resource, ActionType::kAdd, "StorageAdd"});
+}
+
+void Scheduler::OnStorageUpdate(std::shared_ptr<const kube::StorageObject> object) {
+  const EventResource resource = StorageEventResource(object->resource());
+  storage_.Apply(std::move(object));
+  queue_->MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{resource, ActionType::kUpdateOther, "StorageUpdate"});
+}
+
+void Scheduler::OnStorageDelete(std::shared_ptr<const kube::StorageObject> object) {
+  const EventResource resource = StorageEventResource(object->resource());
+  storage_.Remove(*object);
+  queue_->MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{resource, ActionType::kDelete, "StorageDelete"});
 }
 
 }  // namespace trimaran::sched

@@ -91,6 +91,7 @@
 #include "scheduler/backend/cache/cache_impl.h"
 #include "scheduler/backend/cache/object_store.h"
 #include "scheduler/backend/cache/snapshot.h"
+#include "scheduler/backend/cache/storage_store.h"
 #include "scheduler/backend/queue/priority_queue.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/registry.h"
@@ -188,6 +189,12 @@ class Scheduler {
   void OnNodeUpdate(std::shared_ptr<const kube::Node> old_node,
                     std::shared_ptr<const kube::Node> new_node);
   void OnNodeDelete(std::shared_ptr<const kube::Node> node);
+  // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes: kept in
+  // storage() and turned into ClusterEvents (Add / UpdateOther / Delete of the kind's
+  // EventResource) for the volume plugins' registrations.
+  void OnStorageAdd(std::shared_ptr<const kube::StorageObject> object);
+  void OnStorageUpdate(std::shared_ptr<const kube::StorageObject> object);
+  void OnStorageDelete(std::shared_ptr<const kube::StorageObject> object);
 
   // ---- Introspection ----
 
@@ -201,6 +208,8 @@ class Scheduler {
   // Namespaces, services and controllers: the Handle's object_lister(). The owner's
   // informers feed it (Apply/Remove, from any thread).
   ObjectStore& objects() { return objects_; }
+  // PVs, PVCs, StorageClasses and CSINodes: the Handle's storage_lister().
+  StorageStore& storage() { return storage_; }
   EventRecorder& event_recorder() { return *recorder_; }
 
  private:
@@ -249,6 +258,7 @@ class Scheduler {
   // Written only by the scheduling thread, between cycles.
   Snapshot snapshot_;
   ObjectStore objects_;
+  StorageStore storage_;
   std::unique_ptr<CacheImpl> cache_;
   std::vector<FrameworkPtr> frameworks_;
   absl::flat_hash_map<std::string, Framework*> by_name_;

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "kube/api/binding.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/storage_wrappers.h"
 #include "kube/testing/wrappers.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/plugins/registry.h"
@@ -631,6 +632,45 @@ TEST(SchedulerCreateTest, RejectsDuplicateProfiles) {
                            .own = stats::Scope(stats, "trimaran_")};
   EXPECT_THAT(Scheduler::Create(profiles, registry, client, clock, scopes).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate")));
+}
+
+// Volumes: a pod whose claim is unbound (Immediate class) fails in VolumeBinding's
+// PreFilter and waits; the PV and claim events of the PV controller's binding move it,
+// and it binds.
+TEST_F(SchedulerTest, PodWithUnboundImmediateClaimWaitsForTheClaimToBind) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  auto storage = [](auto object) {
+    return std::make_shared<const kube::StorageObject>(kube::StorageObject::Make(object));
+  };
+  sched_->OnStorageAdd(storage(kube::testing::MakeStorageClass("imm", "example.com/p")));
+  const kube::PersistentVolumeClaim claim =
+      kube::testing::MakeClaim("default", "data").Class("imm").Obj();
+  sched_->OnStorageAdd(storage(claim));
+  AddPod(kube::testing::WithClaims(MakePod().Name("p").Namespace("default").Obj(), {"data"}));
+
+  Drain();
+
+  EXPECT_TRUE(client_.Bindings().empty());
+  const auto patches = client_.StatusPatches();
+  ASSERT_EQ(patches.size(), 1u);
+  ASSERT_EQ(patches[0].second.conditions.size(), 1u);
+  EXPECT_THAT(patches[0].second.conditions[0].message,
+              HasSubstr("pod has unbound immediate PersistentVolumeClaims"));
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 1u);
+
+  // The PV controller creates and binds a PV: a PV event moves the pod.
+  sched_->OnStorageAdd(storage(kube::testing::MakePv("pv-1").Class("imm").ClaimRef(claim).Obj()));
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 0u);
+  kube::PersistentVolumeClaim bound = kube::testing::ClaimWrapper(claim).BoundTo("pv-1").Obj();
+  bound.metadata.resource_version = "2";
+  sched_->OnStorageUpdate(storage(bound));
+  clock_.Advance(absl::Seconds(2));
+  sched_->queue().FlushBackoffQCompleted();
+  Drain();
+  const std::vector<kube::Binding> bindings = client_.Bindings();
+  ASSERT_EQ(bindings.size(), 1u);
+  EXPECT_EQ(bindings[0].target.name, "node-a");
 }
 
 }  // namespace

@@ -123,6 +123,10 @@ struct SchedulerApp::State {
   std::unique_ptr<kube::InformerStats> node_informer_stats;
   std::unique_ptr<kube::InformerStats> pod_informer_stats;
   std::vector<std::unique_ptr<kube::InformerStats>> object_informer_stats;
+  // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes (in
+  // kube::kAllStorageResources order): the scheduler's StorageStore.
+  std::vector<std::unique_ptr<kube::Informer<kube::StorageObject>>> storage_informers;
+  std::vector<std::unique_ptr<kube::InformerStats>> storage_informer_stats;
   std::unique_ptr<kube::LeaderElector> elector;
 
   sched::HealthChecks checks;
@@ -142,9 +146,11 @@ struct SchedulerApp::State {
     if (pod_informer) pod_informer->RequestStop();
     if (node_informer) node_informer->RequestStop();
     for (auto& informer : object_informers) informer->RequestStop();
+    for (auto& informer : storage_informers) informer->RequestStop();
     if (pod_informer) pod_informer->Stop();
     if (node_informer) node_informer->Stop();
     for (auto& informer : object_informers) informer->Stop();
+    for (auto& informer : storage_informers) informer->Stop();
   }
 };
 
@@ -316,6 +322,23 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
     s->object_informers.push_back(std::move(informer));
     s->object_resources.push_back(resource);
   }
+  for (kube::StorageResource resource : kube::kAllStorageResources) {
+    auto informer = std::make_unique<kube::Informer<kube::StorageObject>>(
+        kube::StorageObjectListerWatcher(*s->client, resource), s->clock);
+    informer->AddEventHandlers(kube::EventHandlers<kube::StorageObject>{
+        .on_add =
+            [sch](const std::shared_ptr<const kube::StorageObject>& o) { sch->OnStorageAdd(o); },
+        .on_update =
+            [sch](const std::shared_ptr<const kube::StorageObject>&,
+                  const std::shared_ptr<const kube::StorageObject>& o) { sch->OnStorageUpdate(o); },
+        .on_delete = [sch](const std::shared_ptr<const kube::StorageObject>& o,
+                           bool) { sch->OnStorageDelete(o); },
+    });
+    s->storage_informer_stats.push_back(std::make_unique<kube::InformerStats>(
+        trimaran_stats.Child("informer_"), std::string(kube::PluralName(resource)),
+        informer->counters()));
+    s->storage_informers.push_back(std::move(informer));
+  }
   s->node_informer_stats = std::make_unique<kube::InformerStats>(
       trimaran_stats.Child("informer_"), "nodes", s->node_informer->counters());
   s->pod_informer_stats = std::make_unique<kube::InformerStats>(
@@ -476,6 +499,11 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
           return StoreDump(*st->object_informers[i]);
         }
       }
+      for (size_t i = 0; i < st->storage_informers.size(); ++i) {
+        if (store == kube::PluralName(kube::kAllStorageResources[i])) {
+          return StoreDump(*st->storage_informers[i]);
+        }
+      }
       return st->scheduler->cache().Dump().DebugString();
     });
   }
@@ -508,6 +536,7 @@ int SchedulerApp::Run() {
   s.node_informer->Start();
   s.pod_informer->Start();
   for (auto& informer : s.object_informers) informer->Start();
+  for (auto& informer : s.storage_informers) informer->Start();
   while (!s.stop.stop_requested()) {
     if (s.node_informer->WaitForSync(absl::Milliseconds(200)) &&
         s.pod_informer->WaitForSync(absl::Milliseconds(200))) {
@@ -534,6 +563,24 @@ int SchedulerApp::Run() {
               kube::PluralName(s.object_resources[i]),
               absl::FormatDuration(kObjectInformersSyncTimeout),
               kube::PluralName(s.object_resources[i]));
+    }
+  }
+  // The storage informers feed the volume plugins: the same bounded wait, so that an
+  // older ClusterRole degrades volume checks (loudly) rather than stopping scheduling.
+  for (size_t i = 0; i < s.storage_informers.size() && !s.stop.stop_requested(); ++i) {
+    while (!s.stop.stop_requested() &&
+           !s.storage_informers[i]->WaitForSync(absl::Milliseconds(200))) {
+      if (s.clock.Now() >= objects_deadline) break;
+    }
+    if (!s.stop.stop_requested() && !s.storage_informers[i]->HasSynced()) {
+      Log(Component::kMain)
+          .warn(
+              "the {} informer has not synced in {} (does the scheduler's ClusterRole allow "
+              "list and watch of {}?); scheduling without them until it does: pods with "
+              "volumes see only what it has",
+              kube::PluralName(kube::kAllStorageResources[i]),
+              absl::FormatDuration(kObjectInformersSyncTimeout),
+              kube::PluralName(kube::kAllStorageResources[i]));
     }
   }
   if (!s.stop.stop_requested()) {

@@ -130,18 +130,35 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
       {"replicaSets", kube::SelectorResource::kReplicaSets},
       {"statefulSets", kube::SelectorResource::kStatefulSets},
   };
-  static const std::set<std::string, std::less<>> kKnown = {
-      "now",         "nodes",       "pods",
-      "pod",         "metrics",     "schedulerConfig",
-      "namespaces",  "services",    "replicationControllers",
-      "replicaSets", "statefulSets"};
+  static constexpr std::pair<const char*, kube::StorageResource> kStorageFields[] = {
+      {"persistentVolumes", kube::StorageResource::kPersistentVolumes},
+      {"persistentVolumeClaims", kube::StorageResource::kPersistentVolumeClaims},
+      {"storageClasses", kube::StorageResource::kStorageClasses},
+      {"csiNodes", kube::StorageResource::kCSINodes},
+  };
+  static const std::set<std::string, std::less<>> kKnown = {"now",
+                                                            "nodes",
+                                                            "pods",
+                                                            "pod",
+                                                            "metrics",
+                                                            "schedulerConfig",
+                                                            "namespaces",
+                                                            "services",
+                                                            "replicationControllers",
+                                                            "replicaSets",
+                                                            "statefulSets",
+                                                            "persistentVolumes",
+                                                            "persistentVolumeClaims",
+                                                            "storageClasses",
+                                                            "csiNodes"};
   for (auto it = root.MemberBegin(); it != root.MemberEnd(); ++it) {
     absl::string_view key(it->name.GetString(), it->name.GetStringLength());
     if (!kKnown.contains(key)) {
       return PathError(key,
                        "unknown field (known: now, nodes, pods, pod, metrics, schedulerConfig, "
                        "namespaces, services, replicationControllers, replicaSets, "
-                       "statefulSets)");
+                       "statefulSets, persistentVolumes, persistentVolumeClaims, "
+                       "storageClasses, csiNodes)");
     }
   }
   auto member = [&](const char* key) -> const rapidjson::Value* {
@@ -208,6 +225,27 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
             object.metadata.namespace_name = "default";
           }
           input.objects.emplace_back(r, std::move(object));
+          return absl::OkStatus();
+        });
+    if (!status.ok()) return status;
+  }
+  for (const auto& [field, resource] : kStorageFields) {
+    const rapidjson::Value* objects = member(field);
+    if (objects == nullptr) continue;
+    const kube::StorageResource r = resource;
+    absl::Status status =
+        ForEachItem(*objects, field, [&](const rapidjson::Value& v, const std::string& path) {
+          kube::StorageObject object;
+          TRIMARAN_RETURN_IF_ERROR(kube::DecodeStorageObjectValue(v, path, r, object));
+          if (object.metadata.name.empty()) {
+            return PathError(path + ".metadata.name", "required");
+          }
+          if (kube::IsNamespaced(r) && object.metadata.namespace_name.empty()) {
+            object.metadata.namespace_name = "default";
+            std::visit([](auto& typed) { typed.metadata.namespace_name = "default"; },
+                       object.object);
+          }
+          input.storage.push_back(std::move(object));
           return absl::OkStatus();
         });
     if (!status.ok()) return status;
@@ -367,6 +405,9 @@ absl::StatusOr<ScoreReport> RunScore(const ScoreInput& input, const ScoreOptions
   }
   for (const auto& [resource, object] : input.objects) {
     explainer->objects().Apply(resource, std::make_shared<const kube::SelectorObject>(object));
+  }
+  for (const kube::StorageObject& object : input.storage) {
+    explainer->storage().Apply(std::make_shared<const kube::StorageObject>(object));
   }
   if (skipped_unassigned > 0) {
     notes.push_back(absl::StrCat(skipped_unassigned,

@@ -41,11 +41,12 @@ absl::StatusOr<T> DecodeObject(std::string_view json) {
 // unexpected in the enclosing object's syntax falls back to the whole-document path,
 // which reports the precise error.
 template <typename T>
-absl::StatusOr<List<T>> DecodeList(std::string_view json, std::string_view kind) {
+absl::StatusOr<List<T>> DecodeList(std::string_view json, std::string_view kind,
+                                   const T& prototype = T()) {
   auto whole_document = [&]() -> absl::StatusOr<List<T>> {
     return DecodeRoot<List<T>>(json,
                                [&](const json_internal::Value& v, const Path& p, List<T>& out) {
-                                 return json_internal::ReadList(v, p, kind, out);
+                                 return json_internal::ReadList(v, p, kind, out, prototype);
                                });
   };
   ValueParser parser(json);
@@ -78,7 +79,7 @@ absl::StatusOr<List<T>> DecodeList(std::string_view json, std::string_view kind)
           for (size_t index = 0;; ++index) {
             TRIMARAN_RETURN_IF_ERROR(parser.ParseNext());
             // An item that does not decode is skipped (out.skipped), not fatal.
-            json_internal::ReadListItem(parser.root(), field.Index(index), out);
+            json_internal::ReadListItem(parser.root(), field.Index(index), out, prototype);
             parser.SkipWhitespace();
             const char c = parser.Peek();
             if (c == ']') {
@@ -98,7 +99,7 @@ absl::StatusOr<List<T>> DecodeList(std::string_view json, std::string_view kind)
         } else if (key == "metadata") {
           TRIMARAN_RETURN_IF_ERROR(json_internal::Read(value, field, out.metadata));
         } else if (key == "items") {  // null, or not an array
-          TRIMARAN_RETURN_IF_ERROR(json_internal::ReadListItems(value, field, out));
+          TRIMARAN_RETURN_IF_ERROR(json_internal::ReadListItems(value, field, out, prototype));
         }
       }
       parser.SkipWhitespace();
@@ -158,6 +159,29 @@ absl::StatusOr<WatchEvent<SelectorObject>> DecodeSelectorObjectWatchEvent(std::s
       });
 }
 
+absl::StatusOr<StorageObjectList> DecodeStorageObjectList(std::string_view json,
+                                                          StorageResource resource) {
+  return DecodeList<StorageObject>(json, ListKindName(resource), StorageObject::Empty(resource));
+}
+
+absl::StatusOr<WatchEvent<StorageObject>> DecodeStorageObjectWatchEvent(std::string_view json,
+                                                                        StorageResource resource) {
+  return DecodeRoot<WatchEvent<StorageObject>>(
+      json,
+      [resource](const json_internal::Value& v, const Path& p, WatchEvent<StorageObject>& out) {
+        out.object = StorageObject::Empty(resource);
+        return json_internal::ReadWatchEvent(v, p, out);
+      });
+}
+
+absl::StatusOr<StorageObject> DecodeStorageObject(std::string_view json, StorageResource resource) {
+  return DecodeRoot<StorageObject>(
+      json, [resource](const json_internal::Value& v, const Path& p, StorageObject& out) {
+        out = StorageObject::Empty(resource);
+        return json_internal::Read(v, p, out);
+      });
+}
+
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(std::string_view json) {
   return DecodeRoot<WatchEvent<Pod>>(
       json, [](const json_internal::Value& v, const Path& p, WatchEvent<Pod>& out) {
@@ -191,11 +215,39 @@ absl::Status DecodeSelectorObjectValue(const rapidjson::Value& value, std::strin
   return json_internal::Read(value, root, out);
 }
 
+absl::Status DecodeStorageObjectValue(const rapidjson::Value& value, std::string_view path,
+                                      StorageResource resource, StorageObject& out) {
+  const Path root(path);
+  if (!value.IsObject()) return TypeError(root, "object", value);
+  out = StorageObject::Empty(resource);
+  return json_internal::Read(value, root, out);
+}
+
 absl::Status DecodeStatusValue(const rapidjson::Value& value, std::string_view path,
                                ApiStatus& out) {
   const Path root(path);
   if (!value.IsObject()) return TypeError(root, "object", value);
   return json_internal::Read(value, root, out);
+}
+
+std::string EncodeStoragePatch(const StoragePatch& patch) {
+  return Encode([&](Writer& w) {
+    w.StartObject();
+    Key(w, "metadata");
+    w.StartObject();
+    if (!patch.resource_version.empty()) StringField(w, "resourceVersion", patch.resource_version);
+    if (!patch.annotations.empty())
+      json_internal::StringMapField(w, "annotations", patch.annotations);
+    w.EndObject();
+    if (patch.claim_ref) {
+      Key(w, "spec");
+      w.StartObject();
+      Key(w, "claimRef");
+      json_internal::Write(w, *patch.claim_ref);
+      w.EndObject();
+    }
+    w.EndObject();
+  });
 }
 
 std::string EncodePod(const Pod& pod) {

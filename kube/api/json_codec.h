@@ -46,6 +46,7 @@
 #include "kube/api/pod.h"
 #include "kube/api/pod_status_patch.h"
 #include "kube/api/selector_object.h"
+#include "kube/api/storage.h"
 #include "kube/api/watch_event.h"
 #include "rapidjson/fwd.h"
 
@@ -63,7 +64,17 @@ absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(std::string_view json);
 absl::StatusOr<SelectorObjectList> DecodeSelectorObjectList(std::string_view json,
                                                             SelectorResource resource);
 absl::StatusOr<WatchEvent<SelectorObject>> DecodeSelectorObjectWatchEvent(std::string_view json);
+// PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes
+// (kube/api/storage.h): a list of `resource`, a watch event (its object's "kind", when
+// present, decides), one object (e.g. the answer to a PATCH).
+absl::StatusOr<StorageObjectList> DecodeStorageObjectList(std::string_view json,
+                                                          StorageResource resource);
+absl::StatusOr<WatchEvent<StorageObject>> DecodeStorageObjectWatchEvent(std::string_view json,
+                                                                        StorageResource resource);
+absl::StatusOr<StorageObject> DecodeStorageObject(std::string_view json, StorageResource resource);
 absl::StatusOr<Binding> DecodeBinding(std::string_view json);
+// The JSON merge patch body of a StoragePatch.
+std::string EncodeStoragePatch(const StoragePatch& patch);
 absl::StatusOr<Event> DecodeEvent(std::string_view json);
 absl::StatusOr<Lease> DecodeLease(std::string_view json);
 absl::StatusOr<ApiStatus> DecodeStatus(std::string_view json);
@@ -77,6 +88,10 @@ absl::Status DecodeSelectorObjectValue(const rapidjson::Value& value, std::strin
                                        SelectorObject& out);
 absl::Status DecodeStatusValue(const rapidjson::Value& value, std::string_view path,
                                ApiStatus& out);
+// A PV, PVC, StorageClass or CSINode of `resource` (a "kind" member, when present, must
+// name one of the four and decides).
+absl::Status DecodeStorageObjectValue(const rapidjson::Value& value, std::string_view path,
+                                      StorageResource resource, StorageObject& out);
 
 // ---- Encoding. ----
 std::string EncodePod(const Pod& pod);

@@ -24,6 +24,7 @@
 #include "kube/api/taint.h"
 #include "kube/api/topology_spread_constraint.h"
 #include "kube/api/unrecognized.h"
+#include "kube/api/volume.h"
 
 namespace trimaran::kube {
 
@@ -152,6 +153,8 @@ struct PodSpec {
   // Pod-level resources (PodLevelResources feature); replace the container aggregate.
   std::optional<ResourceRequirements> resources;
   bool host_network = false;
+  // spec.volumes (kube/api/volume.h): what the volume plugins read.
+  std::vector<Volume> volumes;
 
   bool operator==(const PodSpec&) const = default;
 };

@@ -62,6 +62,7 @@ absl::Status Read(const Value& v, const Path& path, PodSpec& out) {
         if (k == "preemptionPolicy") return Read(fv, fp, out.preemption_policy);
         if (k == "topologySpreadConstraints") return Read(fv, fp, out.topology_spread_constraints);
         if (k == "schedulingGates") return Read(fv, fp, out.scheduling_gates);
+        if (k == "volumes") return Read(fv, fp, out.volumes);
         if (k == "resources") return Read(fv, fp, out.resources);
         if (k == "hostNetwork") return Read(fv, fp, out.host_network);
         return absl::OkStatus();
@@ -198,6 +199,7 @@ void Write(Writer& w, const PodSpec& v) {
   ResourceListField(w, "overhead", v.overhead);
   ArrayField(w, "topologySpreadConstraints", v.topology_spread_constraints);
   ArrayField(w, "schedulingGates", v.scheduling_gates);
+  ArrayField(w, "volumes", v.volumes);
   if (v.resources) {
     Key(w, "resources");
     Write(w, *v.resources);

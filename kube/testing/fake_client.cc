@@ -129,6 +129,17 @@ void FakeClient::RecordObject(WatchEventType type, SelectorResource resource,
   }
 }
 
+void FakeClient::RecordStorage(WatchEventType type, const StorageObject& object) {
+  Change c{
+      .rv = rv_, .type = type, .stream = kStorageStreamBase + static_cast<int>(object.resource())};
+  c.storage = object;
+  history_.push_back(std::move(c));
+  while (history_.size() > history_limit_) {
+    compacted_rv_ = history_.front().rv;
+    history_.pop_front();
+  }
+}
+
 // ---- Paged lists ----
 
 // A continue token: "<the list's resourceVersion>|<the last key returned>".
@@ -359,9 +370,10 @@ absl::Status FakeClient::Watch(int stream, absl::string_view ns, const WatchOpti
     stopped = true;
   });
   absl::MutexLock lock(&mu_);
-  if (auto s = Injected(stream == kPodStream    ? "WatchPods"
-                        : stream == kNodeStream ? "WatchNodes"
-                                                : "WatchSelectorObjects");
+  if (auto s = Injected(stream == kPodStream           ? "WatchPods"
+                        : stream == kNodeStream        ? "WatchNodes"
+                        : stream >= kStorageStreamBase ? "WatchStorageObjects"
+                                                       : "WatchSelectorObjects");
       !s.ok()) {
     return s;
   }
@@ -404,6 +416,15 @@ absl::Status FakeClient::Watch(int stream, absl::string_view ns, const WatchOpti
         }
         if (!*lm || !*fm) continue;
         ev.object = c.pod;
+      } else if constexpr (std::is_same_v<T, StorageObject>) {
+        absl::StatusOr<bool> lm =
+            MatchesLabelSelector(options.label_selector, c.storage.metadata.labels);
+        if (!lm.ok()) {
+          result = lm.status();
+          break;
+        }
+        if (!*lm) continue;
+        ev.object = c.storage;
       } else if constexpr (std::is_same_v<T, SelectorObject>) {
         if (!ns.empty() && c.object.metadata.namespace_name != ns) continue;
         absl::StatusOr<bool> lm =
@@ -547,6 +568,141 @@ absl::Status FakeClient::DeleteSelectorObject(SelectorResource resource, absl::s
   objects.erase(it);
   o.metadata.resource_version = absl::StrCat(NextRv());
   RecordObject(WatchEventType::kDeleted, resource, o);
+  return absl::OkStatus();
+}
+
+// ---- PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes ----
+
+namespace {
+
+std::string StorageKey(StorageResource resource, absl::string_view ns, absl::string_view name) {
+  return IsNamespaced(resource) ? absl::StrCat(ns, "/", name) : std::string(name);
+}
+
+void SetMetadata(StorageObject& o, const ObjectMeta& meta) {
+  o.metadata = meta;
+  std::visit([&meta](auto& typed) { typed.metadata = meta; }, o.object);
+}
+
+}  // namespace
+
+absl::Status FakeClient::WatchStorageObjects(StorageResource resource, const WatchOptions& options,
+                                             const WatchHandler<StorageObject>& handler,
+                                             std::stop_token stop) {
+  return Watch<StorageObject>(kStorageStreamBase + static_cast<int>(resource), "", options, handler,
+                              stop);
+}
+
+absl::StatusOr<StorageObjectList> FakeClient::ListStorageObjects(StorageResource resource,
+                                                                 const ListOptions& options) {
+  absl::MutexLock lock(&mu_);
+  if (auto s = Injected("ListStorageObjects"); !s.ok()) return s;
+  const auto& objects = storage_[static_cast<int>(resource)];
+  StorageObjectList list;
+  int64_t list_rv = rv_;
+  std::string after;
+  if (absl::Status s = ReadContinue(options.continue_token, &list_rv, &after); !s.ok()) return s;
+  list.metadata.resource_version = absl::StrCat(list_rv);
+  auto it = options.continue_token.empty() ? objects.begin() : objects.upper_bound(after);
+  std::string last_key;
+  for (; it != objects.end(); ++it) {
+    absl::StatusOr<bool> lm =
+        MatchesLabelSelector(options.label_selector, it->second.metadata.labels);
+    if (!lm.ok()) return lm.status();
+    if (!*lm) continue;
+    if (options.limit > 0 && static_cast<int64_t>(list.items.size()) == options.limit) {
+      list.metadata.continue_token = ContinueToken(list_rv, last_key);
+      break;
+    }
+    list.items.push_back(it->second);
+    last_key = it->first;
+  }
+  return list;
+}
+
+absl::StatusOr<StorageObject> FakeClient::ApplyStorageObject(const StorageObject& object) {
+  absl::MutexLock lock(&mu_);
+  if (auto s = Injected("ApplyStorageObject"); !s.ok()) return s;
+  const StorageResource resource = object.resource();
+  auto& objects = storage_[static_cast<int>(resource)];
+  StorageObject o = object;
+  ObjectMeta meta = std::visit([](const auto& typed) { return typed.metadata; }, o.object);
+  if (!IsNamespaced(resource)) meta.namespace_name.clear();
+  const std::string key = StorageKey(resource, meta.namespace_name, meta.name);
+  auto it = objects.find(key);
+  const bool exists = it != objects.end();
+  if (exists) {
+    meta.uid = it->second.metadata.uid;
+    meta.creation_timestamp = it->second.metadata.creation_timestamp;
+  } else {
+    if (meta.uid.empty()) meta.uid = absl::StrCat("uid-", ++uid_);
+    if (!meta.creation_timestamp) meta.creation_timestamp = clock_.Now();
+  }
+  meta.resource_version = absl::StrCat(NextRv());
+  SetMetadata(o, meta);
+  objects[key] = o;
+  RecordStorage(exists ? WatchEventType::kModified : WatchEventType::kAdded, o);
+  return o;
+}
+
+absl::StatusOr<StorageObject> FakeClient::GetStorageObject(StorageResource resource,
+                                                           absl::string_view ns,
+                                                           absl::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  const auto& objects = storage_[static_cast<int>(resource)];
+  auto it = objects.find(StorageKey(resource, ns, name));
+  if (it == objects.end()) {
+    return absl::NotFoundError(
+        absl::StrCat(std::string(PluralName(resource)), " \"", name, "\" not found"));
+  }
+  return it->second;
+}
+
+absl::StatusOr<StorageObject> FakeClient::PatchStorageObject(StorageResource resource,
+                                                             absl::string_view ns,
+                                                             absl::string_view name,
+                                                             const StoragePatch& patch) {
+  absl::MutexLock lock(&mu_);
+  if (auto s = Injected("PatchStorageObject"); !s.ok()) return s;
+  auto& objects = storage_[static_cast<int>(resource)];
+  auto it = objects.find(StorageKey(resource, ns, name));
+  if (it == objects.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("patch ", std::string(PluralName(resource)), " \"", name, "\" not found"));
+  }
+  StorageObject o = it->second;
+  if (!patch.resource_version.empty() && patch.resource_version != o.metadata.resource_version) {
+    return absl::AbortedError(absl::StrCat("patch ", std::string(PluralName(resource)), " ", name,
+                                           ": the object has been modified"));
+  }
+  ObjectMeta meta = o.metadata;
+  for (const auto& [k, v] : patch.annotations) meta.annotations[k] = v;
+  meta.resource_version = absl::StrCat(NextRv());
+  if (patch.claim_ref) {
+    if (auto* pv = std::get_if<PersistentVolume>(&o.object)) pv->spec.claim_ref = patch.claim_ref;
+  }
+  SetMetadata(o, meta);
+  it->second = o;
+  RecordStorage(WatchEventType::kModified, o);
+  return o;
+}
+
+absl::Status FakeClient::DeleteStorageObject(StorageResource resource, absl::string_view ns,
+                                             absl::string_view name) {
+  absl::MutexLock lock(&mu_);
+  if (auto s = Injected("DeleteStorageObject"); !s.ok()) return s;
+  auto& objects = storage_[static_cast<int>(resource)];
+  auto it = objects.find(StorageKey(resource, ns, name));
+  if (it == objects.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("delete ", std::string(PluralName(resource)), " ", name));
+  }
+  StorageObject o = std::move(it->second);
+  objects.erase(it);
+  ObjectMeta meta = o.metadata;
+  meta.resource_version = absl::StrCat(NextRv());
+  SetMetadata(o, meta);
+  RecordStorage(WatchEventType::kDeleted, o);
   return absl::OkStatus();
 }
 

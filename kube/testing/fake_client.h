@@ -60,6 +60,16 @@ class FakeClient final : public Client {
   absl::Status WatchSelectorObjects(SelectorResource resource, const WatchOptions& options,
                                     const WatchHandler<SelectorObject>& handler,
                                     std::stop_token stop) override;
+  absl::StatusOr<StorageObjectList> ListStorageObjects(StorageResource resource,
+                                                       const ListOptions& options) override;
+  absl::Status WatchStorageObjects(StorageResource resource, const WatchOptions& options,
+                                   const WatchHandler<StorageObject>& handler,
+                                   std::stop_token stop) override;
+  // As the apiserver: NotFound when absent, Aborted when patch.resource_version is set
+  // and not the object's; annotations merged, claimRef replaced, a new resourceVersion.
+  absl::StatusOr<StorageObject> PatchStorageObject(StorageResource resource, absl::string_view ns,
+                                                   absl::string_view name,
+                                                   const StoragePatch& patch) override;
   absl::StatusOr<Node> GetNode(absl::string_view name) override;
   absl::StatusOr<Node> CreateNode(const Node& node) override;
   absl::Status DeleteNode(absl::string_view name) override;
@@ -88,6 +98,13 @@ class FakeClient final : public Client {
                                                      const SelectorObject& object);
   absl::Status DeleteSelectorObject(SelectorResource resource, absl::string_view ns,
                                     absl::string_view name);
+  // Creates (ADDED) or replaces (MODIFIED) a PV, PVC, StorageClass or CSINode (its kind
+  // from the object); deletes one (NotFound when absent). GetStorageObject reads one.
+  absl::StatusOr<StorageObject> ApplyStorageObject(const StorageObject& object);
+  absl::Status DeleteStorageObject(StorageResource resource, absl::string_view ns,
+                                   absl::string_view name);
+  absl::StatusOr<StorageObject> GetStorageObject(StorageResource resource, absl::string_view ns,
+                                                 absl::string_view name) const;
   // The next `times` calls of `method` ("Bind", "ListPods", "WatchPods", ...) fail.
   void FailNext(const std::string& method, absl::Status status, int times = 1);
   // While `hang` is true, calls of `method` ("GetLease", "UpdateLease", "Bind", ...) made
@@ -120,6 +137,8 @@ class FakeClient final : public Client {
   // Which watch a change belongs to: pods, nodes, or one SelectorResource (its value).
   static constexpr int kPodStream = -2;
   static constexpr int kNodeStream = -1;
+  // Storage resources use kStorageStreamBase + their StorageResource value.
+  static constexpr int kStorageStreamBase = 100;
   struct Change {
     int64_t rv;
     WatchEventType type;
@@ -127,6 +146,7 @@ class FakeClient final : public Client {
     Pod pod;
     Node node;
     SelectorObject object;
+    StorageObject storage;
   };
   absl::Status Injected(const std::string& method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static std::string ContinueToken(int64_t list_rv, const std::string& last_key);
@@ -143,6 +163,8 @@ class FakeClient final : public Client {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordObject(WatchEventType type, SelectorResource resource, const SelectorObject& object)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordStorage(WatchEventType type, const StorageObject& object)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   template <typename T>
   absl::Status Watch(int stream, absl::string_view ns, const WatchOptions& options,
                      const WatchHandler<T>& handler, std::stop_token stop);
@@ -155,6 +177,9 @@ class FakeClient final : public Client {
   std::map<std::string, Node> nodes_ ABSL_GUARDED_BY(mu_);  // "name"
   // Per SelectorResource, by "ns/name" ("name" for namespaces).
   std::map<std::string, SelectorObject> objects_[std::size(kAllSelectorResources)] ABSL_GUARDED_BY(
+      mu_);
+  // Per StorageResource, by "ns/name" ("name" for cluster-scoped kinds).
+  std::map<std::string, StorageObject> storage_[std::size(kAllStorageResources)] ABSL_GUARDED_BY(
       mu_);
   std::map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);
   std::vector<Event> events_ ABSL_GUARDED_BY(mu_);

@@ -83,9 +83,10 @@ TEST(ConfigFixtureTest, EksBinpackLoadsUnchanged) {
             "MostAllocated");
   EXPECT_EQ(p.plugin_args.at("NodeResourcesFit").path, "profiles[0].pluginConfig[0].args");
   // Filters still come from the defaults (multiPoint).
-  EXPECT_THAT(p.filter, ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration",
-                                    "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                                    "PodTopologySpread", "InterPodAffinity"));
+  EXPECT_THAT(p.filter,
+              ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+                          "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
+                          "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity"));
   EXPECT_THAT(p.queue_sort, ElementsAre("PrioritySort"));
   EXPECT_THAT(p.bind, ElementsAre("DefaultBinder"));
 }
@@ -146,7 +147,9 @@ TEST(ConfigFixtureTest, V1beta1IsRefusedWithItsExactV1Equivalent) {
                             {"InterPodAffinity", 1},
                             {"PodTopologySpread", 2},
                             {"TargetLoadPacking", 1}}));
-  EXPECT_THAT(p.reserve, ElementsAre());  // Only enabled at score, as in v1beta1.
+  // TargetLoadPacking only enabled at score, as in v1beta1; VolumeBinding from the
+  // defaults.
+  EXPECT_THAT(p.reserve, ElementsAre("VolumeBinding"));
   EXPECT_TRUE(p.packing);
   EXPECT_EQ(p.plugin_args.at("TargetLoadPacking").args["watcherAddress"].Scalar(),
             "http://127.0.0.1:2020");
@@ -294,10 +297,14 @@ TEST(ConfigExpandTest, DefaultProfile) {
   EXPECT_THAT(p.pre_enqueue, ElementsAre("SchedulingGates"));
   EXPECT_THAT(p.queue_sort, ElementsAre("PrioritySort"));
   EXPECT_THAT(p.pre_filter, ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit",
-                                        "PodTopologySpread", "InterPodAffinity"));
-  EXPECT_THAT(p.filter, ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration",
-                                    "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                                    "PodTopologySpread", "InterPodAffinity"));
+                                        "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
+                                        "VolumeZone", "PodTopologySpread", "InterPodAffinity"));
+  EXPECT_THAT(p.reserve, ElementsAre("VolumeBinding"));
+  EXPECT_THAT(p.pre_bind, ElementsAre("VolumeBinding"));
+  EXPECT_THAT(p.filter,
+              ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+                          "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
+                          "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity"));
   EXPECT_THAT(p.post_filter, ElementsAre("DefaultPreemption"));
   EXPECT_THAT(p.pre_score, ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
                                        "PodTopologySpread", "InterPodAffinity",
@@ -338,6 +345,7 @@ TEST(ConfigExpandTest, Table) {
               {"InterPodAffinity", 2},
               {"NodeResourcesBalancedAllocation", 1}}),
        {"NodeUnschedulable", "NodeName", "NodeAffinity", "NodePorts", "NodeResourcesFit",
+        "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
         "PodTopologySpread", "InterPodAffinity"}},
       {"score disabled only at score keeps the filter",
        "profiles:\n- plugins:\n    score:\n      disabled: [{name: TaintToleration}]\n",
@@ -347,7 +355,8 @@ TEST(ConfigExpandTest, Table) {
               {"InterPodAffinity", 2},
               {"NodeResourcesBalancedAllocation", 1}}),
        {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
-        "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}},
+        "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+        "PodTopologySpread", "InterPodAffinity"}},
       {"explicit score entry overrides: first, with its weight (0 -> 1)",
        "profiles:\n- plugins:\n    score:\n      enabled: [{name: NodeResourcesFit, weight: 0}, "
        "{name: TargetLoadPacking, weight: 4}]\n",
@@ -383,13 +392,28 @@ TEST(ConfigExpandTest, Table) {
   }
 }
 
+TEST(ConfigExpandTest, DeprecatedInTreeVolumeLimitsAreAcceptedAndIgnored) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerConfig cfg,
+      Parse("profiles:\n- schedulerName: t\n  plugins:\n    filter:\n      enabled: [{name: "
+            "EBSLimits}, {name: GCEPDLimits}, {name: AzureDiskLimits}, {name: CinderLimits}]\n"
+            "      disabled: [{name: NodePorts}]\n"));
+  EXPECT_THAT(Validate(cfg, InTree()), IsOk());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
+  for (const char* name : {"EBSLimits", "GCEPDLimits", "AzureDiskLimits", "CinderLimits"}) {
+    EXPECT_THAT(p.filter, ::testing::Not(::testing::Contains(name)));
+  }
+  EXPECT_THAT(p.filter, ::testing::Contains("NodeVolumeLimits"));
+  EXPECT_THAT(p.filter, ::testing::Not(::testing::Contains("NodePorts")));
+}
+
 TEST(ConfigExpandTest, TargetLoadPackingViaMultiPointGetsAllItsPoints) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       SchedulerConfig cfg,
       Parse("profiles:\n- schedulerName: t\n  percentageOfNodesToScore: 30\n  plugins:\n"
             "    multiPoint:\n      enabled: [{name: TargetLoadPacking, weight: 2}]\n"));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
-  EXPECT_THAT(p.reserve, ElementsAre("TargetLoadPacking"));
+  EXPECT_THAT(p.reserve, ElementsAre("VolumeBinding", "TargetLoadPacking"));
   EXPECT_EQ(p.score.back(), (WeightedPlugin{"TargetLoadPacking", 2}));
   EXPECT_EQ(p.pre_score.back(), "TargetLoadPacking");
   EXPECT_EQ(p.percentage_of_nodes_to_score, 30);
@@ -460,8 +484,9 @@ TEST(ConfigV1beta2Test, PerExtensionPointDefaultsAndWeights) {
                             {"NodeAffinity", 1},
                             {"PodTopologySpread", 2},
                             {"TaintToleration", 1}}));
-  EXPECT_THAT(p.pre_filter, ElementsAre("NodeResourcesFit", "NodePorts", "PodTopologySpread",
-                                        "InterPodAffinity", "NodeAffinity"));
+  EXPECT_THAT(p.pre_filter, ElementsAre("NodeResourcesFit", "NodePorts", "VolumeRestrictions",
+                                        "PodTopologySpread", "InterPodAffinity", "VolumeBinding",
+                                        "NodeAffinity"));
   EXPECT_THAT(p.pre_score,
               ElementsAre("InterPodAffinity", "PodTopologySpread", "TaintToleration",
                           "NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation"));
@@ -600,8 +625,8 @@ TEST(ConfigValidateTest, EachError) {
        "Foo}]\n",
        "profiles[0].plugins.score.enabled[1].name: unknown plugin \"Foo\""},
       {"unsupported plugin",
-       "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding}]\n",
-       "profiles[0].plugins.multiPoint.enabled[8].name: plugin VolumeBinding is not supported "
+       "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality}]\n",
+       "profiles[0].plugins.multiPoint.enabled[15].name: plugin ImageLocality is not supported "
        "by trimaran-scheduler yet"},
       {"preemption args",
        "profiles:\n- pluginConfig: [{name: DefaultPreemption, args: "

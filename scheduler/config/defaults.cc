@@ -11,9 +11,17 @@ namespace trimaran::sched::config {
 namespace {
 
 constexpr absl::string_view kUnsupported[] = {
-    "VolumeRestrictions", "EBSLimits",      "GCEPDLimits",         "AzureDiskLimits",
-    "NodeVolumeLimits",   "VolumeBinding",  "VolumeZone",          "DynamicResources",
-    "ImageLocality",      "SelectorSpread", "NodePreferAvoidPods",
+    "DynamicResources", "ImageLocality", "SelectorSpread", "NodePreferAvoidPods",
+};
+
+// The in-tree volume limit plugins upstream deprecated in 1.31 and deleted in 1.32
+// (NodeVolumeLimits counts those volumes through CSI migration). Old configurations
+// naming them are accepted with a warning; they are never run.
+constexpr absl::string_view kDeprecatedInTreeLimits[] = {
+    "EBSLimits",
+    "GCEPDLimits",
+    "AzureDiskLimits",
+    "CinderLimits",
 };
 
 PluginSet Names(std::initializer_list<absl::string_view> names) {
@@ -74,6 +82,16 @@ void MergeAndPrune(const PluginSet& defaults, PluginSet& user, absl::string_view
   pruned.disabled = std::move(merged.disabled);
   std::vector<std::string> dropped;
   for (size_t i = 0; i < merged.enabled.size(); ++i) {
+    if (IsDeprecatedInTreeVolumeLimit(merged.enabled[i].name)) {
+      if (!from_default[i]) {
+        Log(Component::kConfig)
+            .warn(
+                "profile {}: plugin {} in {} is deprecated (upstream removed it in 1.32; "
+                "NodeVolumeLimits counts these volumes through CSI migration) and is ignored",
+                profile, merged.enabled[i].name, set_name);
+      }
+      continue;
+    }
     if (from_default[i] && IsUnsupportedUpstreamPlugin(merged.enabled[i].name)) {
       dropped.push_back(merged.enabled[i].name);
       continue;
@@ -91,6 +109,11 @@ void MergeAndPrune(const PluginSet& defaults, PluginSet& user, absl::string_view
 }
 
 }  // namespace
+
+bool IsDeprecatedInTreeVolumeLimit(absl::string_view name) {
+  return std::find(std::begin(kDeprecatedInTreeLimits), std::end(kDeprecatedInTreeLimits), name) !=
+         std::end(kDeprecatedInTreeLimits);
+}
 
 bool IsUnsupportedUpstreamPlugin(absl::string_view name) {
   return std::find(std::begin(kUnsupported), std::end(kUnsupported), name) !=

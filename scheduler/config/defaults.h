@@ -17,10 +17,12 @@
 // DynamicResources (gate-dependent upstream) is not in the list.
 //
 // Upstream default plugins that Trimaran does not implement (IsUnsupportedUpstreamPlugin:
-// the volume plugins, ImageLocality, ...) are DROPPED here, with an info log,
-// when they are only present because of the defaults. A user who names one explicitly in an enabled
-// list keeps it, and Validate rejects it ("plugin VolumeBinding is not supported by
-// trimaran-scheduler yet"). Trimaran has no volume plugins yet.
+// ImageLocality, ...) are DROPPED here, with an info log, when they are only present
+// because of the defaults. A user who names one explicitly in an enabled list keeps it,
+// and Validate rejects it ("plugin ImageLocality is not supported by trimaran-scheduler
+// yet"). The deprecated in-tree volume limits (EBSLimits, GCEPDLimits, AzureDiskLimits,
+// CinderLimits; IsDeprecatedInTreeVolumeLimit) are dropped from every enabled list, with a
+// warning when the user named them.
 //
 // Plugin args are not defaulted here: each plugin's own decoder (its args.h) applies the
 // §1.8 defaults to a Null or partial `args`.
@@ -45,6 +47,10 @@ PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& user,
 
 // True for upstream in-tree plugins Trimaran does not implement yet.
 bool IsUnsupportedUpstreamPlugin(absl::string_view name);
+// True for EBSLimits, GCEPDLimits, AzureDiskLimits and CinderLimits: deprecated upstream
+// (1.31, deleted in 1.32). SetDefaults drops them from every enabled list, with a warning
+// when the user named them; Validate accepts them in disabled lists and old configs.
+bool IsDeprecatedInTreeVolumeLimit(absl::string_view name);
 
 void SetDefaults(SchedulerConfig& config);
 

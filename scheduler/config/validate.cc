@@ -75,6 +75,8 @@ void ValidatePluginName(absl::string_view name, absl::string_view path, const Re
         ": plugin UnsupportedPodConstraints was removed: InterPodAffinity and "
         "PodTopologySpread (in the default profile) now evaluate those constraints; remove it "
         "from the configuration"));
+  } else if (IsDeprecatedInTreeVolumeLimit(name)) {
+    // Accepted (SetDefaults dropped it from the enabled lists with a warning).
   } else if (IsUnsupportedUpstreamPlugin(name)) {
     errors.push_back(
         absl::StrCat(path, ": plugin ", name, " is not supported by trimaran-scheduler yet"));

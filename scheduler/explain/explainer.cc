@@ -120,7 +120,8 @@ Explainer::Explainer(std::vector<ProfileConfig> profiles, Options options)
                           : nullptr),
       sources_(metrics_client_ != nullptr ? std::make_unique<FixedSourcePool>(*metrics_client_)
                                           : nullptr),
-      handle_(snapshot_, scopes_, clock_, metrics_client_.get(), sources_.get(), objects_) {}
+      handle_(snapshot_, scopes_, clock_, metrics_client_.get(), sources_.get(), objects_,
+              storage_) {}
 
 void Explainer::SetMetrics(lw::WatcherMetrics metrics) {
   if (metrics_client_ != nullptr) metrics_client_->Set(std::move(metrics));

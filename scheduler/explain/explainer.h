@@ -38,6 +38,7 @@
 #include "scheduler/backend/cache/cache_impl.h"
 #include "scheduler/backend/cache/object_store.h"
 #include "scheduler/backend/cache/snapshot.h"
+#include "scheduler/backend/cache/storage_store.h"
 #include "scheduler/explain/fixed_metrics.h"
 #include "scheduler/explain/offline_handle.h"
 #include "scheduler/explain/report.h"
@@ -71,6 +72,8 @@ class Explainer {
   // Namespaces, services and controllers the plugins read (InterPodAffinity's
   // namespaceSelector, PodTopologySpread's default constraints).
   ObjectStore& objects() { return objects_; }
+  // PVs, PVCs, StorageClasses and CSINodes the volume plugins see.
+  StorageStore& storage() { return storage_; }
   // Replaces the served metrics (only when created with metrics).
   void SetMetrics(lw::WatcherMetrics metrics);
 
@@ -97,6 +100,7 @@ class Explainer {
   CacheImpl cache_;
   Snapshot snapshot_;
   ObjectStore objects_;
+  StorageStore storage_;
   std::unique_ptr<FixedMetricsClient> metrics_client_;
   std::unique_ptr<FixedSourcePool> sources_;
   OfflineHandle handle_;

@@ -22,7 +22,8 @@ namespace trimaran::sched::explain {
 class OfflineHandle final : public Handle {
  public:
   OfflineHandle(const SharedLister& snapshot, const StatsScopes& scopes, const Clock& clock,
-                lw::Client* load_watcher, lw::SourcePool* sources, const ObjectLister& objects);
+                lw::Client* load_watcher, lw::SourcePool* sources, const ObjectLister& objects,
+                const StorageLister& storage);
 
   const SharedLister& snapshot_lister() const override { return snapshot_; }
   kube::Client& client() override { return client_; }
@@ -33,6 +34,7 @@ class OfflineHandle final : public Handle {
   lw::Client* load_watcher() override { return load_watcher_; }
   lw::SourcePool* load_watcher_sources() override { return sources_; }
   const ObjectLister& object_lister() const override { return objects_; }
+  const StorageLister& storage_lister() const override { return storage_; }
 
   // The in-memory apiserver (what a binder wrote).
   kube::testing::FakeClient& api() { return client_; }
@@ -50,6 +52,7 @@ class OfflineHandle final : public Handle {
   lw::Client* load_watcher_;
   lw::SourcePool* sources_;
   const ObjectLister& objects_;
+  const StorageLister& storage_;
   kube::testing::FakeClient client_;
   DroppingEventRecorder recorder_;
   InlineParallelizer parallelizer_{1};

@@ -16,7 +16,35 @@ class EmptyLister final : public ObjectLister {
   }
 };
 
+class EmptyStorage final : public StorageLister {
+ public:
+  std::shared_ptr<const kube::PersistentVolume> GetPersistentVolume(
+      std::string_view /*name*/) const override {
+    return nullptr;
+  }
+  std::shared_ptr<const kube::PersistentVolumeClaim> GetPersistentVolumeClaim(
+      std::string_view /*ns*/, std::string_view /*name*/) const override {
+    return nullptr;
+  }
+  std::shared_ptr<const kube::StorageClass> GetStorageClass(
+      std::string_view /*name*/) const override {
+    return nullptr;
+  }
+  std::shared_ptr<const kube::CSINode> GetCSINode(std::string_view /*name*/) const override {
+    return nullptr;
+  }
+  std::vector<std::shared_ptr<const kube::PersistentVolume>> ListPersistentVolumes()
+      const override {
+    return {};
+  }
+};
+
 }  // namespace
+
+const StorageLister& EmptyStorageLister() {
+  static const EmptyStorage* const kEmpty = new EmptyStorage();
+  return *kEmpty;
+}
 
 const ObjectLister& EmptyObjectLister() {
   static const EmptyLister* const kEmpty = new EmptyLister();

@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "kube/api/pod.h"
 #include "kube/api/selector_object.h"
+#include "kube/api/storage.h"
 #include "kube/client.h"
 #include "loadwatcher/client.h"
 #include "loadwatcher/source_pool.h"
@@ -84,6 +85,28 @@ class ObjectLister {
 
 // An ObjectLister with nothing in it.
 const ObjectLister& EmptyObjectLister();
+
+// The PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes the
+// scheduler's informers hold (kube/api/storage.h), read live like ObjectLister: what
+// the volume plugins read (upstream's PV/PVC/StorageClass/CSINode listers). Each getter
+// returns nullptr when the object is absent. The default implementation is empty.
+class StorageLister {
+ public:
+  virtual ~StorageLister() = default;
+  virtual std::shared_ptr<const kube::PersistentVolume> GetPersistentVolume(
+      std::string_view name) const = 0;
+  virtual std::shared_ptr<const kube::PersistentVolumeClaim> GetPersistentVolumeClaim(
+      std::string_view ns, std::string_view name) const = 0;
+  virtual std::shared_ptr<const kube::StorageClass> GetStorageClass(
+      std::string_view name) const = 0;
+  virtual std::shared_ptr<const kube::CSINode> GetCSINode(std::string_view name) const = 0;
+  // Every PersistentVolume, in name order.
+  virtual std::vector<std::shared_ptr<const kube::PersistentVolume>> ListPersistentVolumes()
+      const = 0;
+};
+
+// A StorageLister with nothing in it.
+const StorageLister& EmptyStorageLister();
 
 enum class EventType { kNormal, kWarning };
 
@@ -168,6 +191,9 @@ class Handle {
   // The profile's PreFilter extensions and Filters (preemption dry runs). Set in the
   // Handle a plugin's factory receives from the runtime; nullptr elsewhere.
   virtual const PluginsRunner* plugins_runner() const { return nullptr; }
+  // PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes (see
+  // StorageLister). Empty unless the runtime has informers for them.
+  virtual const StorageLister& storage_lister() const { return EmptyStorageLister(); }
   // Still to come: waiting-pod access for Permit plugins.
 };
 

@@ -16,11 +16,15 @@
 #include "scheduler/plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
 #include "scheduler/plugins/node_resources_fit/node_resources_fit.h"
 #include "scheduler/plugins/node_unschedulable/node_unschedulable.h"
+#include "scheduler/plugins/node_volume_limits/node_volume_limits.h"
 #include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
 #include "scheduler/plugins/queue_sort/priority_sort.h"
 #include "scheduler/plugins/scheduling_gates/scheduling_gates.h"
 #include "scheduler/plugins/taint_toleration/taint_toleration.h"
 #include "scheduler/plugins/target_load_packing/target_load_packing.h"
+#include "scheduler/plugins/volume_binding/volume_binding.h"
+#include "scheduler/plugins/volume_restrictions/volume_restrictions.h"
+#include "scheduler/plugins/volume_zone/volume_zone.h"
 
 namespace trimaran::sched::plugins {
 
@@ -38,11 +42,15 @@ absl::Status RegisterInTreePlugins(Registry& registry) {
       {NodeResourcesBalancedAllocation::kName, &NodeResourcesBalancedAllocation::Descriptor},
       {NodeResourcesFit::kName, &NodeResourcesFit::Descriptor},
       {NodeUnschedulable::kName, &NodeUnschedulable::Descriptor},
+      {NodeVolumeLimits::kName, &NodeVolumeLimits::Descriptor},
       {PodTopologySpread::kName, &PodTopologySpread::Descriptor},
       {PrioritySort::kName, &PrioritySort::Descriptor},
       {SchedulingGates::kName, &SchedulingGates::Descriptor},
       {TaintToleration::kName, &TaintToleration::Descriptor},
       {TargetLoadPacking::kName, &TargetLoadPacking::Descriptor},
+      {VolumeBinding::kName, &VolumeBinding::Descriptor},
+      {VolumeRestrictions::kName, &VolumeRestrictions::Descriptor},
+      {VolumeZone::kName, &VolumeZone::Descriptor},
   };
   for (const auto& [name, descriptor] : kInTree) {
     TRIMARAN_RETURN_IF_ERROR(registry.Register(name, descriptor()));

@@ -45,14 +45,15 @@ TEST(RegisterInTreePluginsTest, TheInTreePlugins) {
   // The default v1 profile's plugins (spec kube-scheduler.md §1.5) that Trimaran
   // implements and its own Score plugins (issue 7: TargetLoadPacking,
   // LoadVariationRiskBalancing, LowRiskOverCommitment). Not yet implemented:
-  // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, ImageLocality.
-  EXPECT_THAT(
-      InTreeRegistry().Names(),
-      ElementsAre("DefaultBinder", "DefaultPreemption", "InterPodAffinity",
-                  "LoadVariationRiskBalancing", "LowRiskOverCommitment", "NodeAffinity", "NodeName",
-                  "NodePorts", "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                  "NodeUnschedulable", "PodTopologySpread", "PrioritySort", "SchedulingGates",
-                  "TaintToleration", "TargetLoadPacking"));
+  // ImageLocality.
+  EXPECT_THAT(InTreeRegistry().Names(),
+              ElementsAre("DefaultBinder", "DefaultPreemption", "InterPodAffinity",
+                          "LoadVariationRiskBalancing", "LowRiskOverCommitment", "NodeAffinity",
+                          "NodeName", "NodePorts", "NodeResourcesBalancedAllocation",
+                          "NodeResourcesFit", "NodeUnschedulable", "NodeVolumeLimits",
+                          "PodTopologySpread", "PrioritySort", "SchedulingGates",
+                          "TaintToleration", "TargetLoadPacking", "VolumeBinding",
+                          "VolumeRestrictions", "VolumeZone"));
 }
 
 TEST(RegisterInTreePluginsTest, EveryFactoryBuildsItsPluginWithDefaultArgs) {

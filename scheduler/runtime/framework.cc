@@ -34,6 +34,7 @@ class PluginHandle final : public Handle {
   const ObjectLister& object_lister() const override { return base_.object_lister(); }
   PodNominator* nominator() const override { return base_.nominator(); }
   const PluginsRunner* plugins_runner() const override { return &runner_; }
+  const StorageLister& storage_lister() const override { return base_.storage_lister(); }
 
  private:
   Handle& base_;

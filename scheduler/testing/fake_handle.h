@@ -34,6 +34,7 @@
 #include "kube/api/pod.h"
 #include "kube/testing/fake_client.h"
 #include "scheduler/backend/cache/object_store.h"
+#include "scheduler/backend/cache/storage_store.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/runtime/inline_parallelizer.h"
@@ -128,10 +129,13 @@ class FakeHandle final : public Handle {
   PodNominator* nominator() const override { return nominator_; }
   // Hands `nominator` (not owned; may be null) to plugins and the runtime.
   void SetNominator(PodNominator* nominator) { nominator_ = nominator; }
+  const StorageLister& storage_lister() const override { return storage_; }
 
   // ---- Test access ----
   // Namespaces, services and controllers the plugins see (object_lister()).
   ObjectStore& objects() { return objects_; }
+  // PVs, PVCs, StorageClasses and CSINodes the plugins see (storage_lister()).
+  StorageStore& storage() { return storage_; }
   FakeSnapshot& snapshot() { return snapshot_; }
   FakeEventRecorder& recorder() { return recorder_; }
   kube::testing::FakeClient& fake_client() { return client_; }
@@ -146,6 +150,7 @@ class FakeHandle final : public Handle {
   kube::testing::FakeClient client_;
   FakeSnapshot snapshot_;
   ObjectStore objects_;
+  StorageStore storage_;
   FakeEventRecorder recorder_;
   InlineParallelizer parallelizer_;
   stats::Registry registry_;

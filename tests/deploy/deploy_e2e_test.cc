@@ -212,6 +212,48 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
                 .status());
   }
 
+  // Volume plugins: list + watch of PVs, PVCs, StorageClasses and CSINodes; merge PATCH
+  // of a PV (claimRef) and a PVC (selected-node), as VolumeBinding's PreBind sends them.
+  for (kube::StorageResource resource : kube::kAllStorageResources) {
+    SCOPED_TRACE(kube::PluralName(resource));
+    TRIMARAN_EXPECT_OK(scoped_->ListStorageObjects(resource, {}).status());
+    TRIMARAN_EXPECT_OK(scoped_
+                           ->Raw("GET",
+                                 absl::StrCat(std::string(kube::CollectionPath(resource)),
+                                              "?watch=true&timeoutSeconds=1"),
+                                 "")
+                           .status());
+  }
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      auto created_pv,
+      cp_->Request("POST", "/api/v1/persistentvolumes",
+                   R"({"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"pv-1"},)"
+                   R"("spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],)"
+                   R"("hostPath":{"path":"/tmp/pv-1"}}})"));
+  ASSERT_EQ(created_pv.status_code, 201) << created_pv.body;
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      auto created_pvc,
+      cp_->Request("POST", "/api/v1/namespaces/default/persistentvolumeclaims",
+                   R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"c1"},)"
+                   R"("spec":{"accessModes":["ReadWriteOnce"],)"
+                   R"("resources":{"requests":{"storage":"1Gi"}}}})"));
+  ASSERT_EQ(created_pvc.status_code, 201) << created_pvc.body;
+  kube::StoragePatch pv_patch;
+  pv_patch.annotations[std::string(kube::kAnnBoundByController)] = "yes";
+  pv_patch.claim_ref = kube::ObjectReference{.api_version = "v1",
+                                             .kind = "PersistentVolumeClaim",
+                                             .namespace_name = "default",
+                                             .name = "c1"};
+  TRIMARAN_EXPECT_OK(
+      scoped_->PatchStorageObject(kube::StorageResource::kPersistentVolumes, "", "pv-1", pv_patch)
+          .status());
+  kube::StoragePatch pvc_patch;
+  pvc_patch.annotations[std::string(kube::kAnnSelectedNode)] = "n1";
+  TRIMARAN_EXPECT_OK(scoped_
+                         ->PatchStorageObject(kube::StorageResource::kPersistentVolumeClaims,
+                                              "default", "c1", pvc_patch)
+                         .status());
+
   // --- Allowed: PodScheduled condition, binding, events ---
   kube::PodStatusPatch patch;
   kube::PodCondition cond;
@@ -301,6 +343,20 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
       {"list leases",
        scoped_->Raw("GET", "/apis/coordination.k8s.io/v1/namespaces/trimaran/leases", "").status()},
       {"metrics of one pod", scoped_->Raw("GET", "/apis/metrics.k8s.io/v1beta1/pods", "").status()},
+      {"get pv", scoped_->Raw("GET", "/api/v1/persistentvolumes/pv-1", "").status()},
+      {"delete pv", scoped_->Raw("DELETE", "/api/v1/persistentvolumes/pv-1", "").status()},
+      {"create pvc",
+       scoped_
+           ->Raw("POST", "/api/v1/namespaces/default/persistentvolumeclaims",
+                 R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"c2"},)"
+                 R"("spec":{"accessModes":["ReadWriteOnce"],)"
+                 R"("resources":{"requests":{"storage":"1Gi"}}}})")
+           .status()},
+      {"patch storageclass", scoped_
+                                 ->Raw("PATCH", "/apis/storage.k8s.io/v1/storageclasses/x", "{}",
+                                       "application/merge-patch+json")
+                                 .status()},
+      {"csidrivers", scoped_->Raw("GET", "/apis/storage.k8s.io/v1/csidrivers", "").status()},
   };
   for (const Denied& d : denied) {
     SCOPED_TRACE(d.what);

@@ -237,7 +237,7 @@ class FilteringHandler {
         return key == "managedFields" || key == "generateName" || key == "finalizers";
       case Scope::kSpec:
         // Pod-level restartPolicy only: a container's restartPolicy is read.
-        return key == "volumes" || key == "securityContext" || key == "restartPolicy" ||
+        return key == "securityContext" || key == "restartPolicy" ||
                key == "terminationGracePeriodSeconds" || key == "dnsPolicy" ||
                key == "serviceAccountName" || key == "serviceAccount" ||
                key == "enableServiceLinks" || key == "imagePullSecrets";

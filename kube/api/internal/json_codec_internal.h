@@ -33,6 +33,7 @@
 #include "kube/api/quantity.h"
 #include "kube/api/resource_list.h"
 #include "kube/api/selector_object.h"
+#include "kube/api/storage.h"
 #include "kube/api/watch_event.h"
 #include "rapidjson/document.h"
 #include "rapidjson/encodedstream.h"
@@ -230,6 +231,10 @@ absl::Status Read(const Value& v, const Path& path, Lease& out);
 absl::Status Read(const Value& v, const Path& path, ApiStatus& out);
 absl::Status Read(const Value& v, const Path& path, PodStatusPatch& out);
 absl::Status Read(const Value& v, const Path& path, SelectorObject& out);
+absl::Status Read(const Value& v, const Path& path, Volume& out);
+// Decodes the alternative `out.object` holds, unless a "kind" member names another of
+// the four storage kinds (watch events carry it; list items do not).
+absl::Status Read(const Value& v, const Path& path, StorageObject& out);
 
 // ---- Containers of the above. ----
 template <typename T>
@@ -257,10 +262,11 @@ absl::Status Read(const Value& v, const Path& path, std::optional<T>& out) {
 DecodeFailure DescribeFailure(const Value& object, std::string_view position, absl::Status status);
 
 // Appends `item` decoded to `out.items`, or, if it does not decode, its DecodeFailure to
-// `out.skipped` (one bad item never fails a list).
+// `out.skipped` (one bad item never fails a list). Each item starts as a copy of
+// `prototype` (a StorageObject list's items know their kind from it).
 template <typename T>
-void ReadListItem(const Value& item, const Path& path, List<T>& out) {
-  T& decoded = out.items.emplace_back();
+void ReadListItem(const Value& item, const Path& path, List<T>& out, const T& prototype = T()) {
+  T& decoded = out.items.emplace_back(prototype);
   absl::Status s = item.IsObject() ? Read(item, path, decoded) : TypeError(path, "object", item);
   if (s.ok()) return;
   out.items.pop_back();
@@ -269,25 +275,29 @@ void ReadListItem(const Value& item, const Path& path, List<T>& out) {
 
 // The "items" of a list: an array (null is empty), decoded item by item.
 template <typename T>
-absl::Status ReadListItems(const Value& v, const Path& path, List<T>& out) {
+absl::Status ReadListItems(const Value& v, const Path& path, List<T>& out,
+                           const T& prototype = T()) {
   out.items.clear();
   out.skipped.clear();
   if (v.IsNull()) return absl::OkStatus();
   if (!v.IsArray()) return TypeError(path, "array", v);
   out.items.reserve(v.Size());
-  for (rapidjson::SizeType i = 0; i < v.Size(); ++i) ReadListItem(v[i], path.Index(i), out);
+  for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+    ReadListItem(v[i], path.Index(i), out, prototype);
+  }
   return absl::OkStatus();
 }
 
 // A list object ({"metadata": ListMeta, "items": [T...]}) of kind `kind`.
 template <typename T>
-absl::Status ReadList(const Value& v, const Path& path, std::string_view kind, List<T>& out) {
+absl::Status ReadList(const Value& v, const Path& path, std::string_view kind, List<T>& out,
+                      const T& prototype = T()) {
   if (!v.IsObject()) return TypeError(path, "object", v);
   TRIMARAN_RETURN_IF_ERROR(CheckKind(v, path, kind, "List"));
   return ForEachField(v, path,
                       [&](std::string_view k, const Value& fv, const Path& fp) -> absl::Status {
                         if (k == "metadata") return Read(fv, fp, out.metadata);
-                        if (k == "items") return ReadListItems(fv, fp, out);
+                        if (k == "items") return ReadListItems(fv, fp, out, prototype);
                         return absl::OkStatus();
                       });
 }
@@ -373,6 +383,7 @@ void Write(Writer& w, const ContainerPort& v);
 void Write(Writer& w, const ResourceRequirements& v);
 void Write(Writer& w, const Container& v);
 void Write(Writer& w, const PodSchedulingGate& v);
+void Write(Writer& w, const Volume& v);
 void Write(Writer& w, const PodSpec& v);
 void Write(Writer& w, const PodCondition& v);
 void Write(Writer& w, const PodStatus& v);
