@@ -626,7 +626,7 @@ TEST(ConfigValidateTest, EachError) {
        "profiles[0].plugins.score.enabled[1].name: unknown plugin \"Foo\""},
       {"unsupported plugin",
        "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality}]\n",
-       "profiles[0].plugins.multiPoint.enabled[15].name: plugin ImageLocality is not supported "
+       "profiles[0].plugins.multiPoint.enabled[16].name: plugin ImageLocality is not supported "
        "by trimaran-scheduler yet"},
       {"preemption args",
        "profiles:\n- pluginConfig: [{name: DefaultPreemption, args: "
