@@ -1,0 +1,194 @@
+#include "cmd/trimaranctl/nodes_live_view.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+
+namespace trimaran::cmd::trimaranctl::nodes {
+namespace {
+
+// The sort keys S cycles through after the flag's own.
+constexpr const char* kSortCycle[] = {"creation", "cpu-requests", "cpu-usage", "price"};
+
+}  // namespace
+
+std::string CutLine(std::string_view line, size_t cols) {
+  std::string out;
+  size_t w = 0;
+  bool coloured = false;
+  for (size_t i = 0; i < line.size();) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c == 0x1b && i + 1 < line.size() && line[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < line.size() && !(line[j] >= '@' && line[j] <= '~')) ++j;
+      const std::string_view seq = line.substr(i, std::min(line.size(), j + 1) - i);
+      coloured = seq != "\x1b[0m";
+      out += seq;
+      i = j + 1;
+      continue;
+    }
+    size_t len = 1;
+    if (c >= 0xF0) {
+      len = 4;
+    } else if (c >= 0xE0) {
+      len = 3;
+    } else if (c >= 0xC0) {
+      len = 2;
+    }
+    if (w == cols) {
+      if (coloured) out += "\x1b[0m";
+      return out;
+    }
+    out += line.substr(i, len);
+    ++w;
+    i += len;
+  }
+  return out;
+}
+
+LiveView::LiveView(ClusterSource& source, NodesFlags flags, PriceTable prices, LayoutOptions layout,
+                   Terminal& terminal, const Clock& clock)
+    : source_(source),
+      flags_(std::move(flags)),
+      prices_(std::move(prices)),
+      layout_(std::move(layout)),
+      terminal_(terminal),
+      clock_(clock) {}
+
+absl::Status LiveView::Refresh() {
+  NodesFlags f = flags_;
+  if (sort_index_ > 0) f.sort = SortSpec{.key = kSortCycle[sort_index_ - 1], .ascending = false};
+  absl::StatusOr<ClusterView> v = BuildView(source_, f, prices_, clock_.Now());
+  if (!v.ok()) {
+    error_ = std::string(v.status().message());
+    return v.status();
+  }
+  error_.clear();
+  view_ = *std::move(v);
+  have_view_ = true;
+  first_node_ = std::min(first_node_, view_.rows.empty() ? 0 : view_.rows.size() - 1);
+  return absl::OkStatus();
+}
+
+size_t LiveView::NodesPerPage(TerminalSize size) const {
+  LayoutOptions o = layout_;
+  const std::string header = RenderHeader(view_, o);
+  const size_t header_lines = static_cast<size_t>(std::count(header.begin(), header.end(), '\n'));
+  const size_t per_node =
+      std::max<size_t>(1, view_.resources.size()) + (view_.group_by.empty() ? 0 : 1);
+  const size_t rows = static_cast<size_t>(std::max(size.rows, 1));
+  const size_t used = header_lines + 1 /*blank*/ + 2 /*footer*/;
+  return rows > used + per_node ? (rows - used) / per_node : 1;
+}
+
+std::string LiveView::Frame(TerminalSize size) const {
+  std::vector<std::string> lines;
+  if (!have_view_) {
+    lines.push_back(error_.empty() ? "Waiting for update or no nodes found..."
+                                   : absl::StrCat("error: ", error_));
+  } else {
+    LayoutOptions o = layout_;
+    const size_t per_page = NodesPerPage(size);
+    o.first_node = first_node_;
+    o.max_nodes = per_page;
+    std::string body = RenderHeader(view_, o) + "\n";
+    if (view_.rows.empty()) {
+      body += "Waiting for update or no nodes found...\n";
+    } else {
+      body += RenderRows(view_, o);
+    }
+    lines = absl::StrSplit(body, '\n');
+    if (!lines.empty() && lines.back().empty()) lines.pop_back();
+    // Pad to push the footer to the bottom.
+    const size_t want = static_cast<size_t>(std::max(size.rows, 3)) - 2;
+    while (lines.size() < want) lines.emplace_back();
+    const size_t pages = view_.rows.empty() ? 1 : (view_.rows.size() + per_page - 1) / per_page;
+    const size_t page = std::min(pages - 1, first_node_ / per_page);
+    std::string dots;
+    if (pages <= 40) {
+      for (size_t p = 0; p < pages; ++p) dots += p == page ? "•" : "·";
+    } else {
+      dots = absl::StrCat(page + 1, "/", pages);
+    }
+    lines.push_back(absl::StrCat(dots, "  nodes ", view_.rows.empty() ? 0 : first_node_ + 1, "-",
+                                 std::min(view_.rows.size(), first_node_ + per_page), " of ",
+                                 view_.rows.size(), error_.empty() ? "" : "  error: ", error_));
+    const std::string help =
+        absl::StrCat("←/→ page • ↑/↓ scroll • S: sort (", view_.sort, ") • u: usage • q: quit");
+    lines.push_back(o.color ? absl::StrCat("\x1b[38;2;98;98;98m", help, "\x1b[0m") : help);
+  }
+  std::string frame;
+  for (const std::string& l : lines) {
+    absl::StrAppend(&frame, CutLine(l, static_cast<size_t>(std::max(size.cols, 1))), "\n");
+  }
+  return frame;
+}
+
+bool LiveView::HandleKey(Key key, TerminalSize size) {
+  const size_t n = view_.rows.size();
+  const size_t per_page = have_view_ ? NodesPerPage(size) : 1;
+  switch (key) {
+    case Key::kQuit:
+      return false;
+    case Key::kRight:
+      if (first_node_ + per_page < n) first_node_ += per_page;
+      break;
+    case Key::kLeft:
+      first_node_ = first_node_ >= per_page ? first_node_ - per_page : 0;
+      break;
+    case Key::kDown:
+      if (first_node_ + 1 < n) ++first_node_;
+      break;
+    case Key::kUp:
+      if (first_node_ > 0) --first_node_;
+      break;
+    case Key::kSort: {
+      sort_index_ = (sort_index_ % std::size(kSortCycle)) + 1;
+      const SortSpec spec{.key = kSortCycle[sort_index_ - 1], .ascending = false};
+      SortView(view_, spec);
+      first_node_ = 0;
+      break;
+    }
+    case Key::kUsage:
+      layout_.show_usage = !layout_.show_usage;
+      break;
+    case Key::kNone:
+    case Key::kOther:
+      break;
+  }
+  return true;
+}
+
+absl::Status LiveView::Run() {
+  TRIMARAN_RETURN_IF_ERROR(Refresh());
+  absl::Time next = clock_.Now() + flags_.refresh;
+  terminal_.Draw(Frame(terminal_.Size()));
+  while (true) {
+    const absl::Duration wait = std::max(absl::ZeroDuration(), next - clock_.Now());
+    const Key key = terminal_.ReadKey(std::min(wait, absl::Milliseconds(250)));
+    const TerminalSize size = terminal_.Size();
+    if (key != Key::kNone) {
+      if (!HandleKey(key, size)) return absl::OkStatus();
+    }
+    if (clock_.Now() >= next) {
+      Refresh().IgnoreError();  // shown on the footer; the last view stays
+      next = clock_.Now() + flags_.refresh;
+    }
+    terminal_.Draw(Frame(size));
+  }
+}
+
+absl::Status RunTerminalView(ClusterSource& source, const NodesFlags& flags) {
+  TRIMARAN_ASSIGN_OR_RETURN(PriceTable prices, LoadPrices(flags));
+  TRIMARAN_ASSIGN_OR_RETURN(LayoutOptions layout, MakeLayoutOptions(flags));
+  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<Terminal> terminal, OpenPosixTerminal());
+  LiveView view(source, flags, std::move(prices), std::move(layout), *terminal, RealClock::Get());
+  return view.Run();
+}
+
+}  // namespace trimaran::cmd::trimaranctl::nodes
