@@ -25,19 +25,19 @@
 namespace trimaran::cmd::trimaranctl::nodes {
 namespace {
 
-absl::Status FlagError(std::string_view flag, std::string_view what) {
+absl::Status FlagError(absl::string_view flag, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(flag, ": ", what));
 }
 
-std::vector<std::string> SplitList(std::string_view v) {
+std::vector<std::string> SplitList(absl::string_view v) {
   std::vector<std::string> out;
-  for (std::string_view p : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+  for (absl::string_view p : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
     out.emplace_back(absl::StripAsciiWhitespace(p));
   }
   return out;
 }
 
-absl::Status ParsePercent(std::string_view flag, std::string_view v, double lo, double hi,
+absl::Status ParsePercent(absl::string_view flag, absl::string_view v, double lo, double hi,
                           double& out) {
   if (!absl::SimpleAtod(v, &out) || !(out >= lo && out <= hi)) {
     return FlagError(flag,
@@ -46,7 +46,7 @@ absl::Status ParsePercent(std::string_view flag, std::string_view v, double lo, 
   return absl::OkStatus();
 }
 
-absl::Status ParseDuration(std::string_view flag, std::string_view v, absl::Duration& out) {
+absl::Status ParseDuration(absl::string_view flag, absl::string_view v, absl::Duration& out) {
   if (!absl::ParseDuration(v, &out) || out <= absl::ZeroDuration()) {
     return FlagError(flag, absl::StrCat("must be a positive duration (\"2s\"), got \"", v, "\""));
   }
@@ -160,7 +160,7 @@ absl::Status ParseArgs(NodesFlags& f, const std::vector<std::string>& args) {
         TRIMARAN_RETURN_IF_ERROR(Apply(f, arg, ""));
         done = true;
       } else if (absl::StartsWith(arg, absl::StrCat(b, "="))) {
-        TRIMARAN_RETURN_IF_ERROR(Apply(f, b, arg.substr(std::string_view(b).size() + 1)));
+        TRIMARAN_RETURN_IF_ERROR(Apply(f, b, arg.substr(absl::string_view(b).size() + 1)));
         done = true;
       }
     }
@@ -205,11 +205,11 @@ absl::StatusOr<NodesFlags> ParseNodesFlags(const std::vector<std::string>& args,
   NodesFlags f;
   std::vector<std::string> defaults;
   int line_no = 0;
-  for (std::string_view line : absl::StrSplit(defaults_file, '\n')) {
+  for (absl::string_view line : absl::StrSplit(defaults_file, '\n')) {
     ++line_no;
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || absl::StartsWith(line, "#")) continue;
-    std::vector<std::string_view> kv = absl::StrSplit(line, absl::MaxSplits('=', 1));
+    std::vector<absl::string_view> kv = absl::StrSplit(line, absl::MaxSplits('=', 1));
     const std::string name = absl::StrCat("--", absl::StripAsciiWhitespace(kv[0]));
     absl::Status s =
         Apply(f, name, kv.size() == 2 ? std::string(absl::StripAsciiWhitespace(kv[1])) : "");
@@ -357,7 +357,7 @@ int RunNodesOnce(ClusterSource& source, const NodesFlags& flags, absl::Time now,
 }
 
 int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
-  auto usage_error = [&](std::string_view message) {
+  auto usage_error = [&](absl::string_view message) {
     absl::StrAppend(&err, "trimaranctl nodes: error: ", message,
                     "\nRun 'trimaranctl nodes --help' for usage.\n");
     return 1;
@@ -390,7 +390,7 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
   std::shared_ptr<http::HttpTransport> transport;
   std::unique_ptr<lw::Client> watcher;
   if (!flags->watcher.empty()) {
-    std::string_view target = flags->watcher;
+    absl::string_view target = flags->watcher;
     if (absl::ConsumePrefix(&target, "grpc://")) {
       lw::GrpcClientOptions g;
       g.target = std::string(target);

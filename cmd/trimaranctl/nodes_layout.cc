@@ -18,20 +18,20 @@
 namespace trimaran::cmd::trimaranctl::nodes {
 namespace {
 
-constexpr std::string_view kFull = "█";
-constexpr std::string_view kEmpty = "░";
-constexpr std::string_view kTarget = "┃";
-constexpr std::string_view kLeftEdge = "▕";
-constexpr std::string_view kRightEdge = "▏";
+constexpr absl::string_view kFull = "█";
+constexpr absl::string_view kEmpty = "░";
+constexpr absl::string_view kTarget = "┃";
+constexpr absl::string_view kLeftEdge = "▕";
+constexpr absl::string_view kRightEdge = "▏";
 constexpr std::array<int, 3> kGrey = {0x62, 0x62, 0x62};
 
 enum class Tone { kGood, kOk, kBad };
 
-std::string Paint(const LayoutOptions& o, const std::array<int, 3>& rgb, std::string_view text) {
+std::string Paint(const LayoutOptions& o, const std::array<int, 3>& rgb, absl::string_view text) {
   if (!o.color) return std::string(text);
   return absl::StrFormat("\x1b[38;2;%d;%d;%dm%s\x1b[0m", rgb[0], rgb[1], rgb[2], text);
 }
-std::string Paint(const LayoutOptions& o, Tone tone, std::string_view text) {
+std::string Paint(const LayoutOptions& o, Tone tone, absl::string_view text) {
   return Paint(o, o.palette.rgb[static_cast<int>(tone)], text);
 }
 
@@ -42,7 +42,7 @@ Tone PackingTone(double pct) {
   return Tone::kBad;
 }
 
-std::string Pad(std::string_view text, size_t width) {
+std::string Pad(absl::string_view text, size_t width) {
   std::string s(text);
   const size_t w = DisplayWidth(text);
   if (w < width) s.append(width - w, ' ');
@@ -58,15 +58,15 @@ int Cells(double pct, int width) {
 std::string RequestsBar(const LayoutOptions& o, double pct) {
   const int n = Cells(pct, o.bar_width);
   std::string bar;
-  for (int i = 0; i < n; ++i) bar += kFull;
+  for (int i = 0; i < n; ++i) absl::StrAppend(&bar, kFull);
   std::string rest;
-  for (int i = n; i < o.bar_width; ++i) rest += kEmpty;
+  for (int i = n; i < o.bar_width; ++i) absl::StrAppend(&rest, kEmpty);
   return Paint(o, PackingTone(pct), bar) + rest;
 }
 
 std::string Percent(double pct) { return absl::StrFormat("%3.0f%%", pct); }
 
-std::string_view MissingText(UsageState state) {
+absl::string_view MissingText(UsageState state) {
   switch (state) {
     case UsageState::kStale:
       return "stale";
@@ -100,7 +100,7 @@ std::string UsageCell(const LayoutOptions& o, const ResourceFigures& r) {
     if (i == target) {
       bar += Paint(o, Tone::kOk, kTarget);
     } else {
-      bar += i < n ? kFull : kEmpty;
+      absl::StrAppend(&bar, i < n ? kFull : kEmpty);
     }
   }
   const std::string number = Percent(*pct);
@@ -119,7 +119,7 @@ std::string Status(const NodeRow& row) {
   return "-";
 }
 
-std::string Plural(int64_t n, std::string_view word) {
+std::string Plural(int64_t n, absl::string_view word) {
   return absl::StrCat(n, " ", word, n == 1 ? "" : "s");
 }
 
@@ -167,15 +167,15 @@ std::string GroupLine(const ClusterView& view, const Group& g, const LayoutOptio
 
 }  // namespace
 
-absl::StatusOr<Palette> ParseStyle(std::string_view text) {
-  std::vector<std::string_view> colours = absl::StrSplit(text, ',');
+absl::StatusOr<Palette> ParseStyle(absl::string_view text) {
+  std::vector<absl::string_view> colours = absl::StrSplit(text, ',');
   if (colours.size() != 3) {
     return absl::InvalidArgumentError(
         absl::StrCat("--style: expected exactly 3 colours (good,ok,bad), got ", colours.size()));
   }
   Palette p;
   for (size_t i = 0; i < 3; ++i) {
-    std::string_view c = absl::StripAsciiWhitespace(colours[i]);
+    absl::string_view c = absl::StripAsciiWhitespace(colours[i]);
     uint32_t v = 0;
     if (!absl::ConsumePrefix(&c, "#") || c.size() != 6 || !absl::SimpleHexAtoi(c, &v)) {
       return absl::InvalidArgumentError(
@@ -187,7 +187,7 @@ absl::StatusOr<Palette> ParseStyle(std::string_view text) {
   return p;
 }
 
-size_t DisplayWidth(std::string_view text) {
+size_t DisplayWidth(absl::string_view text) {
   size_t w = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
@@ -217,7 +217,7 @@ std::string FormatMoney(double value, int decimals) {
   return value < 0 ? "-" + out : out;
 }
 
-std::string FormatAmount(std::string_view resource, double amount) {
+std::string FormatAmount(absl::string_view resource, double amount) {
   if (resource == "cpu") return absl::StrFormat("%.0fm", amount);
   if (resource == "memory" || resource == "ephemeral-storage") {
     constexpr double kGi = 1024.0 * 1024 * 1024;
@@ -362,7 +362,7 @@ namespace {
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-void Str(Writer& w, std::string_view s) {
+void Str(Writer& w, absl::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 void OptDouble(Writer& w, const std::optional<double>& v) {
@@ -372,7 +372,7 @@ void OptDouble(Writer& w, const std::optional<double>& v) {
     w.Null();
   }
 }
-std::string_view Unit(std::string_view resource) {
+absl::string_view Unit(absl::string_view resource) {
   if (resource == "cpu") return "millicores";
   if (resource == "memory" || resource == "ephemeral-storage") return "bytes";
   return "units";

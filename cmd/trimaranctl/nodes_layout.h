@@ -36,6 +36,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "cmd/trimaranctl/nodes_model.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
@@ -46,7 +47,7 @@ inline constexpr int kJsonSchemaVersion = 1;
 struct Palette {
   std::array<std::array<int, 3>, 3> rgb = {{{0x04, 0xB5, 0x75}, {0xFF, 0xFF, 0x00}, {0xFF, 0, 0}}};
 };
-absl::StatusOr<Palette> ParseStyle(std::string_view text);
+absl::StatusOr<Palette> ParseStyle(absl::string_view text);
 
 struct LayoutOptions {
   bool color = false;
@@ -75,9 +76,9 @@ std::string RenderJson(const ClusterView& view, const LayoutOptions& options);
 std::string FormatMoney(double value, int decimals);
 // A resource amount as a Kubernetes-style quantity: cpu "3500m", memory "1.5Gi"/"512Mi",
 // anything else an integer.
-std::string FormatAmount(std::string_view resource, double amount);
+std::string FormatAmount(absl::string_view resource, double amount);
 // The display width of UTF-8 `text` without ANSI escape sequences (one cell per code
 // point; the glyphs used here are all single-width).
-size_t DisplayWidth(std::string_view text);
+size_t DisplayWidth(absl::string_view text);
 
 }  // namespace trimaran::cmd::trimaranctl::nodes

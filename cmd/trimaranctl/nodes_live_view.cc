@@ -17,7 +17,7 @@ constexpr const char* kSortCycle[] = {"creation", "cpu-requests", "cpu-usage", "
 
 }  // namespace
 
-std::string CutLine(std::string_view line, size_t cols) {
+std::string CutLine(absl::string_view line, size_t cols) {
   std::string out;
   size_t w = 0;
   bool coloured = false;
@@ -26,9 +26,9 @@ std::string CutLine(std::string_view line, size_t cols) {
     if (c == 0x1b && i + 1 < line.size() && line[i + 1] == '[') {
       size_t j = i + 2;
       while (j < line.size() && !(line[j] >= '@' && line[j] <= '~')) ++j;
-      const std::string_view seq = line.substr(i, std::min(line.size(), j + 1) - i);
+      const absl::string_view seq = line.substr(i, std::min(line.size(), j + 1) - i);
       coloured = seq != "\x1b[0m";
-      out += seq;
+      absl::StrAppend(&out, seq);
       i = j + 1;
       continue;
     }
@@ -44,7 +44,7 @@ std::string CutLine(std::string_view line, size_t cols) {
       if (coloured) out += "\x1b[0m";
       return out;
     }
-    out += line.substr(i, len);
+    absl::StrAppend(&out, line.substr(i, len));
     ++w;
     i += len;
   }

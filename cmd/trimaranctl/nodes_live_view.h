@@ -58,7 +58,7 @@ class LiveView {
 
 // Cuts `line` to `cols` display cells, keeping ANSI sequences (and resetting the colour
 // when cut inside one).
-std::string CutLine(std::string_view line, size_t cols);
+std::string CutLine(absl::string_view line, size_t cols);
 
 // Opens the process's terminal and runs a LiveView.
 absl::Status RunTerminalView(ClusterSource& source, const NodesFlags& flags);

@@ -16,9 +16,13 @@
 namespace trimaran::cmd::trimaranctl::nodes {
 namespace {
 
-std::string_view Label(const kube::Node& node, std::string_view key) {
+constexpr absl::string_view kCpu = "cpu";
+constexpr absl::string_view kMemory = "memory";
+constexpr absl::string_view kPods = "pods";
+
+absl::string_view Label(const kube::Node& node, absl::string_view key) {
   auto it = node.metadata.labels.find(std::string(key));
-  return it == node.metadata.labels.end() ? std::string_view() : std::string_view(it->second);
+  return it == node.metadata.labels.end() ? absl::string_view() : absl::string_view(it->second);
 }
 
 CapacityType CapacityOf(const kube::Node& node) {
@@ -33,11 +37,10 @@ CapacityType CapacityOf(const kube::Node& node) {
   return CapacityType::kUnknown;
 }
 
-double Amount(const kube::ResourceList& list, std::string_view name) {
+double Amount(const kube::ResourceList& list, absl::string_view name) {
   auto it = list.find(name);
   if (it == list.end()) return 0;
-  return static_cast<double>(name == kube::kResourceCPU ? it->second.MilliValue()
-                                                        : it->second.Value());
+  return static_cast<double>(name == kCpu ? it->second.MilliValue() : it->second.Value());
 }
 
 bool Terminal(const kube::Pod& pod) {
@@ -46,7 +49,7 @@ bool Terminal(const kube::Pod& pod) {
 }
 
 // The watcher's value for `type` on `host`: AVG, else Latest; nullopt when absent.
-std::optional<double> WatcherPercent(const lw::NodeMetrics& node, std::string_view type) {
+std::optional<double> WatcherPercent(const lw::NodeMetrics& node, absl::string_view type) {
   std::optional<double> latest;
   for (const lw::Metric& m : node.metrics) {
     if (m.type != type || !std::isfinite(m.value) || m.value < 0) continue;
@@ -178,7 +181,7 @@ void Regroup(ClusterView& view) {
 
 }  // namespace
 
-std::string_view UsageStateName(UsageState state) {
+absl::string_view UsageStateName(UsageState state) {
   switch (state) {
     case UsageState::kOk:
       return "ok";
@@ -203,7 +206,7 @@ std::optional<double> ResourceFigures::UsedPercent() const {
   return allocatable > 0 ? *used * 100.0 / allocatable : 0;
 }
 
-bool NaturalLess(std::string_view a, std::string_view b) {
+bool NaturalLess(absl::string_view a, absl::string_view b) {
   size_t i = 0;
   size_t j = 0;
   while (i < a.size() && j < b.size()) {
@@ -215,8 +218,8 @@ bool NaturalLess(std::string_view a, std::string_view b) {
       while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
       while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
       // Compare the numbers without leading zeros: by length, then digits.
-      std::string_view na = a.substr(i, ie - i);
-      std::string_view nb = b.substr(j, je - j);
+      absl::string_view na = a.substr(i, ie - i);
+      absl::string_view nb = b.substr(j, je - j);
       while (na.size() > 1 && na[0] == '0') na.remove_prefix(1);
       while (nb.size() > 1 && nb[0] == '0') nb.remove_prefix(1);
       if (na.size() != nb.size()) return na.size() < nb.size();
@@ -233,9 +236,9 @@ bool NaturalLess(std::string_view a, std::string_view b) {
   return a < b;
 }
 
-absl::StatusOr<SortSpec> ParseSortSpec(std::string_view text) {
+absl::StatusOr<SortSpec> ParseSortSpec(absl::string_view text) {
   SortSpec spec;
-  std::vector<std::string_view> parts = absl::StrSplit(text, absl::MaxSplits('=', 1));
+  std::vector<absl::string_view> parts = absl::StrSplit(text, absl::MaxSplits('=', 1));
   if (parts[0].empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--node-sort: empty key in \"", text, "\""));
   }
@@ -271,7 +274,7 @@ std::string FormatAge(absl::Duration age) {
 absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& nodes,
                                              const std::vector<kube::Pod>& pods,
                                              const lw::WatcherMetrics* metrics,
-                                             std::string_view metrics_error,
+                                             absl::string_view metrics_error,
                                              const ModelOptions& options) {
   if (options.resources.empty()) {
     return absl::InvalidArgumentError("--resources: at least one resource is required");
@@ -326,7 +329,7 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
     }
     row.capacity_type = CapacityOf(node);
     row.auto_mode = Label(node, "eks.amazonaws.com/compute-type") == "auto";
-    row.zone = std::string(Label(node, kube::kLabelTopologyZone));
+    row.zone = std::string(Label(node, "topology.kubernetes.io/zone"));
     if (row.zone.empty()) {
       row.zone = std::string(Label(node, "failure-domain.beta.kubernetes.io/zone"));
     }
@@ -347,8 +350,7 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
     auto pn = per_node.find(row.name);
     const PerNode& p = pn == per_node.end() ? empty : pn->second;
     row.pods = p.pods;
-    row.allocatable_pods =
-        static_cast<int64_t>(Amount(node.status.allocatable, kube::kResourcePods));
+    row.allocatable_pods = static_cast<int64_t>(Amount(node.status.allocatable, kPods));
 
     const lw::NodeMetrics* nm = nullptr;
     if (metrics != nullptr) {
@@ -362,14 +364,14 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
       ResourceFigures f;
       f.name = res;
       f.allocatable = Amount(node.status.allocatable, res);
-      f.requested = res == kube::kResourcePods ? static_cast<double>(p.pods)
-                                               : static_cast<double>(p.requested.Get(res));
-      const bool measured = res == kube::kResourceCPU || res == kube::kResourceMemory;
+      f.requested =
+          res == kPods ? static_cast<double>(p.pods) : static_cast<double>(p.requested.Get(res));
+      const bool measured = res == kCpu || res == kMemory;
       if (measured) {
         f.usage_state = row.usage_state;
         if (nm != nullptr && f.usage_state == UsageState::kOk) {
           std::optional<double> pct =
-              WatcherPercent(*nm, res == kube::kResourceCPU ? lw::kTypeCpu : lw::kTypeMemory);
+              WatcherPercent(*nm, res == kCpu ? lw::kTypeCpu : lw::kTypeMemory);
           if (pct.has_value()) {
             f.used = *pct / 100.0 * Amount(node.status.capacity, res);
           } else {
@@ -381,7 +383,7 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
     }
     if (!options.disable_pricing) {
       double label_price = 0;
-      std::string_view label = Label(node, kPriceLabel);
+      absl::string_view label = Label(node, kPriceLabel);
       if (!label.empty() && absl::SimpleAtod(label, &label_price) && label_price >= 0 &&
           std::isfinite(label_price)) {
         row.price_per_hour = label_price;

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "cmd/trimaranctl/nodes_price_table.h"
 #include "kube/api/node.h"
@@ -50,7 +51,7 @@ inline constexpr double kHoursPerMonth = 730;
 enum class UsageState { kOk, kMissing, kStale, kNoWatcher, kNotMeasured };
 // "ok", "missing", "stale", "no-watcher", "not-measured" (resources the watcher does not
 // report, e.g. pods).
-std::string_view UsageStateName(UsageState state);
+absl::string_view UsageStateName(UsageState state);
 
 // One resource of one node (or a total). cpu in millicores, memory and storage in
 // bytes, pods and extended resources in units.
@@ -135,7 +136,7 @@ struct SortSpec {
   std::string key = "creation";
   bool ascending = false;
 };
-absl::StatusOr<SortSpec> ParseSortSpec(std::string_view text);
+absl::StatusOr<SortSpec> ParseSortSpec(absl::string_view text);
 std::string SortSpecString(const SortSpec& spec);
 
 struct ModelOptions {
@@ -154,7 +155,7 @@ struct ModelOptions {
 absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& nodes,
                                              const std::vector<kube::Pod>& pods,
                                              const lw::WatcherMetrics* metrics,
-                                             std::string_view metrics_error,
+                                             absl::string_view metrics_error,
                                              const ModelOptions& options);
 
 // Re-sorts `view` (rows and groups) by `spec`; used by the terminal view's sort key.
@@ -164,6 +165,6 @@ void SortView(ClusterView& view, const SortSpec& spec);
 std::string FormatAge(absl::Duration age);
 
 // Natural order: "node-2" < "node-10".
-bool NaturalLess(std::string_view a, std::string_view b);
+bool NaturalLess(absl::string_view a, absl::string_view b);
 
 }  // namespace trimaran::cmd::trimaranctl::nodes

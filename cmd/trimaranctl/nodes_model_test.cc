@@ -25,7 +25,7 @@ ClusterView Build(const ModelOptions& o, const lw::WatcherMetrics* m) {
   return *std::move(v);
 }
 
-const NodeRow& Row(const ClusterView& v, std::string_view name) {
+const NodeRow& Row(const ClusterView& v, absl::string_view name) {
   for (const NodeRow& r : v.rows) {
     if (r.name == name) return r;
   }

@@ -42,13 +42,13 @@ constexpr BuiltinPrice kBuiltin[] = {
     {"m7g.4xlarge", 0.6528},
 };
 
-std::string Key(std::string_view type, std::string_view zone, CapacityType capacity) {
+std::string Key(absl::string_view type, absl::string_view zone, CapacityType capacity) {
   return absl::StrCat(type, "|", zone, "|", CapacityTypeKey(capacity));
 }
 
-absl::StatusOr<PriceEntry> MakeEntry(std::string_view type, std::string_view zone,
-                                     std::string_view capacity, std::string_view price,
-                                     std::string_view where) {
+absl::StatusOr<PriceEntry> MakeEntry(absl::string_view type, absl::string_view zone,
+                                     absl::string_view capacity, absl::string_view price,
+                                     absl::string_view where) {
   PriceEntry e;
   e.instance_type = std::string(absl::StripAsciiWhitespace(type));
   e.zone = std::string(absl::StripAsciiWhitespace(zone));
@@ -72,7 +72,7 @@ absl::StatusOr<PriceEntry> MakeEntry(std::string_view type, std::string_view zon
 
 }  // namespace
 
-std::string_view CapacityTypeName(CapacityType type) {
+absl::string_view CapacityTypeName(CapacityType type) {
   switch (type) {
     case CapacityType::kOnDemand:
       return "On-Demand";
@@ -88,7 +88,7 @@ std::string_view CapacityTypeName(CapacityType type) {
   return "-";
 }
 
-std::string_view CapacityTypeKey(CapacityType type) {
+absl::string_view CapacityTypeKey(CapacityType type) {
   switch (type) {
     case CapacityType::kOnDemand:
       return "on-demand";
@@ -104,7 +104,7 @@ std::string_view CapacityTypeKey(CapacityType type) {
   return "";
 }
 
-std::optional<CapacityType> ParseCapacityType(std::string_view text) {
+std::optional<CapacityType> ParseCapacityType(absl::string_view text) {
   std::string t = absl::AsciiStrToLower(text);
   absl::StrReplaceAll({{"_", "-"}}, &t);
   if (t == "on-demand" || t == "ondemand") return CapacityType::kOnDemand;
@@ -129,7 +129,7 @@ void PriceTable::Set(const PriceEntry& entry) {
   prices_[Key(entry.instance_type, entry.zone, entry.capacity_type)] = entry.usd_per_hour;
 }
 
-std::optional<double> PriceTable::Find(std::string_view instance_type, std::string_view zone,
+std::optional<double> PriceTable::Find(absl::string_view instance_type, absl::string_view zone,
                                        CapacityType capacity_type) const {
   if (!zone.empty()) {
     auto it = prices_.find(Key(instance_type, zone, capacity_type));
@@ -140,7 +140,7 @@ std::optional<double> PriceTable::Find(std::string_view instance_type, std::stri
   return std::nullopt;
 }
 
-std::optional<double> PriceTable::Lookup(std::string_view instance_type, std::string_view zone,
+std::optional<double> PriceTable::Lookup(absl::string_view instance_type, absl::string_view zone,
                                          CapacityType capacity_type) const {
   if (instance_type.empty()) return std::nullopt;
   if (capacity_type == CapacityType::kUnknown) capacity_type = CapacityType::kOnDemand;
@@ -153,14 +153,14 @@ std::optional<double> PriceTable::Lookup(std::string_view instance_type, std::st
   return std::nullopt;
 }
 
-absl::StatusOr<std::vector<PriceEntry>> ParsePriceCsv(std::string_view text) {
+absl::StatusOr<std::vector<PriceEntry>> ParsePriceCsv(absl::string_view text) {
   std::vector<PriceEntry> entries;
   int line_no = 0;
-  for (std::string_view line : absl::StrSplit(text, '\n')) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || absl::StartsWith(line, "#")) continue;
-    std::vector<std::string_view> fields = absl::StrSplit(line, ',');
+    std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
     const std::string where = absl::StrCat("line ", line_no);
     if (fields.size() != 4) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -175,7 +175,7 @@ absl::StatusOr<std::vector<PriceEntry>> ParsePriceCsv(std::string_view text) {
   return entries;
 }
 
-absl::StatusOr<std::vector<PriceEntry>> ParsePriceYaml(std::string_view text) {
+absl::StatusOr<std::vector<PriceEntry>> ParsePriceYaml(absl::string_view text) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
@@ -225,7 +225,7 @@ absl::Status LoadPriceFile(const std::string& path, PriceTable& table) {
               absl::EndsWith(path, ".json");
   if (!yaml && !absl::EndsWith(path, ".csv")) {
     yaml = true;
-    for (std::string_view line : absl::StrSplit(text, '\n')) {
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
       line = absl::StripAsciiWhitespace(line);
       if (line.empty() || absl::StartsWith(line, "#")) continue;
       yaml = !absl::StrContains(line, ',');

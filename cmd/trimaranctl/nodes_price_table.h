@@ -35,6 +35,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
 
@@ -48,11 +49,11 @@ inline constexpr char kBuiltinPriceDate[] = "2026-01-19";
 enum class CapacityType { kUnknown, kOnDemand, kSpot, kReserved, kFargate };
 
 // "On-Demand", "Spot", "Reserved", "Fargate" or "-".
-std::string_view CapacityTypeName(CapacityType type);
+absl::string_view CapacityTypeName(CapacityType type);
 // "on-demand", "spot", "reserved", "fargate" or "" (JSON and price files).
-std::string_view CapacityTypeKey(CapacityType type);
+absl::string_view CapacityTypeKey(CapacityType type);
 // Parses a price-file or label value ("on-demand", "ON_DEMAND", "spot", ...).
-std::optional<CapacityType> ParseCapacityType(std::string_view text);
+std::optional<CapacityType> ParseCapacityType(absl::string_view text);
 
 struct PriceEntry {
   std::string instance_type;
@@ -75,13 +76,13 @@ class PriceTable {
 
   // The hourly price as described at the top; nullopt when unknown. kUnknown capacity is
   // priced as on-demand.
-  std::optional<double> Lookup(std::string_view instance_type, std::string_view zone,
+  std::optional<double> Lookup(absl::string_view instance_type, absl::string_view zone,
                                CapacityType capacity_type) const;
 
   size_t size() const { return prices_.size(); }
 
  private:
-  std::optional<double> Find(std::string_view instance_type, std::string_view zone,
+  std::optional<double> Find(absl::string_view instance_type, absl::string_view zone,
                              CapacityType capacity_type) const;
 
   // Key: "<type>|<zone>|<capacity key>".
@@ -90,8 +91,8 @@ class PriceTable {
 };
 
 // Parse a price file (formats above).
-absl::StatusOr<std::vector<PriceEntry>> ParsePriceCsv(std::string_view text);
-absl::StatusOr<std::vector<PriceEntry>> ParsePriceYaml(std::string_view text);
+absl::StatusOr<std::vector<PriceEntry>> ParsePriceCsv(absl::string_view text);
+absl::StatusOr<std::vector<PriceEntry>> ParsePriceYaml(absl::string_view text);
 // Reads `path` (.csv: CSV; .yaml/.yml/.json: YAML; else CSV if the first
 // non-comment line has commas) and adds its entries to `table`. NotFound when
 // unreadable; errors name the path.

@@ -58,7 +58,7 @@ class PosixTerminal final : public Terminal {
   }
 
  private:
-  static void Write(std::string_view s) {
+  static void Write(absl::string_view s) {
     while (!s.empty()) {
       const ssize_t n = write(STDOUT_FILENO, s.data(), s.size());
       if (n < 0 && errno == EINTR) continue;
@@ -72,7 +72,7 @@ class PosixTerminal final : public Terminal {
 
 }  // namespace
 
-Key DecodeKey(std::string_view b, size_t& consumed) {
+Key DecodeKey(absl::string_view b, size_t& consumed) {
   consumed = b.empty() ? 0 : 1;
   if (b.empty()) return Key::kNone;
   if (b[0] == '\x1b') {

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
@@ -31,7 +32,7 @@ enum class Key {
 
 // Decodes the first key in `bytes`; sets `consumed` to how many bytes it used (at least
 // 1 when `bytes` is not empty).
-Key DecodeKey(std::string_view bytes, size_t& consumed);
+Key DecodeKey(absl::string_view bytes, size_t& consumed);
 
 struct TerminalSize {
   int rows = 24;
