@@ -28,7 +28,7 @@ constexpr std::array<int, 3> kGrey = {0x62, 0x62, 0x62};
 enum class Tone { kGood, kOk, kBad };
 
 std::string Paint(const LayoutOptions& o, const std::array<int, 3>& rgb, absl::string_view text) {
-  if (!o.color) return std::string(text);
+  if (!o.color || text.empty()) return std::string(text);
   return absl::StrFormat("\x1b[38;2;%d;%d;%dm%s\x1b[0m", rgb[0], rgb[1], rgb[2], text);
 }
 std::string Paint(const LayoutOptions& o, Tone tone, absl::string_view text) {
@@ -273,7 +273,7 @@ std::string RenderHeader(const ClusterView& view, const LayoutOptions& o) {
                          });
       absl::StrAppend(&out, "usage: ", view.metrics_source.empty() ? "-" : view.metrics_source, " ",
                       view.metrics_window, " window, ", FormatAge(age), " old",
-                      stale ? Paint(o, Tone::kBad, " (stale)") : "", "\n");
+                      view.metrics_stale ? Paint(o, Tone::kBad, " (stale)") : "", "\n");
     }
   }
   return out;

@@ -62,7 +62,7 @@ LiveView::LiveView(ClusterSource& source, NodesFlags flags, PriceTable prices, L
 
 absl::Status LiveView::Refresh() {
   NodesFlags f = flags_;
-  if (sort_index_ > 0) f.sort = SortSpec{.key = kSortCycle[sort_index_ - 1], .ascending = false};
+  if (sort_override_.has_value()) f.sort = *sort_override_;
   absl::StatusOr<ClusterView> v = BuildView(source_, f, prices_, clock_.Now());
   if (!v.ok()) {
     error_ = std::string(v.status().message());
@@ -148,9 +148,15 @@ bool LiveView::HandleKey(Key key, TerminalSize size) {
       if (first_node_ > 0) --first_node_;
       break;
     case Key::kSort: {
-      sort_index_ = (sort_index_ % std::size(kSortCycle)) + 1;
-      const SortSpec spec{.key = kSortCycle[sort_index_ - 1], .ascending = false};
-      SortView(view_, spec);
+      // The key after the current one in the cycle (the first when it is not in it).
+      const std::string current =
+          sort_override_.has_value() ? sort_override_->key : flags_.sort.key;
+      size_t next = 0;
+      for (size_t i = 0; i < std::size(kSortCycle); ++i) {
+        if (current == kSortCycle[i]) next = (i + 1) % std::size(kSortCycle);
+      }
+      sort_override_ = SortSpec{.key = kSortCycle[next], .ascending = false};
+      SortView(view_, *sort_override_);
       first_node_ = 0;
       break;
     }

@@ -4,7 +4,8 @@
 // (nodes_terminal.h) and redraws at once on a key:
 //
 //   ←/h/PgUp, →/l/PgDn/space  previous / next page      ↑/k, ↓/j  scroll by one node
-//   S/s  next sort key: creation=dsc → cpu-requests=dsc → cpu-usage=dsc → price=dsc
+//   S/s  next sort key: creation → cpu-requests → cpu-usage → price (→ creation), all
+//        descending; from a --node-sort outside the cycle, S starts at creation
 //   u    usage bars on/off                              q/esc/ctrl+c  quit
 //
 // The frame is the header (nodes_layout.h), a blank line, as many nodes as fit, and a
@@ -13,6 +14,7 @@
 //
 // Thread-safety: Run() uses the calling thread only; not reentrant.
 
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -53,7 +55,7 @@ class LiveView {
   bool have_view_ = false;
   std::string error_;
   size_t first_node_ = 0;
-  size_t sort_index_ = 0;  // into the cycle; 0 = the --node-sort flag
+  std::optional<SortSpec> sort_override_;  // set by the S key; else --node-sort
 };
 
 // Cuts `line` to `cols` display cells, keeping ANSI sequences (and resetting the colour

@@ -291,8 +291,8 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
     view.metrics_source = metrics->source;
     view.metrics_window = metrics->window.duration;
     view.metrics_time = absl::FromUnixSeconds(metrics->timestamp);
-    snapshot_state = options.now - *view.metrics_time > options.stale_after ? UsageState::kStale
-                                                                            : UsageState::kOk;
+    view.metrics_stale = options.now - *view.metrics_time > options.stale_after;
+    snapshot_state = view.metrics_stale ? UsageState::kStale : UsageState::kOk;
   } else {
     view.metrics_error = std::string(metrics_error);
   }

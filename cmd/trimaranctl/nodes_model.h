@@ -124,7 +124,8 @@ struct ClusterView {
   std::string metrics_source;
   std::string metrics_window;
   std::optional<absl::Time> metrics_time;
-  std::string metrics_error;  // why there is no snapshot (kNoWatcher)
+  bool metrics_stale = false;  // older than ModelOptions::stale_after
+  std::string metrics_error;   // why there is no snapshot (kNoWatcher)
   absl::Time now;
   std::string sort;  // the normalised sort spec ("creation=dsc")
 };
