@@ -267,10 +267,6 @@ std::string RenderHeader(const ClusterView& view, const LayoutOptions& o) {
                       "\n");
     } else {
       const absl::Duration age = view.now - view.metrics_time.value_or(view.now);
-      const bool stale = !view.rows.empty() &&
-                         std::all_of(view.rows.begin(), view.rows.end(), [](const NodeRow& r) {
-                           return r.usage_state == UsageState::kStale;
-                         });
       absl::StrAppend(&out, "usage: ", view.metrics_source.empty() ? "-" : view.metrics_source, " ",
                       view.metrics_window, " window, ", FormatAge(age), " old",
                       view.metrics_stale ? Paint(o, Tone::kBad, " (stale)") : "", "\n");
