@@ -418,7 +418,7 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
 }
 
 std::string NodesHelpText() {
-  return R"(Usage: trimaranctl nodes [flags]
+  return absl::StrCat(R"(Usage: trimaranctl nodes [flags]
 
 Shows every node's requests, live usage (from the load watcher) and price, with a cluster
 summary. Without -o: a live terminal view (keys: ←/→ h/l PgUp/PgDn page, ↑/↓ j/k scroll,
@@ -456,7 +456,9 @@ Flags:
   --refresh DUR             live view refresh period (default 2s)
   --bar-width N             bar cells (default 20)
 Defaults file: ~/.trimaran-viewer, one flag-name=value per line, # comments.
-)";
+)",
+                      "Built-in prices: ", kBuiltinPriceSource, ", generated ", kBuiltinPriceDate,
+                      ".\n");
 }
 
 }  // namespace trimaran::cmd::trimaranctl::nodes

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <string>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -35,8 +36,12 @@ class PosixTerminal final : public Terminal {
 
   void Draw(const std::string& frame) override {
     // Home, then each line followed by "clear to end of line", then clear below.
+    // No line feed after the last line: on the bottom row it would scroll the screen.
+    std::string_view body = frame;
+    if (!body.empty() && body.back() == '\n') body.remove_suffix(1);
     std::string out = "\x1b[H";
-    out += absl::StrReplaceAll(frame, {{"\n", "\x1b[K\r\n"}});
+    out += absl::StrReplaceAll(absl::string_view(body.data(), body.size()), {{"\n", "\x1b[K\r\n"}});
+    out += "\x1b[K";
     out += "\x1b[J";
     Write(out);
   }

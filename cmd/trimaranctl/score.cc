@@ -452,8 +452,7 @@ int RunTrimaranctl(const std::vector<std::string>& args, std::string& out, std::
     return 0;
   }
   if (args[0] == "--version" || args[0] == "version") {
-    absl::StrAppend(&out, "trimaranctl ", kVersion, "\n", "prices: built-in table of ",
-                    nodes::kBuiltinPriceDate, " (", nodes::kBuiltinPriceSource, ")\n");
+    absl::StrAppend(&out, "trimaranctl ", kVersion, "\n");
     return 0;
   }
   if (args[0] == "nodes") {
