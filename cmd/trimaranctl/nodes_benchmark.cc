@@ -21,7 +21,7 @@ constexpr int kPodsPerNode = 30;
 
 struct Cluster {
   std::vector<kube::Node> nodes;
-  std::vector<kube::Pod> pods;
+  std::vector<PodSummary> pods;  // as ApiClusterSource keeps them
   lw::WatcherMetrics metrics;
   PriceTable prices = PriceTable::Builtin();
   absl::Time now = absl::FromUnixSeconds(1767225600);
@@ -50,14 +50,14 @@ const Cluster& Get() {
       c->nodes.push_back(std::move(n));
       m.Node(name).Cpu(lw::kOpAvg, i % 97).Memory(lw::kOpAvg, (i * 7) % 89);
       for (int p = 0; p < kPodsPerNode; ++p) {
-        c->pods.push_back(kube::testing::MakePod()
-                              .Name(absl::StrCat("pod-", i, "-", p))
-                              .Namespace("default")
-                              .NodeName(name)
-                              .Req({{"cpu", absl::StrCat(100 + p * 10, "m")},
-                                    {"memory", absl::StrCat(128 + p, "Mi")}})
-                              .Phase(kube::PodPhase::kRunning)
-                              .Obj());
+        c->pods.push_back(SummarizePod(kube::testing::MakePod()
+                                           .Name(absl::StrCat("pod-", i, "-", p))
+                                           .Namespace("default")
+                                           .NodeName(name)
+                                           .Req({{"cpu", absl::StrCat(100 + p * 10, "m")},
+                                                 {"memory", absl::StrCat(128 + p, "Mi")}})
+                                           .Phase(kube::PodPhase::kRunning)
+                                           .Obj()));
       }
     }
     c->metrics = m.Obj();

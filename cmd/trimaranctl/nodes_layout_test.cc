@@ -58,7 +58,7 @@ ClusterView View(const Setup& s) {
   o.now = FixtureNow();
   const lw::WatcherMetrics m = FixtureMetrics(s.metrics_age);
   absl::StatusOr<ClusterView> v =
-      BuildClusterView(FixtureNodes(), FixturePods(), s.with_metrics ? &m : nullptr,
+      BuildClusterView(FixtureNodes(), SummarizePods(FixturePods()), s.with_metrics ? &m : nullptr,
                        "Get \"http://127.0.0.1:2020/watcher\": connection refused", o);
   EXPECT_TRUE(v.ok()) << v.status();
   return *std::move(v);

@@ -271,8 +271,24 @@ std::string FormatAge(absl::Duration age) {
   return absl::StrCat(s, "s");
 }
 
+PodSummary SummarizePod(const kube::Pod& pod) {
+  PodSummary s;
+  s.node_name = pod.spec.node_name;
+  s.running = pod.status.phase == kube::PodPhase::kRunning;
+  s.terminal = Terminal(pod);
+  if (!s.terminal) s.requests = kube::ComputePodRequests(pod);
+  return s;
+}
+
+std::vector<PodSummary> SummarizePods(const std::vector<kube::Pod>& pods) {
+  std::vector<PodSummary> out;
+  out.reserve(pods.size());
+  for (const kube::Pod& p : pods) out.push_back(SummarizePod(p));
+  return out;
+}
+
 absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& nodes,
-                                             const std::vector<kube::Pod>& pods,
+                                             const std::vector<PodSummary>& pods,
                                              const lw::WatcherMetrics* metrics,
                                              absl::string_view metrics_error,
                                              const ModelOptions& options) {
@@ -303,19 +319,19 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
     int64_t pods = 0;
   };
   absl::flat_hash_map<std::string, PerNode> per_node;
-  for (const kube::Pod& pod : pods) {
-    if (Terminal(pod)) continue;
-    if (pod.spec.node_name.empty()) {
+  for (const PodSummary& pod : pods) {
+    if (pod.terminal) continue;
+    if (pod.node_name.empty()) {
       ++view.pods.pending;
       continue;
     }
-    if (pod.status.phase == kube::PodPhase::kRunning) {
+    if (pod.running) {
       ++view.pods.running;
     } else {
       ++view.pods.bound;
     }
-    PerNode& n = per_node[pod.spec.node_name];
-    n.requested.Add(kube::ComputePodRequests(pod));
+    PerNode& n = per_node[pod.node_name];
+    n.requested.Add(pod.requests);
     ++n.pods;
   }
 

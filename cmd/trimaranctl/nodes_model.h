@@ -41,6 +41,7 @@
 #include "cmd/trimaranctl/nodes_price_table.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
+#include "kube/api/pod_resources.h"
 #include "loadwatcher/metrics.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
@@ -130,6 +131,17 @@ struct ClusterView {
   std::string sort;  // the normalised sort spec ("creation=dsc")
 };
 
+// What the view needs of a pod, kept instead of the pod itself (150,000 full pods take
+// hundreds of MB; their summaries a few tens).
+struct PodSummary {
+  std::string node_name;    // "" = not bound
+  bool running = false;     // status.phase Running
+  bool terminal = false;    // Succeeded, Failed or deleting: not counted
+  kube::Resource requests;  // kube::ComputePodRequests
+};
+PodSummary SummarizePod(const kube::Pod& pod);
+std::vector<PodSummary> SummarizePods(const std::vector<kube::Pod>& pods);
+
 // --node-sort: `<key>[=asc|dsc]`. Keys: creation, name, price, pods,
 // <resource>-requests, <resource>-usage (percent of allocatable), or any node label
 // (eks-node-viewer/node-age is creation). Ties go to the natural order of names.
@@ -154,7 +166,7 @@ struct ModelOptions {
 // Builds the view. `metrics` null: no snapshot (every node kNoWatcher; `metrics_error`
 // says why). InvalidArgument for an empty resource list.
 absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& nodes,
-                                             const std::vector<kube::Pod>& pods,
+                                             const std::vector<PodSummary>& pods,
                                              const lw::WatcherMetrics* metrics,
                                              absl::string_view metrics_error,
                                              const ModelOptions& options);

@@ -20,7 +20,8 @@ using ::testing::Optional;
 constexpr double kGi = 1024.0 * 1024 * 1024;
 
 ClusterView Build(const ModelOptions& o, const lw::WatcherMetrics* m) {
-  absl::StatusOr<ClusterView> v = BuildClusterView(FixtureNodes(), FixturePods(), m, "", o);
+  absl::StatusOr<ClusterView> v =
+      BuildClusterView(FixtureNodes(), SummarizePods(FixturePods()), m, "", o);
   EXPECT_TRUE(v.ok()) << v.status();
   return *std::move(v);
 }
@@ -118,8 +119,8 @@ TEST(NodesModelTest, StaleOrAbsentSnapshotIsNeverIdle) {
   EXPECT_EQ(stale.totals.resources[0].used, std::nullopt);
   EXPECT_EQ(stale.totals.nodes_without_usage, 3);
 
-  absl::StatusOr<ClusterView> none =
-      BuildClusterView(FixtureNodes(), FixturePods(), nullptr, "connection refused", o);
+  absl::StatusOr<ClusterView> none = BuildClusterView(FixtureNodes(), SummarizePods(FixturePods()),
+                                                      nullptr, "connection refused", o);
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_metrics);
   EXPECT_EQ(none->metrics_error, "connection refused");
@@ -133,12 +134,13 @@ TEST(NodesModelTest, PriceLabelWinsAndPricingCanBeDisabled) {
   ModelOptions o;
   o.prices = &prices;
   o.now = FixtureNow();
-  absl::StatusOr<ClusterView> v = BuildClusterView(nodes, FixturePods(), nullptr, "", o);
+  absl::StatusOr<ClusterView> v =
+      BuildClusterView(nodes, SummarizePods(FixturePods()), nullptr, "", o);
   ASSERT_TRUE(v.ok());
   EXPECT_THAT(Row(*v, "node-b").price_per_hour, Optional(0.0712));
   EXPECT_EQ(Row(*v, "node-b").price_source, "label");
   o.disable_pricing = true;
-  v = BuildClusterView(nodes, FixturePods(), nullptr, "", o);
+  v = BuildClusterView(nodes, SummarizePods(FixturePods()), nullptr, "", o);
   ASSERT_TRUE(v.ok());
   for (const NodeRow& r : v->rows) EXPECT_EQ(r.price_per_hour, std::nullopt);
 }
