@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "cmd/trimaranctl/nodes_informer_source.h"
 #include "cmd/trimaranctl/nodes_live_view.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
@@ -251,6 +252,22 @@ absl::StatusOr<std::map<std::string, double, std::less<>>> TargetsFromSchedulerC
   return targets;
 }
 
+void ReadWatcher(lw::Client* watcher, const std::string& window, ClusterInputs& in) {
+  if (watcher == nullptr) {
+    in.metrics_error = "no --watcher given";
+    return;
+  }
+  lw::MetricsRequest req;
+  req.window = window;
+  req.timeout = absl::Seconds(10);
+  absl::StatusOr<lw::WatcherMetricsPtr> m = watcher->GetLatestMetrics(req);
+  if (m.ok()) {
+    in.metrics = *std::move(m);
+  } else {
+    in.metrics_error = std::string(m.status().message());
+  }
+}
+
 ApiClusterSource::ApiClusterSource(kube::Client& kube, lw::Client* watcher,
                                    std::string node_selector, std::string window)
     : kube_(kube),
@@ -276,19 +293,7 @@ absl::StatusOr<ClusterInputs> ApiClusterSource::Fetch() {
     for (const kube::Pod& p : page.items) in.pods.push_back(SummarizePod(p));
     pods_opts.continue_token = page.metadata.continue_token;
   } while (!pods_opts.continue_token.empty());
-  if (watcher_ == nullptr) {
-    in.metrics_error = "no --watcher given";
-  } else {
-    lw::MetricsRequest req;
-    req.window = window_;
-    req.timeout = absl::Seconds(10);
-    absl::StatusOr<lw::WatcherMetricsPtr> m = watcher_->GetLatestMetrics(req);
-    if (m.ok()) {
-      in.metrics = *std::move(m);
-    } else {
-      in.metrics_error = std::string(m.status().message());
-    }
-  }
+  ReadWatcher(watcher_, window_, in);
   return in;
 }
 
@@ -408,10 +413,15 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
       watcher = std::make_unique<lw::HttpClient>(*transport, h);
     }
   }
-  ApiClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window);
   if (!flags->output.empty()) {
+    // One list, never more than a page of full pods in memory.
+    ApiClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window);
     return RunNodesOnce(source, *flags, RealClock::Get().Now(), out, err);
   }
+  // The live view: informers (one list, then watches), so a refresh reads memory.
+  InformerClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window,
+                               RealClock::Get());
+  if (absl::Status started = source.Start(absl::Seconds(60)); !started.ok()) return fail(started);
   absl::Status s = RunTerminalView(source, *flags);
   if (!s.ok()) return fail(s);
   return 0;

@@ -84,6 +84,10 @@ class ClusterSource {
   virtual absl::StatusOr<ClusterInputs> Fetch() = 0;
 };
 
+// Reads the load watcher's snapshot for `window` into in.metrics, or the reason there is
+// none into in.metrics_error (`watcher` null: "no --watcher given"). Never fails.
+void ReadWatcher(lw::Client* watcher, const std::string& window, ClusterInputs& in);
+
 class ApiClusterSource final : public ClusterSource {
  public:
   // `watcher` may be null (no usage). Both are borrowed and must outlive this.

@@ -1,0 +1,67 @@
+#include "cmd/trimaranctl/nodes_informer_source.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "kube/store.h"
+
+namespace trimaran::cmd::trimaranctl::nodes {
+
+InformerClusterSource::InformerClusterSource(kube::Client& kube, lw::Client* watcher,
+                                             std::string node_selector, std::string window,
+                                             const Clock& clock)
+    : watcher_(watcher),
+      window_(std::move(window)),
+      nodes_(kube::NodeListerWatcher(kube, std::move(node_selector)), clock),
+      pods_(kube::PodListerWatcher(kube), clock) {
+  kube::EventHandlers<kube::Pod> h;
+  h.on_add = [this](const std::shared_ptr<const kube::Pod>& p) {
+    PodSummary s = SummarizePod(*p);
+    absl::MutexLock lock(&mu_);
+    summaries_.insert_or_assign(kube::ObjectKey(*p), std::move(s));
+  };
+  h.on_update = [this](const std::shared_ptr<const kube::Pod>&,
+                       const std::shared_ptr<const kube::Pod>& p) {
+    PodSummary s = SummarizePod(*p);
+    absl::MutexLock lock(&mu_);
+    summaries_.insert_or_assign(kube::ObjectKey(*p), std::move(s));
+  };
+  h.on_delete = [this](const std::shared_ptr<const kube::Pod>& p, bool) {
+    absl::MutexLock lock(&mu_);
+    summaries_.erase(kube::ObjectKey(*p));
+  };
+  pods_.AddEventHandlers(std::move(h));
+}
+
+InformerClusterSource::~InformerClusterSource() {
+  nodes_.RequestStop();
+  pods_.RequestStop();
+  nodes_.Stop();
+  pods_.Stop();
+}
+
+absl::Status InformerClusterSource::Start(absl::Duration timeout) {
+  nodes_.Start();
+  pods_.Start();
+  if (!nodes_.WaitForSync(timeout) || !pods_.WaitForSync(timeout)) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("nodes and pods not listed within ", absl::FormatDuration(timeout)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ClusterInputs> InformerClusterSource::Fetch() {
+  ClusterInputs in;
+  for (const std::shared_ptr<const kube::Node>& n : nodes_.store().List()) {
+    in.nodes.push_back(*n);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    in.pods.reserve(summaries_.size());
+    for (const auto& [key, s] : summaries_) in.pods.push_back(s);
+  }
+  ReadWatcher(watcher_, window_, in);
+  return in;
+}
+
+}  // namespace trimaran::cmd::trimaranctl::nodes

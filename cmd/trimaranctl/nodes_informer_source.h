@@ -1,0 +1,50 @@
+#pragma once
+// InformerClusterSource: the live view's ClusterSource over the project's informers
+// (kube/informer.h): nodes (with --node-selector) and non-terminal pods are listed once
+// and then watched, so a refresh reads memory instead of re-listing the cluster. Pods
+// are reduced to PodSummary by the informer's handlers as events arrive; Fetch copies
+// the node store and the summaries and reads the load watcher (as ApiClusterSource).
+//
+// The informers keep their own store of full objects (what every informer user pays);
+// the one-shot `-o` output uses ApiClusterSource instead, which never holds more than a
+// list page of full pods.
+//
+// Thread-safety: Start and the destructor from the owner thread; Fetch is safe for
+// concurrent use with the informers' handler thread (the summaries are under a mutex).
+
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "cmd/trimaranctl/nodes_command.h"
+#include "common/clock.h"
+#include "kube/informer.h"
+
+namespace trimaran::cmd::trimaranctl::nodes {
+
+class InformerClusterSource final : public ClusterSource {
+ public:
+  // `kube`, `watcher` (may be null) and `clock` are borrowed and must outlive this.
+  InformerClusterSource(kube::Client& kube, lw::Client* watcher, std::string node_selector,
+                        std::string window, const Clock& clock);
+  ~InformerClusterSource() override;
+
+  // Starts both informers and waits for their first list: DeadlineExceeded after
+  // `timeout` ("nodes and pods not listed within 30s").
+  absl::Status Start(absl::Duration timeout);
+  absl::StatusOr<ClusterInputs> Fetch() override;
+
+ private:
+  lw::Client* const watcher_;
+  const std::string window_;
+  kube::Informer<kube::Node> nodes_;
+  kube::Informer<kube::Pod> pods_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, PodSummary> summaries_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace trimaran::cmd::trimaranctl::nodes
