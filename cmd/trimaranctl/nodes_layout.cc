@@ -296,8 +296,8 @@ std::string RenderRows(const ClusterView& view, const LayoutOptions& o) {
     c.push_back(absl::StrCat(r.ready ? "Ready" : "NotReady", "/",
                              r.created.has_value() ? FormatAge(view.now - *r.created) : "-"));
     for (const std::string& l : view.extra_labels) {
-      auto it = r.labels.find(l);
-      c.push_back(it == r.labels.end() || it->second.empty() ? "-" : it->second);
+      std::optional<std::string> v = LabelValue(view, r, l);
+      c.push_back(!v.has_value() || v->empty() ? "-" : *v);
     }
     cols.push_back(std::move(c));
   }
@@ -543,11 +543,11 @@ std::string RenderJson(const ClusterView& view, const LayoutOptions& o) {
     w.StartObject();
     for (const std::string& l : view.extra_labels) {
       Str(w, l);
-      auto it = r.labels.find(l);
-      if (it == r.labels.end()) {
-        w.Null();
+      std::optional<std::string> v = LabelValue(view, r, l);
+      if (v.has_value()) {
+        Str(w, *v);
       } else {
-        Str(w, it->second);
+        w.Null();
       }
     }
     w.EndObject();

@@ -97,12 +97,13 @@ TEST(NodesLayoutTest, CustomStyle) {
 
 TEST(NodesLayoutTest, GroupedWithExtraLabelsAndSpotDiscount) {
   LayoutOptions o;
-  const std::string got = RenderTable(View({.resources = {"cpu", "pods"},
-                                            .extra_labels = {"team", "karpenter.sh/nodepool"},
-                                            .group_by = "topology.kubernetes.io/zone",
-                                            .sort = {.key = "name", .ascending = true},
-                                            .spot_discount = 60}),
-                                      o);
+  const std::string got = RenderTable(
+      View({.resources = {"cpu", "pods"},
+            .extra_labels = {"team", "karpenter.sh/nodepool", "eks-node-viewer/node-age"},
+            .group_by = "topology.kubernetes.io/zone",
+            .sort = {.key = "name", .ascending = true},
+            .spot_discount = 60}),
+      o);
   ExpectGolden("table_grouped.txt", got);
 }
 

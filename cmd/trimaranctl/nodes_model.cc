@@ -428,6 +428,23 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
   return view;
 }
 
+std::optional<std::string> LabelValue(const ClusterView& view, const NodeRow& row,
+                                      absl::string_view key) {
+  auto it = row.labels.find(key);
+  if (it != row.labels.end()) return it->second;
+  if (key == "eks-node-viewer/node-age") {
+    if (!row.created.has_value()) return std::nullopt;
+    return FormatAge(view.now - *row.created);
+  }
+  for (const ResourceFigures& r : row.resources) {
+    if (key == absl::StrCat("eks-node-viewer/node-", r.name, "-usage")) {
+      if (r.allocatable <= 0) return std::string("N/A");
+      return absl::StrCat(static_cast<int64_t>(std::lround(r.RequestedPercent())), "%");
+    }
+  }
+  return std::nullopt;
+}
+
 void SortView(ClusterView& view, const SortSpec& spec) {
   view.sort = SortSpecString(spec);
   const bool grouped = !view.group_by.empty();

@@ -171,6 +171,13 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
                                              absl::string_view metrics_error,
                                              const ModelOptions& options);
 
+// The value shown for an --extra-labels column: the node's label, else a computed label
+// as eks-node-viewer has them (`eks-node-viewer/node-age`: the age;
+// `eks-node-viewer/node-<resource>-usage`: the request % of a resource in the view, "NN%",
+// or "N/A" without allocatable), else nullopt (shown `-`, JSON null).
+std::optional<std::string> LabelValue(const ClusterView& view, const NodeRow& row,
+                                      absl::string_view key);
+
 // Re-sorts `view` (rows and groups) by `spec`; used by the terminal view's sort key.
 void SortView(ClusterView& view, const SortSpec& spec);
 

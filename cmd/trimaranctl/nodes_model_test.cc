@@ -207,6 +207,20 @@ TEST(NodesModelTest, GroupingWithSubtotals) {
   EXPECT_EQ(v.groups[1].totals.nodes_without_price, 1);
 }
 
+TEST(NodesModelTest, ComputedLabels) {
+  ModelOptions o;
+  o.resources = {"cpu", "nvidia.com/gpu"};
+  o.now = FixtureNow();
+  const ClusterView v = Build(o, nullptr);
+  const NodeRow& a = Row(v, "node-a");
+  EXPECT_EQ(LabelValue(v, a, "team"), "web");
+  EXPECT_EQ(LabelValue(v, a, "eks-node-viewer/node-age"), "3d4h");
+  EXPECT_EQ(LabelValue(v, a, "eks-node-viewer/node-cpu-usage"), "89%");
+  EXPECT_EQ(LabelValue(v, a, "eks-node-viewer/node-nvidia.com/gpu-usage"), "N/A");
+  EXPECT_EQ(LabelValue(v, a, "eks-node-viewer/node-memory-usage"), std::nullopt);  // not shown
+  EXPECT_EQ(LabelValue(v, a, "karpenter.sh/nodepool"), std::nullopt);
+}
+
 TEST(NodesModelTest, HelpersAndErrors) {
   EXPECT_TRUE(NaturalLess("node-2", "node-10"));
   EXPECT_FALSE(NaturalLess("node-10", "node-2"));
