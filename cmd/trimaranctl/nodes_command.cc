@@ -432,7 +432,8 @@ std::string NodesHelpText() {
 
 Shows every node's requests, live usage (from the load watcher) and price, with a cluster
 summary. Without -o: a live terminal view (keys: ←/→ h/l PgUp/PgDn page, ↑/↓ j/k scroll,
-S cycle sort, u usage bars on/off, q/esc/ctrl+c quit; all read-only).
+S cycle sort, / filter by name, u usage bars on/off, ? help, q/esc/ctrl+c quit;
+all read-only).
 
 Bars: the first bar is requests ÷ allocatable; the bracketed bar is live usage ÷
 allocatable (the load watcher reports % of capacity; it is converted to an amount first,

@@ -15,6 +15,17 @@ namespace {
 // The sort keys S cycles through after the flag's own.
 constexpr const char* kSortCycle[] = {"creation", "cpu-requests", "cpu-usage", "price"};
 
+constexpr char kHelpText[] =
+    "Keys (read-only: nothing here changes the cluster)\n"
+    "  ←  h  PgUp          previous page\n"
+    "  →  l  PgDn  space   next page\n"
+    "  ↑  k  /  ↓  j       scroll by one node\n"
+    "  S  s                next sort: creation, cpu-requests, cpu-usage, price\n"
+    "  /                   filter by node name (enter keeps, esc clears)\n"
+    "  u                   usage bars on/off\n"
+    "  ?                   this help on/off\n"
+    "  q  esc  ctrl+c      quit\n";
+
 }  // namespace
 
 std::string CutLine(absl::string_view line, size_t cols) {
@@ -71,8 +82,20 @@ absl::Status LiveView::Refresh() {
   error_.clear();
   view_ = *std::move(v);
   have_view_ = true;
-  first_node_ = std::min(first_node_, view_.rows.empty() ? 0 : view_.rows.size() - 1);
+  ApplyFilter();
+  first_node_ = std::min(first_node_, Shown().rows.empty() ? 0 : Shown().rows.size() - 1);
   return absl::OkStatus();
+}
+
+const ClusterView& LiveView::Shown() const { return filter_.empty() ? view_ : filtered_; }
+
+void LiveView::ApplyFilter() {
+  if (filter_.empty()) return;
+  filtered_ = view_;
+  std::erase_if(filtered_.rows,
+                [&](const NodeRow& r) { return r.name.find(filter_) == std::string::npos; });
+  // Re-groups the remaining rows (same order); totals stay the cluster's.
+  SortView(filtered_, *ParseSortSpec(view_.sort));
 }
 
 size_t LiveView::NodesPerPage(TerminalSize size) const {
@@ -93,21 +116,25 @@ std::string LiveView::Frame(TerminalSize size) const {
                                    : absl::StrCat("error: ", error_));
   } else {
     LayoutOptions o = layout_;
+    const ClusterView& shown = Shown();
     const size_t per_page = NodesPerPage(size);
     o.first_node = first_node_;
     o.max_nodes = per_page;
     std::string body = RenderHeader(view_, o) + "\n";
-    if (view_.rows.empty()) {
-      body += "Waiting for update or no nodes found...\n";
+    if (help_) {
+      body += kHelpText;
+    } else if (shown.rows.empty()) {
+      body += filter_.empty() ? "Waiting for update or no nodes found...\n"
+                              : absl::StrCat("No node name contains \"", filter_, "\".\n");
     } else {
-      body += RenderRows(view_, o);
+      body += RenderRows(shown, o);
     }
     lines = absl::StrSplit(body, '\n');
     if (!lines.empty() && lines.back().empty()) lines.pop_back();
     // Pad to push the footer to the bottom.
     const size_t want = static_cast<size_t>(std::max(size.rows, 3)) - 2;
     while (lines.size() < want) lines.emplace_back();
-    const size_t pages = view_.rows.empty() ? 1 : (view_.rows.size() + per_page - 1) / per_page;
+    const size_t pages = shown.rows.empty() ? 1 : (shown.rows.size() + per_page - 1) / per_page;
     const size_t page = std::min(pages - 1, first_node_ / per_page);
     std::string dots;
     if (pages <= 40) {
@@ -115,9 +142,11 @@ std::string LiveView::Frame(TerminalSize size) const {
     } else {
       dots = absl::StrCat(page + 1, "/", pages);
     }
-    lines.push_back(absl::StrCat(dots, "  nodes ", view_.rows.empty() ? 0 : first_node_ + 1, "-",
-                                 std::min(view_.rows.size(), first_node_ + per_page), " of ",
-                                 view_.rows.size(), error_.empty() ? "" : "  error: ", error_));
+    lines.push_back(
+        absl::StrCat(dots, "  nodes ", shown.rows.empty() ? 0 : first_node_ + 1, "-",
+                     std::min(shown.rows.size(), first_node_ + per_page), " of ", shown.rows.size(),
+                     filter_.empty() && !typing_filter_ ? "" : absl::StrCat("  filter: ", filter_),
+                     typing_filter_ ? "█" : "", error_.empty() ? "" : "  error: ", error_));
     const std::string help =
         absl::StrCat("←/→ page • ↑/↓ scroll • S: sort (", view_.sort, ") • u: usage • q: quit");
     lines.push_back(o.color ? absl::StrCat("\x1b[38;2;98;98;98m", help, "\x1b[0m") : help);
@@ -129,8 +158,25 @@ std::string LiveView::Frame(TerminalSize size) const {
   return frame;
 }
 
-bool LiveView::HandleKey(Key key, TerminalSize size) {
-  const size_t n = view_.rows.size();
+bool LiveView::HandleKey(KeyPress press, TerminalSize size) {
+  if (typing_filter_) {
+    if (press.key == Key::kQuit && press.ch == 0) {
+      // esc (or ctrl+c): clear the filter and leave the prompt.
+      filter_.clear();
+      typing_filter_ = false;
+    } else if (press.key == Key::kEnter) {
+      typing_filter_ = false;
+    } else if (press.key == Key::kBackspace) {
+      if (!filter_.empty()) filter_.pop_back();
+    } else if (press.ch != 0) {
+      filter_ += press.ch;
+    }
+    first_node_ = 0;
+    ApplyFilter();
+    return true;
+  }
+  const Key key = press.key;
+  const size_t n = Shown().rows.size();
   const size_t per_page = have_view_ ? NodesPerPage(size) : 1;
   switch (key) {
     case Key::kQuit:
@@ -157,12 +203,21 @@ bool LiveView::HandleKey(Key key, TerminalSize size) {
       }
       sort_override_ = SortSpec{.key = kSortCycle[next], .ascending = false};
       SortView(view_, *sort_override_);
+      ApplyFilter();
       first_node_ = 0;
       break;
     }
     case Key::kUsage:
       layout_.show_usage = !layout_.show_usage;
       break;
+    case Key::kFilter:
+      typing_filter_ = true;
+      break;
+    case Key::kHelp:
+      help_ = !help_;
+      break;
+    case Key::kBackspace:
+    case Key::kEnter:
     case Key::kNone:
     case Key::kOther:
       break;
@@ -176,9 +231,9 @@ absl::Status LiveView::Run() {
   terminal_.Draw(Frame(terminal_.Size()));
   while (true) {
     const absl::Duration wait = std::max(absl::ZeroDuration(), next - clock_.Now());
-    const Key key = terminal_.ReadKey(std::min(wait, absl::Milliseconds(250)));
+    const KeyPress key = terminal_.ReadKey(std::min(wait, absl::Milliseconds(250)));
     const TerminalSize size = terminal_.Size();
-    if (key != Key::kNone) {
+    if (key.key != Key::kNone) {
       if (!HandleKey(key, size)) return absl::OkStatus();
     }
     if (clock_.Now() >= next) {

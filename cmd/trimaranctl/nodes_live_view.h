@@ -7,6 +7,8 @@
 //   S/s  next sort key: creation → cpu-requests → cpu-usage → price (→ creation), all
 //        descending; from a --node-sort outside the cycle, S starts at creation
 //   u    usage bars on/off                              q/esc/ctrl+c  quit
+//   /    filter nodes by name (a substring, k9s style): type, Enter keeps it, Esc clears
+//        it; the summary stays cluster-wide          ?  key help on/off
 //
 // The frame is the header (nodes_layout.h), a blank line, as many nodes as fit, and a
 // footer with a dot pager and the key help. Lines longer than the terminal are cut. A
@@ -35,11 +37,12 @@ class LiveView {
   // The frame for the current state and `size` (tests).
   std::string Frame(TerminalSize size) const;
   // Applies a key; false when it quits.
-  bool HandleKey(Key key, TerminalSize size);
+  bool HandleKey(KeyPress key, TerminalSize size);
   // Fetches and rebuilds the view.
   absl::Status Refresh();
 
   size_t first_node() const { return first_node_; }
+  const std::string& filter() const { return filter_; }
   const ClusterView& view() const { return view_; }
 
  private:
@@ -55,7 +58,15 @@ class LiveView {
   bool have_view_ = false;
   std::string error_;
   size_t first_node_ = 0;
-  std::optional<SortSpec> sort_override_;  // set by the S key; else --node-sort
+  // The view's rows narrowed by the filter (the view itself when there is none).
+  const ClusterView& Shown() const;
+  void ApplyFilter();
+
+  std::optional<SortSpec> sort_override_;
+  std::string filter_;
+  bool typing_filter_ = false;
+  bool help_ = false;
+  ClusterView filtered_;  // set by the S key; else --node-sort
 };
 
 // Cuts `line` to `cols` display cells, keeping ANSI sequences (and resetting the colour

@@ -31,12 +31,15 @@ TEST(DecodeKeyTest, Keys) {
   };
   for (const auto& [bytes, want] : cases) {
     size_t used = 0;
-    EXPECT_EQ(DecodeKey(bytes, used), want) << bytes;
+    EXPECT_EQ(DecodeKey(bytes, used).key, want) << bytes;
     EXPECT_EQ(used, bytes.size()) << bytes;
   }
   size_t used = 0;
-  EXPECT_EQ(DecodeKey("jq", used), Key::kDown);
+  EXPECT_EQ(DecodeKey("jq", used).key, Key::kDown);
   EXPECT_EQ(used, 1u);
+  EXPECT_EQ(DecodeKey("q", used).ch, 'q');  // the filter prompt types it
+  EXPECT_EQ(DecodeKey("\x1b", used).ch, 0);
+  EXPECT_EQ(DecodeKey("\x1b[C", used).ch, 0);
 }
 
 TEST(CutLineTest, CutsCellsKeepingEscapes) {
@@ -92,6 +95,37 @@ TEST_F(LiveViewTest, PagesSortsAndQuits) {
   EXPECT_THAT(sorted, HasSubstr("▕"));
 
   EXPECT_THAT(term.frames()[3], Not(HasSubstr("▕")));
+}
+
+TEST_F(LiveViewTest, FilterAndHelp) {
+  ApiClusterSource source(kube_, &watcher_, "", "15m");
+  FakeTerminal term({24, 200});
+  term.QueueKey(Key::kFilter);
+  term.QueueText("-1q");  // 'q' is typed into the filter, not a quit
+  term.QueueKey(Key::kBackspace);
+  term.QueueKey(Key::kEnter);
+  term.QueueKey(Key::kHelp);
+  term.QueueKey(Key::kHelp);
+  term.QueueKey(Key::kFilter);
+  term.QueueKey(Key::kQuit);  // esc: clears the filter
+  term.QueueKey(Key::kQuit);  // now quits
+  LiveView view(source, flags_, PriceTable::Builtin(), layout_, term, clock_);
+  ASSERT_TRUE(view.Run().ok());
+  const auto& f = term.frames();
+  ASSERT_EQ(f.size(), 11u);  // the first frame and one per key but the last
+  EXPECT_THAT(f[1], HasSubstr("filter: █"));
+  EXPECT_THAT(f[4], HasSubstr("filter: -1q█"));
+  EXPECT_THAT(f[4], HasSubstr("No node name contains \"-1q\"."));
+  EXPECT_THAT(f[5], HasSubstr("filter: -1█"));
+  // Enter keeps "-1": node-10 only; the summary stays cluster-wide.
+  EXPECT_THAT(f[6], HasSubstr("nodes 1-1 of 1  filter: -1\n"));
+  EXPECT_THAT(f[6], HasSubstr("node-10 "));
+  EXPECT_THAT(f[6], Not(HasSubstr("node-a ")));
+  EXPECT_THAT(f[6], HasSubstr("3 nodes"));
+  EXPECT_THAT(f[7], HasSubstr("Keys (read-only"));
+  EXPECT_THAT(f[8], Not(HasSubstr("Keys (read-only")));
+  EXPECT_THAT(f[10], HasSubstr("nodes 1-3 of 3\n"));
+  EXPECT_EQ(view.filter(), "");
 }
 
 TEST_F(LiveViewTest, FailedRefreshKeepsTheLastView) {

@@ -46,18 +46,18 @@ class PosixTerminal final : public Terminal {
     Write(out);
   }
 
-  Key ReadKey(absl::Duration timeout) override {
+  KeyPress ReadKey(absl::Duration timeout) override {
     if (pending_.empty()) {
       pollfd p{STDIN_FILENO, POLLIN, 0};
       const int ms = static_cast<int>(absl::ToInt64Milliseconds(timeout));
-      if (poll(&p, 1, ms) <= 0) return Key::kNone;
+      if (poll(&p, 1, ms) <= 0) return {};
       char buf[64];
       const ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-      if (n <= 0) return n == 0 ? Key::kQuit : Key::kNone;  // EOF: quit
+      if (n <= 0) return n == 0 ? KeyPress{Key::kQuit, 0} : KeyPress{};  // EOF: quit
       pending_.append(buf, static_cast<size_t>(n));
     }
     size_t used = 0;
-    const Key k = DecodeKey(pending_, used);
+    const KeyPress k = DecodeKey(pending_, used);
     pending_.erase(0, used);
     return k;
   }
@@ -77,7 +77,9 @@ class PosixTerminal final : public Terminal {
 
 }  // namespace
 
-Key DecodeKey(absl::string_view b, size_t& consumed) {
+namespace {
+
+Key DecodeOne(absl::string_view b, size_t& consumed) {
   consumed = b.empty() ? 0 : 1;
   if (b.empty()) return Key::kNone;
   if (b[0] == '\x1b') {
@@ -125,9 +127,28 @@ Key DecodeKey(absl::string_view b, size_t& consumed) {
       return Key::kSort;
     case 'u':
       return Key::kUsage;
+    case '/':
+      return Key::kFilter;
+    case '?':
+      return Key::kHelp;
+    case '\x7f':
+    case '\b':
+      return Key::kBackspace;
+    case '\r':
+    case '\n':
+      return Key::kEnter;
     default:
       return Key::kOther;
   }
+}
+
+}  // namespace
+
+KeyPress DecodeKey(absl::string_view b, size_t& consumed) {
+  KeyPress k;
+  k.key = DecodeOne(b, consumed);
+  if (consumed == 1 && b[0] >= 0x20 && b[0] < 0x7f) k.ch = b[0];
+  return k;
 }
 
 absl::StatusOr<std::unique_ptr<Terminal>> OpenPosixTerminal() {

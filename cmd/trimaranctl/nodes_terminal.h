@@ -20,19 +20,30 @@ namespace trimaran::cmd::trimaranctl::nodes {
 
 enum class Key {
   kNone,
-  kLeft,   // ← h PgUp: previous page
-  kRight,  // → l PgDn: next page
-  kUp,     // ↑ k: one node up
-  kDown,   // ↓ j: one node down
-  kSort,   // S s: next sort key
-  kUsage,  // u: usage bars on/off
-  kQuit,   // q esc ctrl+c
+  kLeft,    // ← h PgUp: previous page
+  kRight,   // → l PgDn space: next page
+  kUp,      // ↑ k: one node up
+  kDown,    // ↓ j: one node down
+  kSort,    // S s: next sort key
+  kUsage,   // u: usage bars on/off
+  kFilter,  // /: type a node-name filter
+  kHelp,    // ?: key help on/off
+  kBackspace,
+  kEnter,
+  kQuit,  // q esc ctrl+c
   kOther,
+};
+
+// One key press: its meaning in the view, and the printable ASCII character typed (0
+// for anything else), which the filter prompt takes literally ('q' included).
+struct KeyPress {
+  Key key = Key::kNone;
+  char ch = 0;
 };
 
 // Decodes the first key in `bytes`; sets `consumed` to how many bytes it used (at least
 // 1 when `bytes` is not empty).
-Key DecodeKey(absl::string_view bytes, size_t& consumed);
+KeyPress DecodeKey(absl::string_view bytes, size_t& consumed);
 
 struct TerminalSize {
   int rows = 24;
@@ -46,7 +57,7 @@ class Terminal {
   // Replaces the screen with `frame` (lines separated by '\n').
   virtual void Draw(const std::string& frame) = 0;
   // The next key, waiting at most `timeout`; kNone when none came.
-  virtual Key ReadKey(absl::Duration timeout) = 0;
+  virtual KeyPress ReadKey(absl::Duration timeout) = 0;
 };
 
 // A scripted terminal for tests: keys are returned in order (kNone once exhausted, and
@@ -54,12 +65,20 @@ class Terminal {
 class FakeTerminal final : public Terminal {
  public:
   explicit FakeTerminal(TerminalSize size) : size_(size) {}
-  void QueueKey(Key key) { keys_.push_back(key); }
+  void QueueKey(Key key) { keys_.push_back({key, 0}); }
+  // Each character of `text` as typed.
+  void QueueText(absl::string_view text) {
+    while (!text.empty()) {
+      size_t used = 0;
+      keys_.push_back(DecodeKey(text, used));
+      text.remove_prefix(used);
+    }
+  }
   TerminalSize Size() override { return size_; }
   void Draw(const std::string& frame) override { frames_.push_back(frame); }
-  Key ReadKey(absl::Duration) override {
-    if (keys_.empty()) return Key::kQuit;  // a script that ends quits
-    Key k = keys_.front();
+  KeyPress ReadKey(absl::Duration) override {
+    if (keys_.empty()) return {Key::kQuit, 0};  // a script that ends quits
+    KeyPress k = keys_.front();
     keys_.pop_front();
     return k;
   }
@@ -67,7 +86,7 @@ class FakeTerminal final : public Terminal {
 
  private:
   TerminalSize size_;
-  std::deque<Key> keys_;
+  std::deque<KeyPress> keys_;
   std::deque<std::string> frames_;
 };
 
