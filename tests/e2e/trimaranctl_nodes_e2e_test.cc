@@ -4,9 +4,9 @@
 //       requests read back from the apiserver, its usage equals the /watcher percentage
 //       × capacity, and the summary equals the sums; a node the watcher does not know is
 //       "missing" with null usage (never 0).
-//   (b) the live view under tmux: the first screen shows the nodes, `S` changes the
-//       sort shown on the help line and the row order, `q` quits (the process exits 0
-//       and the pane closes).
+//   (b) the live view under tmux (informers against the real apiserver): the first
+//       screen shows the nodes, `S` changes the sort shown on the help line and the row
+//       order, `/` filters the rows by name, `q` quits (the process exits 0).
 #include <unistd.h>
 
 #include <cmath>
@@ -278,6 +278,18 @@ TEST_F(TrimaranctlNodesE2ETest, LiveViewUnderTmuxSortsAndQuits) {
   EXPECT_LT(n2, n1);
   EXPECT_LT(n1, n4);
   EXPECT_THAT(screen, ::testing::HasSubstr("no metrics"));  // node-4, never idle
+
+  // "/" filter: only node-2's row is left; the summary still counts 4 nodes.
+  ASSERT_EQ(tmux.Run({"send-keys", "-t", "nodes", "/", "node-2", "Enter"}), 0);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        screen = tmux.Capture();
+        return absl::StrContains(screen, "nodes 1-1 of 1  filter: node-2");
+      },
+      absl::Seconds(10)))
+      << screen;
+  EXPECT_THAT(screen, ::testing::HasSubstr("4 nodes"));
+  EXPECT_THAT(screen, ::testing::Not(::testing::HasSubstr("node-1 ")));
 
   ASSERT_EQ(tmux.Run({"send-keys", "-t", "nodes", "q"}), 0);
   std::string exit_code;
