@@ -8,10 +8,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "cmd/trimaranctl/nodes_informer_source.h"
 #include "cmd/trimaranctl/nodes_layout.h"
 #include "cmd/trimaranctl/nodes_model.h"
+#include "common/clock.h"
+#include "kube/testing/fake_client.h"
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
+#include "loadwatcher/testing/fake_load_watcher_client.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
 namespace {
@@ -21,7 +25,7 @@ constexpr int kPodsPerNode = 30;
 
 struct Cluster {
   std::vector<kube::Node> nodes;
-  std::vector<PodSummary> pods;  // as ApiClusterSource keeps them
+  PodTotals pods;  // as ApiClusterSource keeps them
   lw::WatcherMetrics metrics;
   PriceTable prices = PriceTable::Builtin();
   absl::Time now = absl::FromUnixSeconds(1767225600);
@@ -50,14 +54,14 @@ const Cluster& Get() {
       c->nodes.push_back(std::move(n));
       m.Node(name).Cpu(lw::kOpAvg, i % 97).Memory(lw::kOpAvg, (i * 7) % 89);
       for (int p = 0; p < kPodsPerNode; ++p) {
-        c->pods.push_back(SummarizePod(kube::testing::MakePod()
-                                           .Name(absl::StrCat("pod-", i, "-", p))
-                                           .Namespace("default")
-                                           .NodeName(name)
-                                           .Req({{"cpu", absl::StrCat(100 + p * 10, "m")},
-                                                 {"memory", absl::StrCat(128 + p, "Mi")}})
-                                           .Phase(kube::PodPhase::kRunning)
-                                           .Obj()));
+        c->pods.Add(SummarizePod(kube::testing::MakePod()
+                                     .Name(absl::StrCat("pod-", i, "-", p))
+                                     .Namespace("default")
+                                     .NodeName(name)
+                                     .Req({{"cpu", absl::StrCat(100 + p * 10, "m")},
+                                           {"memory", absl::StrCat(128 + p, "Mi")}})
+                                     .Phase(kube::PodPhase::kRunning)
+                                     .Obj()));
       }
     }
     c->metrics = m.Obj();
@@ -109,6 +113,49 @@ void BM_RenderJson(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RenderJson)->Unit(benchmark::kMillisecond);
+
+// One live-view refresh at this scale, as the command runs it: InformerClusterSource::Fetch
+// (copy the informers' nodes and the pod summaries, read the watcher) + BuildClusterView
+// + one screen. The informers were synced from an in-memory apiserver (FakeClient) once.
+void BM_LiveRefresh(benchmark::State& state) {
+  static kube::testing::FakeClient* const kube = [] {
+    auto* k = new kube::testing::FakeClient();
+    const Cluster& c = Get();
+    for (const kube::Node& n : c.nodes) (void)k->CreateNode(n);
+    for (int i = 0; i < kNodes; ++i) {
+      for (int p = 0; p < kPodsPerNode; ++p) {
+        (void)k->CreatePod(kube::testing::MakePod()
+                               .Name(absl::StrCat("pod-", i, "-", p))
+                               .Namespace("default")
+                               .NodeName(c.nodes[static_cast<size_t>(i)].metadata.name)
+                               .Req({{"cpu", absl::StrCat(100 + p * 10, "m")},
+                                     {"memory", absl::StrCat(128 + p, "Mi")}})
+                               .Phase(kube::PodPhase::kRunning)
+                               .Obj());
+      }
+    }
+    return k;
+  }();
+  const Cluster& c = Get();
+  lw::testing::FakeLoadWatcherClient watcher;
+  watcher.Set(c.metrics);
+  InformerClusterSource source(*kube, &watcher, "", "15m", RealClock::Get());
+  if (!source.Start(absl::Minutes(5)).ok()) {
+    state.SkipWithError("informers did not sync");
+    return;
+  }
+  LayoutOptions o;
+  o.color = true;
+  o.max_nodes = 40;
+  for (auto _ : state) {
+    absl::StatusOr<ClusterInputs> in = source.Fetch();
+    absl::StatusOr<ClusterView> v =
+        BuildClusterView(in->nodes, in->pods, in->metrics.get(), "", Options(c));
+    std::string screen = RenderTable(*v, o);
+    benchmark::DoNotOptimize(screen);
+  }
+}
+BENCHMARK(BM_LiveRefresh)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace trimaran::cmd::trimaranctl::nodes

@@ -290,7 +290,7 @@ absl::StatusOr<ClusterInputs> ApiClusterSource::Fetch() {
   pods_opts.limit = 500;
   do {
     TRIMARAN_ASSIGN_OR_RETURN(kube::PodList page, kube_.ListPods("", pods_opts));
-    for (const kube::Pod& p : page.items) in.pods.push_back(SummarizePod(p));
+    for (const kube::Pod& p : page.items) in.pods.Add(SummarizePod(p));
     pods_opts.continue_token = page.metadata.continue_token;
   } while (!pods_opts.continue_token.empty());
   ReadWatcher(watcher_, window_, in);

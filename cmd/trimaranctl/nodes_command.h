@@ -73,7 +73,7 @@ absl::StatusOr<std::map<std::string, double, std::less<>>> TargetsFromSchedulerC
 
 struct ClusterInputs {
   std::vector<kube::Node> nodes;
-  std::vector<PodSummary> pods;   // summarised page by page: full pods are never all held
+  PodTotals pods;  // aggregated page by page / event by event: full pods are never all held
   lw::WatcherMetricsPtr metrics;  // null when unavailable
   std::string metrics_error;      // why
 };

@@ -16,19 +16,22 @@ InformerClusterSource::InformerClusterSource(kube::Client& kube, lw::Client* wat
       pods_(kube::PodListerWatcher(kube), clock) {
   kube::EventHandlers<kube::Pod> h;
   h.on_add = [this](const std::shared_ptr<const kube::Pod>& p) {
-    PodSummary s = SummarizePod(*p);
+    const PodSummary s = SummarizePod(*p);
     absl::MutexLock lock(&mu_);
-    summaries_.insert_or_assign(kube::ObjectKey(*p), std::move(s));
+    totals_.Add(s);
   };
-  h.on_update = [this](const std::shared_ptr<const kube::Pod>&,
-                       const std::shared_ptr<const kube::Pod>& p) {
-    PodSummary s = SummarizePod(*p);
+  h.on_update = [this](const std::shared_ptr<const kube::Pod>& old_pod,
+                       const std::shared_ptr<const kube::Pod>& new_pod) {
+    const PodSummary before = SummarizePod(*old_pod);
+    const PodSummary after = SummarizePod(*new_pod);
     absl::MutexLock lock(&mu_);
-    summaries_.insert_or_assign(kube::ObjectKey(*p), std::move(s));
+    totals_.Remove(before);
+    totals_.Add(after);
   };
   h.on_delete = [this](const std::shared_ptr<const kube::Pod>& p, bool) {
+    const PodSummary s = SummarizePod(*p);
     absl::MutexLock lock(&mu_);
-    summaries_.erase(kube::ObjectKey(*p));
+    totals_.Remove(s);
   };
   pods_.AddEventHandlers(std::move(h));
 }
@@ -57,8 +60,7 @@ absl::StatusOr<ClusterInputs> InformerClusterSource::Fetch() {
   }
   {
     absl::MutexLock lock(&mu_);
-    in.pods.reserve(summaries_.size());
-    for (const auto& [key, s] : summaries_) in.pods.push_back(s);
+    in.pods = totals_;
   }
   ReadWatcher(watcher_, window_, in);
   return in;

@@ -1,9 +1,10 @@
 #pragma once
 // InformerClusterSource: the live view's ClusterSource over the project's informers
 // (kube/informer.h): nodes (with --node-selector) and non-terminal pods are listed once
-// and then watched, so a refresh reads memory instead of re-listing the cluster. Pods
-// are reduced to PodSummary by the informer's handlers as events arrive; Fetch copies
-// the node store and the summaries and reads the load watcher (as ApiClusterSource).
+// and then watched, so a refresh reads memory instead of re-listing the cluster. The
+// informer's handlers keep PodTotals (requests and counts per node) up to date as events
+// arrive (an update removes the old pod's summary and adds the new one's); Fetch copies
+// the node store and the totals and reads the load watcher (as ApiClusterSource).
 //
 // The informers keep their own store of full objects (what every informer user pays);
 // the one-shot `-o` output uses ApiClusterSource instead, which never holds more than a
@@ -44,7 +45,7 @@ class InformerClusterSource final : public ClusterSource {
   kube::Informer<kube::Node> nodes_;
   kube::Informer<kube::Pod> pods_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, PodSummary> summaries_ ABSL_GUARDED_BY(mu_);
+  PodTotals totals_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace trimaran::cmd::trimaranctl::nodes

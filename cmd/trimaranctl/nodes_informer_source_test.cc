@@ -18,8 +18,8 @@ using testing::FixtureNodes;
 using testing::FixturePods;
 
 int64_t BoundPodsOn(const ClusterInputs& in, const std::string& node) {
-  return std::count_if(in.pods.begin(), in.pods.end(),
-                       [&](const PodSummary& p) { return p.node_name == node && !p.terminal; });
+  auto it = in.pods.per_node.find(node);
+  return it == in.pods.per_node.end() ? 0 : it->second.pods;
 }
 
 // Polls `source` until `done(inputs)` or 10 s.
@@ -46,7 +46,9 @@ TEST(InformerClusterSourceTest, ListsThenFollowsWatches) {
   absl::StatusOr<ClusterInputs> in = source.Fetch();
   ASSERT_TRUE(in.ok()) << in.status();
   EXPECT_EQ(in->nodes.size(), 3u);
-  EXPECT_EQ(in->pods.size(), 4u);  // p5 (Succeeded) is not listed
+  EXPECT_EQ(in->pods.counts.pending, 1);  // p5 (Succeeded) is not listed
+  EXPECT_EQ(in->pods.counts.running + in->pods.counts.bound, 3);
+  EXPECT_EQ(in->pods.per_node.at("node-a").requested.milli_cpu, 3500);
   EXPECT_EQ(BoundPodsOn(*in, "node-a"), 2);
   ASSERT_NE(in->metrics, nullptr);
   EXPECT_EQ(in->metrics->data.node_metrics_map.size(), 2u);
@@ -63,6 +65,31 @@ TEST(InformerClusterSourceTest, ListsThenFollowsWatches) {
   EXPECT_TRUE(Eventually(source, [](const ClusterInputs& i) {
     return BoundPodsOn(i, "node-b") == 2 && BoundPodsOn(i, "node-a") == 1;
   }));
+  absl::StatusOr<ClusterInputs> after = source.Fetch();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->pods.per_node.at("node-a").requested.milli_cpu, 1500);  // p1 left
+  EXPECT_EQ(after->pods.per_node.at("node-b").requested.milli_cpu, 1500);  // 500m + 1
+  // An update (a status patch on p3) replaces p3's summary, it does not add a second
+  // one: after it, and after p10 created behind it on the same watch, node-b holds
+  // p3 + p9 + p10.
+  kube::PodStatusPatch patch;
+  kube::PodCondition ready;
+  ready.type = "Ready";
+  ready.status = kube::ConditionStatus::kTrue;
+  patch.conditions = {ready};
+  ASSERT_TRUE(kube.PatchPodStatus("default", "p3", patch).ok());
+  ASSERT_TRUE(kube.CreatePod(kube::testing::MakePod()
+                                 .Name("p10")
+                                 .Namespace("default")
+                                 .NodeName("node-b")
+                                 .Req({{"cpu", "250m"}})
+                                 .Obj())
+                  .ok());
+  EXPECT_TRUE(
+      Eventually(source, [](const ClusterInputs& i) { return BoundPodsOn(i, "node-b") == 3; }));
+  after = source.Fetch();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->pods.per_node.at("node-b").requested.milli_cpu, 1750);
   ASSERT_TRUE(kube.DeleteNode("node-10").ok());
   EXPECT_TRUE(Eventually(source, [](const ClusterInputs& i) { return i.nodes.size() == 2; }));
 }

@@ -57,9 +57,9 @@ ClusterView View(const Setup& s) {
   o.disable_pricing = s.disable_pricing;
   o.now = FixtureNow();
   const lw::WatcherMetrics m = FixtureMetrics(s.metrics_age);
-  absl::StatusOr<ClusterView> v =
-      BuildClusterView(FixtureNodes(), SummarizePods(FixturePods()), s.with_metrics ? &m : nullptr,
-                       "Get \"http://127.0.0.1:2020/watcher\": connection refused", o);
+  absl::StatusOr<ClusterView> v = BuildClusterView(
+      FixtureNodes(), AggregatePods(SummarizePods(FixturePods())), s.with_metrics ? &m : nullptr,
+      "Get \"http://127.0.0.1:2020/watcher\": connection refused", o);
   EXPECT_TRUE(v.ok()) << v.status();
   return *std::move(v);
 }

@@ -287,8 +287,42 @@ std::vector<PodSummary> SummarizePods(const std::vector<kube::Pod>& pods) {
   return out;
 }
 
+void PodTotals::Add(const PodSummary& pod) {
+  if (pod.terminal) return;
+  if (pod.node_name.empty()) {
+    ++counts.pending;
+    return;
+  }
+  ++(pod.running ? counts.running : counts.bound);
+  NodePods& n = per_node[pod.node_name];
+  n.requested.Add(pod.requests);
+  ++n.pods;
+}
+
+void PodTotals::Remove(const PodSummary& pod) {
+  if (pod.terminal) return;
+  if (pod.node_name.empty()) {
+    --counts.pending;
+    return;
+  }
+  --(pod.running ? counts.running : counts.bound);
+  auto it = per_node.find(pod.node_name);
+  if (it == per_node.end()) return;
+  if (--it->second.pods <= 0) {
+    per_node.erase(it);
+  } else {
+    it->second.requested.Sub(pod.requests);
+  }
+}
+
+PodTotals AggregatePods(const std::vector<PodSummary>& pods) {
+  PodTotals t;
+  for (const PodSummary& p : pods) t.Add(p);
+  return t;
+}
+
 absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& nodes,
-                                             const std::vector<PodSummary>& pods,
+                                             const PodTotals& pods,
                                              const lw::WatcherMetrics* metrics,
                                              absl::string_view metrics_error,
                                              const ModelOptions& options) {
@@ -313,28 +347,7 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
     view.metrics_error = std::string(metrics_error);
   }
 
-  // Requests and pod counts per node.
-  struct PerNode {
-    kube::Resource requested;
-    int64_t pods = 0;
-  };
-  absl::flat_hash_map<std::string, PerNode> per_node;
-  for (const PodSummary& pod : pods) {
-    if (pod.terminal) continue;
-    if (pod.node_name.empty()) {
-      ++view.pods.pending;
-      continue;
-    }
-    if (pod.running) {
-      ++view.pods.running;
-    } else {
-      ++view.pods.bound;
-    }
-    PerNode& n = per_node[pod.node_name];
-    n.requested.Add(pod.requests);
-    ++n.pods;
-  }
-
+  view.pods = pods.counts;
   view.rows.reserve(nodes.size());
   for (const kube::Node& node : nodes) {
     NodeRow row;
@@ -362,9 +375,9 @@ absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& node
     }
     row.deleting = node.metadata.deletion_timestamp.has_value();
     for (const auto& [k, v] : node.metadata.labels) row.labels.emplace(k, v);
-    const PerNode empty;
-    auto pn = per_node.find(row.name);
-    const PerNode& p = pn == per_node.end() ? empty : pn->second;
+    const NodePods empty;
+    auto pn = pods.per_node.find(row.name);
+    const NodePods& p = pn == pods.per_node.end() ? empty : pn->second;
     row.pods = p.pods;
     row.allocatable_pods = static_cast<int64_t>(Amount(node.status.allocatable, kPods));
 

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -98,17 +99,45 @@ struct Totals {
   int64_t nodes_without_price = 0;
 };
 
+struct Group {
+  std::string value;
+  std::vector<size_t> rows;  // indices into ClusterView::rows
+  Totals totals;
+};
+
+// What the view needs of a pod, kept instead of the pod itself (150,000 full pods take
+// hundreds of MB; their summaries a few tens).
+struct PodSummary {
+  std::string node_name;    // "" = not bound
+  bool running = false;     // status.phase Running
+  bool terminal = false;    // Succeeded, Failed or deleting: not counted
+  kube::Resource requests;  // kube::ComputePodRequests
+};
+PodSummary SummarizePod(const kube::Pod& pod);
+std::vector<PodSummary> SummarizePods(const std::vector<kube::Pod>& pods);
+
 struct PodCounts {
   int64_t pending = 0;  // not bound to a node
   int64_t running = 0;  // bound and Running
   int64_t bound = 0;    // bound, not Running yet
 };
 
-struct Group {
-  std::string value;
-  std::vector<size_t> rows;  // indices into ClusterView::rows
-  Totals totals;
+// The pods' requests and counts per node: all the view needs of the pods. Kept up to
+// date event by event by the live view's informers (Add the new summary, Remove the old
+// one), or built once from a list.
+struct NodePods {
+  kube::Resource requested;
+  int64_t pods = 0;
 };
+struct PodTotals {
+  absl::flat_hash_map<std::string, NodePods> per_node;
+  PodCounts counts;
+  // Counts `pod` (terminal pods are ignored).
+  void Add(const PodSummary& pod);
+  // Undoes Add(pod) (a node whose last pod leaves is dropped).
+  void Remove(const PodSummary& pod);
+};
+PodTotals AggregatePods(const std::vector<PodSummary>& pods);
 
 struct ClusterView {
   std::vector<std::string> resources;
@@ -130,17 +159,6 @@ struct ClusterView {
   absl::Time now;
   std::string sort;  // the normalised sort spec ("creation=dsc")
 };
-
-// What the view needs of a pod, kept instead of the pod itself (150,000 full pods take
-// hundreds of MB; their summaries a few tens).
-struct PodSummary {
-  std::string node_name;    // "" = not bound
-  bool running = false;     // status.phase Running
-  bool terminal = false;    // Succeeded, Failed or deleting: not counted
-  kube::Resource requests;  // kube::ComputePodRequests
-};
-PodSummary SummarizePod(const kube::Pod& pod);
-std::vector<PodSummary> SummarizePods(const std::vector<kube::Pod>& pods);
 
 // --node-sort: `<key>[=asc|dsc]`. Keys: creation, name, price, pods,
 // <resource>-requests, <resource>-usage (percent of allocatable), or any node label
@@ -166,7 +184,7 @@ struct ModelOptions {
 // Builds the view. `metrics` null: no snapshot (every node kNoWatcher; `metrics_error`
 // says why). InvalidArgument for an empty resource list.
 absl::StatusOr<ClusterView> BuildClusterView(const std::vector<kube::Node>& nodes,
-                                             const std::vector<PodSummary>& pods,
+                                             const PodTotals& pods,
                                              const lw::WatcherMetrics* metrics,
                                              absl::string_view metrics_error,
                                              const ModelOptions& options);

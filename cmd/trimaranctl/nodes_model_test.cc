@@ -21,7 +21,7 @@ constexpr double kGi = 1024.0 * 1024 * 1024;
 
 ClusterView Build(const ModelOptions& o, const lw::WatcherMetrics* m) {
   absl::StatusOr<ClusterView> v =
-      BuildClusterView(FixtureNodes(), SummarizePods(FixturePods()), m, "", o);
+      BuildClusterView(FixtureNodes(), AggregatePods(SummarizePods(FixturePods())), m, "", o);
   EXPECT_TRUE(v.ok()) << v.status();
   return *std::move(v);
 }
@@ -119,8 +119,9 @@ TEST(NodesModelTest, StaleOrAbsentSnapshotIsNeverIdle) {
   EXPECT_EQ(stale.totals.resources[0].used, std::nullopt);
   EXPECT_EQ(stale.totals.nodes_without_usage, 3);
 
-  absl::StatusOr<ClusterView> none = BuildClusterView(FixtureNodes(), SummarizePods(FixturePods()),
-                                                      nullptr, "connection refused", o);
+  absl::StatusOr<ClusterView> none =
+      BuildClusterView(FixtureNodes(), AggregatePods(SummarizePods(FixturePods())), nullptr,
+                       "connection refused", o);
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_metrics);
   EXPECT_EQ(none->metrics_error, "connection refused");
@@ -135,12 +136,12 @@ TEST(NodesModelTest, PriceLabelWinsAndPricingCanBeDisabled) {
   o.prices = &prices;
   o.now = FixtureNow();
   absl::StatusOr<ClusterView> v =
-      BuildClusterView(nodes, SummarizePods(FixturePods()), nullptr, "", o);
+      BuildClusterView(nodes, AggregatePods(SummarizePods(FixturePods())), nullptr, "", o);
   ASSERT_TRUE(v.ok());
   EXPECT_THAT(Row(*v, "node-b").price_per_hour, Optional(0.0712));
   EXPECT_EQ(Row(*v, "node-b").price_source, "label");
   o.disable_pricing = true;
-  v = BuildClusterView(nodes, SummarizePods(FixturePods()), nullptr, "", o);
+  v = BuildClusterView(nodes, AggregatePods(SummarizePods(FixturePods())), nullptr, "", o);
   ASSERT_TRUE(v.ok());
   for (const NodeRow& r : v->rows) EXPECT_EQ(r.price_per_hour, std::nullopt);
 }
@@ -219,6 +220,26 @@ TEST(NodesModelTest, ComputedLabels) {
   EXPECT_EQ(LabelValue(v, a, "eks-node-viewer/node-nvidia.com/gpu-usage"), "N/A");
   EXPECT_EQ(LabelValue(v, a, "eks-node-viewer/node-memory-usage"), std::nullopt);  // not shown
   EXPECT_EQ(LabelValue(v, a, "karpenter.sh/nodepool"), std::nullopt);
+}
+
+TEST(NodesModelTest, PodTotalsAddAndRemove) {
+  const std::vector<PodSummary> pods = SummarizePods(FixturePods());
+  PodTotals t = AggregatePods(pods);
+  EXPECT_EQ(t.counts.pending, 1);
+  EXPECT_EQ(t.counts.running, 2);
+  EXPECT_EQ(t.counts.bound, 1);
+  EXPECT_EQ(t.per_node.at("node-a").pods, 2);  // p5 is terminal
+  EXPECT_EQ(t.per_node.at("node-a").requested.milli_cpu, 3500);
+  t.Remove(pods[0]);  // p1: 2 cpu on node-a
+  EXPECT_EQ(t.per_node.at("node-a").requested.milli_cpu, 1500);
+  EXPECT_EQ(t.counts.running, 1);
+  t.Remove(pods[1]);
+  EXPECT_FALSE(t.per_node.contains("node-a"));  // dropped with its last pod
+  t.Remove(pods[4]);                            // terminal: never counted, no-op
+  t.Remove(pods[3]);
+  t.Remove(pods[2]);
+  EXPECT_TRUE(t.per_node.empty());
+  EXPECT_EQ(t.counts.pending + t.counts.running + t.counts.bound, 0);
 }
 
 TEST(NodesModelTest, HelpersAndErrors) {
