@@ -79,8 +79,8 @@ constexpr const char* kBoolFlags[] = {"--disable-pricing", "--no-color", "--help
 
 absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v) {
   if (flag == "--output" || flag == "-o") {
-    if (v != "table" && v != "json") {
-      return FlagError("--output", absl::StrCat("must be table or json, got \"", v, "\""));
+    if (v != "table" && v != "json" && v != "csv") {
+      return FlagError("--output", absl::StrCat("must be table, json or csv, got \"", v, "\""));
     }
     f.output = v;
   } else if (flag == "--kubeconfig") {
@@ -357,7 +357,13 @@ int RunNodesOnce(ClusterSource& source, const NodesFlags& flags, absl::Time now,
   if (!layout.ok()) return fail(layout.status());
   absl::StatusOr<ClusterView> view = BuildView(source, flags, *prices, now);
   if (!view.ok()) return fail(view.status());
-  out += flags.output == "json" ? RenderJson(*view, *layout) : RenderTable(*view, *layout);
+  if (flags.output == "json") {
+    out += RenderJson(*view, *layout);
+  } else if (flags.output == "csv") {
+    out += RenderCsv(*view);
+  } else {
+    out += RenderTable(*view, *layout);
+  }
   return 0;
 }
 
@@ -441,7 +447,7 @@ so both bars share one denominator). A node without fresh usage shows "no metric
 "stale" or "no watcher", never an idle bar.
 
 Flags:
-  -o, --output table|json   print once and exit (no live view)
+  -o, --output table|json|csv  print once and exit (no live view)
   --kubeconfig PATH         as kubectl: else $KUBECONFIG, in-cluster, ~/.kube/config
   --context NAME            kubeconfig context
   --master URL              override the apiserver address

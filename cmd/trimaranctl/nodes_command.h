@@ -35,7 +35,7 @@
 namespace trimaran::cmd::trimaranctl::nodes {
 
 struct NodesFlags {
-  std::string output;  // "" (live view), "table" or "json"
+  std::string output;  // "" (live view), "table", "json" or "csv"
   std::string kubeconfig;
   std::string context;
   std::string master;

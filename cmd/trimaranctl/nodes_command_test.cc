@@ -48,7 +48,7 @@ TEST(NodesFlagsTest, DefaultsAndOverrides) {
 
 TEST(NodesFlagsTest, Errors) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"-o", "yaml"}, "must be table or json"},
+      {{"-o", "yaml"}, "must be table, json or csv"},
       {{"--style", "#000000"}, "exactly 3 colours"},
       {{"--node-sort", "name=up"}, "order must be asc or dsc"},
       {{"--window", "1h"}, "must be 15m, 10m or 5m"},

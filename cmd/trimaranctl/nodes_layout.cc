@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "kube/api/json_codec.h"
@@ -350,6 +351,61 @@ std::string RenderTable(const ClusterView& view, const LayoutOptions& o) {
     out += "Waiting for update or no nodes found...\n";
   } else {
     out += RenderRows(view, o);
+  }
+  return out;
+}
+
+namespace {
+
+std::string CsvField(absl::string_view v) {
+  if (v.find_first_of(",\"\n\r") == absl::string_view::npos) return std::string(v);
+  return absl::StrCat("\"", absl::StrReplaceAll(v, {{"\"", "\"\""}}), "\"");
+}
+
+std::string CsvNumber(double v) {
+  // Whole amounts (millicores, bytes) in full; fractions (prices) to 15 digits.
+  if (v == std::floor(v) && std::fabs(v) < 1e18) return absl::StrFormat("%.0f", v);
+  return absl::StrFormat("%.15g", v);
+}
+
+}  // namespace
+
+std::string RenderCsv(const ClusterView& view) {
+  std::vector<std::string> header = {"name",  "instance_type",    "capacity_type",  "zone",
+                                     "ready", "cordoned",         "deleting",       "age_seconds",
+                                     "pods",  "allocatable_pods", "price_per_hour", "usage"};
+  for (const std::string& r : view.resources) {
+    for (const char* f : {"_allocatable", "_requested", "_used"}) header.push_back(r + f);
+  }
+  for (const std::string& l : view.extra_labels) header.push_back(l);
+  std::string out;
+  std::vector<std::string> fields;
+  for (const std::string& h : header) fields.push_back(CsvField(h));
+  absl::StrAppend(&out, absl::StrJoin(fields, ","), "\n");
+  for (const NodeRow& r : view.rows) {
+    fields = {
+        CsvField(r.name),
+        CsvField(r.instance_type),
+        std::string(CapacityTypeKey(r.capacity_type)),
+        CsvField(r.zone),
+        r.ready ? "true" : "false",
+        r.cordoned ? "true" : "false",
+        r.deleting ? "true" : "false",
+        r.created.has_value() ? absl::StrCat(absl::ToInt64Seconds(view.now - *r.created)) : "",
+        absl::StrCat(r.pods),
+        absl::StrCat(r.allocatable_pods),
+        r.price_per_hour.has_value() ? CsvNumber(*r.price_per_hour) : "",
+        std::string(UsageStateName(r.usage_state))};
+    for (const ResourceFigures& f : r.resources) {
+      fields.push_back(CsvNumber(f.allocatable));
+      fields.push_back(CsvNumber(f.requested));
+      fields.push_back(f.used.has_value() ? CsvNumber(*f.used) : "");
+    }
+    for (const std::string& l : view.extra_labels) {
+      std::optional<std::string> v = LabelValue(view, r, l);
+      fields.push_back(v.has_value() ? CsvField(*v) : "");
+    }
+    absl::StrAppend(&out, absl::StrJoin(fields, ","), "\n");
   }
   return out;
 }

@@ -72,6 +72,13 @@ std::string RenderTable(const ClusterView& view, const LayoutOptions& options);
 // The -o json document (schema in docs/trimaranctl.md).
 std::string RenderJson(const ClusterView& view, const LayoutOptions& options);
 
+// The -o csv output: a header row, then one row per node (in the view's order):
+// name,instance_type,capacity_type,zone,ready,cordoned,deleting,age_seconds,pods,
+// allocatable_pods,price_per_hour,usage, then per resource <r>_allocatable,<r>_requested,
+// <r>_used (cpu in millicores, memory in bytes), then the extra labels. Unknown values
+// (price, usage, a missing label) are empty fields, never 0. RFC 4180 quoting.
+std::string RenderCsv(const ClusterView& view);
+
 // "1,234.568": `decimals` decimals, English thousands separators.
 std::string FormatMoney(double value, int decimals);
 // A resource amount as a Kubernetes-style quantity: cpu "3500m", memory "1.5Gi"/"512Mi",

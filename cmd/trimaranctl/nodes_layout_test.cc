@@ -160,6 +160,24 @@ TEST(NodesLayoutTest, JsonCarriesTheSameFigures) {
   EXPECT_STREQ(nodes[0]["usage"].GetString(), "missing");
 }
 
+TEST(NodesLayoutTest, Csv) {
+  std::vector<kube::Node> nodes = FixtureNodes();
+  nodes[0].metadata.labels["note"] = "a,\"b\"";  // quoted as RFC 4180 says
+  PriceTable prices = PriceTable::Builtin();
+  ModelOptions o;
+  o.resources = {"cpu", "memory"};
+  o.extra_labels = {"note", "team"};
+  o.prices = &prices;
+  o.now = FixtureNow();
+  const lw::WatcherMetrics m = FixtureMetrics();
+  absl::StatusOr<ClusterView> v =
+      BuildClusterView(nodes, AggregatePods(SummarizePods(FixturePods())), &m, "", o);
+  ASSERT_TRUE(v.ok());
+  const std::string got = RenderCsv(*v);
+  ExpectGolden("nodes.csv", got);
+  EXPECT_THAT(got, HasSubstr(",\"a,\"\"b\"\"\",web\n"));
+}
+
 TEST(NodesLayoutTest, Helpers) {
   EXPECT_EQ(FormatMoney(1234567.891, 3), "1,234,567.891");
   EXPECT_EQ(FormatMoney(140.16, 3), "140.160");
