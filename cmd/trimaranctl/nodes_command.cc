@@ -15,6 +15,7 @@
 #include "cmd/trimaranctl/nodes_live_view.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
+#include "common/logging.h"
 #include "common/status_macros.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
@@ -139,6 +140,10 @@ absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v)
   } else if (flag == "--bar-width") {
     if (!absl::SimpleAtoi(v, &f.bar_width) || f.bar_width < 5 || f.bar_width > 200) {
       return FlagError(flag, absl::StrCat("must be an integer in [5, 200], got \"", v, "\""));
+    }
+  } else if (flag == "--v") {
+    if (!absl::SimpleAtoi(v, &f.verbosity) || f.verbosity < 0) {
+      return FlagError(flag, absl::StrCat("must be a non-negative integer, got \"", v, "\""));
     }
   } else if (flag == "--disable-pricing") {
     f.disable_pricing = v.empty() || v == "true";
@@ -387,6 +392,14 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
     absl::StrAppend(&err, "trimaranctl nodes: error: ", s.message(), "\n");
     return 1;
   };
+  if (flags->verbosity >= 0) {
+    SetVerbosity(flags->verbosity);
+  } else {
+    const absl::string_view level = flags->output.empty() ? "off" : "warn";
+    for (int c = 0; c < kNumComponents; ++c) {
+      SetComponentLevel(ComponentName(static_cast<Component>(c)), level).IgnoreError();
+    }
+  }
   kube::LoadOptions load;
   load.kubeconfig_path = flags->kubeconfig;
   load.context = flags->context;
@@ -427,8 +440,8 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
   // The live view: informers (one list, then watches), so a refresh reads memory.
   InformerClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window,
                                RealClock::Get());
-  if (absl::Status started = source.Start(absl::Seconds(60)); !started.ok()) return fail(started);
-  absl::Status s = RunTerminalView(source, *flags);
+  absl::Status s =
+      RunTerminalView(source, *flags, [&source] { return source.Start(absl::Seconds(60)); });
   if (!s.ok()) return fail(s);
   return 0;
 }
@@ -472,6 +485,8 @@ Flags:
   --scheduler-config PATH   read the targets from a KubeSchedulerConfiguration
   --refresh DUR             live view refresh period (default 2s)
   --bar-width N             bar cells (default 20)
+  --v N                     log verbosity on stderr (default: warnings with -o, none in
+                            the live view)
 Defaults file: ~/.trimaran-viewer, one flag-name=value per line, # comments.
 )",
                       "Built-in prices: ", kBuiltinPriceSource, ", generated ", kBuiltinPriceDate,

@@ -57,6 +57,9 @@ struct NodesFlags {
   absl::Duration refresh = absl::Seconds(2);
   absl::Duration stale_after = absl::Minutes(2);
   int bar_width = 20;
+  // --v: log verbosity on stderr. -1 (default): warnings only with -o, nothing in the
+  // live view (a log line would tear the screen; errors show on its footer).
+  int verbosity = -1;
   bool help = false;
 };
 

@@ -244,10 +244,15 @@ absl::Status LiveView::Run() {
   }
 }
 
-absl::Status RunTerminalView(ClusterSource& source, const NodesFlags& flags) {
+absl::Status RunTerminalView(ClusterSource& source, const NodesFlags& flags,
+                             const std::function<absl::Status()>& start) {
   TRIMARAN_ASSIGN_OR_RETURN(PriceTable prices, LoadPrices(flags));
   TRIMARAN_ASSIGN_OR_RETURN(LayoutOptions layout, MakeLayoutOptions(flags));
   TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<Terminal> terminal, OpenPosixTerminal());
+  if (start) {
+    terminal->Draw("Listing nodes and pods from the apiserver...\n");
+    TRIMARAN_RETURN_IF_ERROR(start());
+  }
   LiveView view(source, flags, std::move(prices), std::move(layout), *terminal, RealClock::Get());
   return view.Run();
 }

@@ -16,6 +16,7 @@
 //
 // Thread-safety: Run() uses the calling thread only; not reentrant.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -73,7 +74,10 @@ class LiveView {
 // when cut inside one).
 std::string CutLine(absl::string_view line, size_t cols);
 
-// Opens the process's terminal and runs a LiveView.
-absl::Status RunTerminalView(ClusterSource& source, const NodesFlags& flags);
+// Validates the flags (prices, style, scheduler config), opens the process's terminal
+// (FailedPrecondition at once when there is none), shows "Listing nodes and pods..."
+// while `start` runs (the informers' first sync; may be null), then runs a LiveView.
+absl::Status RunTerminalView(ClusterSource& source, const NodesFlags& flags,
+                             const std::function<absl::Status()>& start = nullptr);
 
 }  // namespace trimaran::cmd::trimaranctl::nodes
