@@ -439,7 +439,7 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
   }
   // The live view: informers (one list, then watches), so a refresh reads memory.
   InformerClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window,
-                               RealClock::Get());
+                               RealClock::Get(), flags->refresh);
   absl::Status s =
       RunTerminalView(source, *flags, [&source] { return source.Start(absl::Seconds(60)); });
   if (!s.ok()) return fail(s);

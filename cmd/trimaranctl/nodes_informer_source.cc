@@ -9,9 +9,11 @@ namespace trimaran::cmd::trimaranctl::nodes {
 
 InformerClusterSource::InformerClusterSource(kube::Client& kube, lw::Client* watcher,
                                              std::string node_selector, std::string window,
-                                             const Clock& clock)
+                                             const Clock& clock, absl::Duration watcher_period)
     : watcher_(watcher),
       window_(std::move(window)),
+      clock_(clock),
+      watcher_period_(watcher_period),
       nodes_(kube::NodeListerWatcher(kube, std::move(node_selector)), clock),
       pods_(kube::PodListerWatcher(kube), clock) {
   kube::EventHandlers<kube::Pod> h;
@@ -37,6 +39,10 @@ InformerClusterSource::InformerClusterSource(kube::Client& kube, lw::Client* wat
 }
 
 InformerClusterSource::~InformerClusterSource() {
+  if (watcher_thread_.joinable()) {
+    watcher_thread_.request_stop();
+    watcher_thread_.join();
+  }
   nodes_.RequestStop();
   pods_.RequestStop();
   nodes_.Stop();
@@ -50,6 +56,19 @@ absl::Status InformerClusterSource::Start(absl::Duration timeout) {
     return absl::DeadlineExceededError(
         absl::StrCat("nodes and pods not listed within ", absl::FormatDuration(timeout)));
   }
+  auto read = [this] {
+    ClusterInputs w;
+    ReadWatcher(watcher_, window_, w);
+    absl::MutexLock lock(&mu_);
+    metrics_ = std::move(w.metrics);
+    metrics_error_ = std::move(w.metrics_error);
+  };
+  read();
+  if (watcher_ != nullptr) {
+    watcher_thread_ = std::jthread([this, read](std::stop_token stop) {
+      while (clock_.SleepFor(watcher_period_, stop)) read();
+    });
+  }
   return absl::OkStatus();
 }
 
@@ -58,11 +77,10 @@ absl::StatusOr<ClusterInputs> InformerClusterSource::Fetch() {
   for (const std::shared_ptr<const kube::Node>& n : nodes_.store().List()) {
     in.nodes.push_back(*n);
   }
-  {
-    absl::MutexLock lock(&mu_);
-    in.pods = totals_;
-  }
-  ReadWatcher(watcher_, window_, in);
+  absl::MutexLock lock(&mu_);
+  in.pods = totals_;
+  in.metrics = metrics_;
+  in.metrics_error = metrics_error_;
   return in;
 }
 

@@ -94,6 +94,27 @@ TEST(InformerClusterSourceTest, ListsThenFollowsWatches) {
   EXPECT_TRUE(Eventually(source, [](const ClusterInputs& i) { return i.nodes.size() == 2; }));
 }
 
+TEST(InformerClusterSourceTest, WatcherIsReadInTheBackground) {
+  kube::testing::FakeClient kube;
+  for (const kube::Node& n : FixtureNodes()) ASSERT_TRUE(kube.CreateNode(n).ok());
+  lw::testing::FakeLoadWatcherClient watcher;
+  watcher.Set(FixtureMetrics());
+  InformerClusterSource source(kube, &watcher, "", "10m", RealClock::Get(), absl::Milliseconds(20));
+  ASSERT_TRUE(source.Start(absl::Seconds(10)).ok());
+  absl::StatusOr<ClusterInputs> in = source.Fetch();
+  ASSERT_TRUE(in.ok());
+  ASSERT_NE(in->metrics, nullptr);  // read once by Start
+  EXPECT_EQ(watcher.requests().front().window, "10m");
+  // The watcher goes down: a later Fetch reports why, without calling it itself.
+  watcher.Set(absl::UnavailableError("received status code 503 from watcher"));
+  EXPECT_TRUE(Eventually(source, [](const ClusterInputs& i) {
+    return i.metrics == nullptr && i.metrics_error == "received status code 503 from watcher";
+  }));
+  const size_t calls = watcher.requests().size();
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(source.Fetch().ok());
+  EXPECT_LT(watcher.requests().size(), calls + 20);  // Fetch never waits on the watcher
+}
+
 TEST(InformerClusterSourceTest, NodeSelectorAndNoWatcher) {
   kube::testing::FakeClient kube;
   for (const kube::Node& n : FixtureNodes()) ASSERT_TRUE(kube.CreateNode(n).ok());
