@@ -1,0 +1,496 @@
+#include "cmd/trimaranctl/nodes_command.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "cmd/trimaranctl/nodes_informer_source.h"
+#include "cmd/trimaranctl/nodes_live_view.h"
+#include "common/clock.h"
+#include "common/http/curl_transport.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "kube/rest_client.h"
+#include "kube/rest_config.h"
+#include "loadwatcher/grpc_client.h"
+#include "loadwatcher/http_client.h"
+#include "scheduler/config/load.h"
+#include "scheduler/plugins/target_load_packing/args.h"
+
+namespace trimaran::cmd::trimaranctl::nodes {
+namespace {
+
+absl::Status FlagError(absl::string_view flag, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(flag, ": ", what));
+}
+
+std::vector<std::string> SplitList(absl::string_view v) {
+  std::vector<std::string> out;
+  for (absl::string_view p : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+    out.emplace_back(absl::StripAsciiWhitespace(p));
+  }
+  return out;
+}
+
+absl::Status ParsePercent(absl::string_view flag, absl::string_view v, double lo, double hi,
+                          double& out) {
+  if (!absl::SimpleAtod(v, &out) || !(out >= lo && out <= hi)) {
+    return FlagError(flag,
+                     absl::StrCat("must be a number in [", lo, ", ", hi, "], got \"", v, "\""));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseDuration(absl::string_view flag, absl::string_view v, absl::Duration& out) {
+  if (!absl::ParseDuration(v, &out) || out <= absl::ZeroDuration()) {
+    return FlagError(flag, absl::StrCat("must be a positive duration (\"2s\"), got \"", v, "\""));
+  }
+  return absl::OkStatus();
+}
+
+constexpr const char* kValueFlags[] = {"--output",
+                                       "-o",
+                                       "--kubeconfig",
+                                       "--context",
+                                       "--master",
+                                       "--watcher",
+                                       "--window",
+                                       "--node-selector",
+                                       "--resources",
+                                       "--extra-labels",
+                                       "--node-sort",
+                                       "--group-by",
+                                       "--price-file",
+                                       "--spot-discount",
+                                       "--style",
+                                       "--hot-threshold",
+                                       "--target-utilization",
+                                       "--scheduler-config",
+                                       "--refresh",
+                                       "--stale-after",
+                                       "--bar-width"};
+constexpr const char* kBoolFlags[] = {"--disable-pricing", "--no-color", "--help", "-h"};
+
+absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v) {
+  if (flag == "--output" || flag == "-o") {
+    if (v != "table" && v != "json" && v != "csv") {
+      return FlagError("--output", absl::StrCat("must be table, json or csv, got \"", v, "\""));
+    }
+    f.output = v;
+  } else if (flag == "--kubeconfig") {
+    f.kubeconfig = v;
+  } else if (flag == "--context") {
+    f.context = v;
+  } else if (flag == "--master") {
+    f.master = v;
+  } else if (flag == "--watcher") {
+    f.watcher = v;
+  } else if (flag == "--window") {
+    if (lw::WindowSeconds(v) == 0) {
+      return FlagError("--window", absl::StrCat("must be 15m, 10m or 5m, got \"", v, "\""));
+    }
+    f.window = v;
+  } else if (flag == "--node-selector") {
+    f.node_selector = v;
+  } else if (flag == "--resources") {
+    f.resources = SplitList(v);
+    if (f.resources.empty()) return FlagError("--resources", "needs at least one resource");
+  } else if (flag == "--extra-labels") {
+    f.extra_labels = SplitList(v);
+  } else if (flag == "--node-sort") {
+    TRIMARAN_ASSIGN_OR_RETURN(f.sort, ParseSortSpec(v));
+  } else if (flag == "--group-by") {
+    f.group_by = v;
+  } else if (flag == "--price-file") {
+    f.price_file = v;
+  } else if (flag == "--spot-discount") {
+    double d = 0;
+    TRIMARAN_RETURN_IF_ERROR(ParsePercent(flag, v, 0, 100, d));
+    f.spot_discount_percent = d;
+  } else if (flag == "--style") {
+    TRIMARAN_RETURN_IF_ERROR(ParseStyle(v).status());
+    f.style = v;
+  } else if (flag == "--hot-threshold") {
+    TRIMARAN_RETURN_IF_ERROR(ParsePercent(flag, v, 0, 1000, f.hot_threshold));
+  } else if (flag == "--target-utilization") {
+    // "40" (cpu) or "cpu=40,memory=60".
+    for (const std::string& part : SplitList(v)) {
+      std::vector<std::string> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
+      const std::string res = kv.size() == 2 ? kv[0] : "cpu";
+      if (res != "cpu" && res != "memory") {
+        return FlagError(flag, absl::StrCat("resource must be cpu or memory, got \"", res, "\""));
+      }
+      double pct = 0;
+      TRIMARAN_RETURN_IF_ERROR(ParsePercent(flag, kv.back(), 1, 100, pct));
+      f.target_percent[res] = pct;
+    }
+  } else if (flag == "--scheduler-config") {
+    f.scheduler_config = v;
+  } else if (flag == "--refresh") {
+    TRIMARAN_RETURN_IF_ERROR(ParseDuration(flag, v, f.refresh));
+  } else if (flag == "--stale-after") {
+    TRIMARAN_RETURN_IF_ERROR(ParseDuration(flag, v, f.stale_after));
+  } else if (flag == "--bar-width") {
+    if (!absl::SimpleAtoi(v, &f.bar_width) || f.bar_width < 5 || f.bar_width > 200) {
+      return FlagError(flag, absl::StrCat("must be an integer in [5, 200], got \"", v, "\""));
+    }
+  } else if (flag == "--v") {
+    if (!absl::SimpleAtoi(v, &f.verbosity) || f.verbosity < 0) {
+      return FlagError(flag, absl::StrCat("must be a non-negative integer, got \"", v, "\""));
+    }
+  } else if (flag == "--disable-pricing") {
+    f.disable_pricing = v.empty() || v == "true";
+  } else if (flag == "--no-color") {
+    f.no_color = v.empty() || v == "true";
+  } else if (flag == "--help" || flag == "-h") {
+    f.help = true;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", flag, "\""));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseArgs(NodesFlags& f, const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    bool done = false;
+    for (const char* b : kBoolFlags) {
+      if (arg == b) {
+        TRIMARAN_RETURN_IF_ERROR(Apply(f, arg, ""));
+        done = true;
+      } else if (absl::StartsWith(arg, absl::StrCat(b, "="))) {
+        TRIMARAN_RETURN_IF_ERROR(Apply(f, b, arg.substr(absl::string_view(b).size() + 1)));
+        done = true;
+      }
+    }
+    if (done) continue;
+    for (const char* n : kValueFlags) {
+      const std::string name(n);
+      if (arg == name) {
+        if (i + 1 >= args.size()) return FlagError(name, "needs a value");
+        TRIMARAN_RETURN_IF_ERROR(Apply(f, name, args[++i]));
+        done = true;
+      } else if (absl::StartsWith(arg, name + "=")) {
+        TRIMARAN_RETURN_IF_ERROR(Apply(f, name, arg.substr(name.size() + 1)));
+        done = true;
+      }
+      if (done) break;
+    }
+    if (done) continue;
+    if (absl::StartsWith(arg, "-o") && !absl::StartsWith(arg, "--")) {
+      TRIMARAN_RETURN_IF_ERROR(Apply(f, "-o", arg.substr(2)));
+      continue;
+    }
+    if (absl::StartsWith(arg, "-")) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", arg, "\""));
+    }
+    return absl::InvalidArgumentError(absl::StrCat("unexpected argument \"", arg, "\""));
+  }
+  return absl::OkStatus();
+}
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+}  // namespace
+
+absl::StatusOr<NodesFlags> ParseNodesFlags(const std::vector<std::string>& args,
+                                           const std::string& defaults_file) {
+  NodesFlags f;
+  std::vector<std::string> defaults;
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(defaults_file, '\n')) {
+    ++line_no;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || absl::StartsWith(line, "#")) continue;
+    std::vector<absl::string_view> kv = absl::StrSplit(line, absl::MaxSplits('=', 1));
+    const std::string name = absl::StrCat("--", absl::StripAsciiWhitespace(kv[0]));
+    absl::Status s =
+        Apply(f, name, kv.size() == 2 ? std::string(absl::StripAsciiWhitespace(kv[1])) : "");
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("defaults file line ", line_no, ": ", s.message()));
+    }
+  }
+  TRIMARAN_RETURN_IF_ERROR(ParseArgs(f, args));
+  return f;
+}
+
+absl::StatusOr<std::map<std::string, double, std::less<>>> TargetsFromSchedulerConfig(
+    const std::string& path) {
+  TRIMARAN_ASSIGN_OR_RETURN(sched::config::SchedulerConfig config,
+                            sched::config::LoadConfigFile(path));
+  std::map<std::string, double, std::less<>> targets;
+  for (size_t p = 0; p < config.profiles.size(); ++p) {
+    const sched::config::Profile& profile = config.profiles[p];
+    bool enabled = false;
+    for (const sched::config::Plugin& plugin : profile.plugins.score.enabled) {
+      if (plugin.name == "TargetLoadPacking") enabled = true;
+    }
+    if (!enabled) continue;
+    sched::PluginArgs args;
+    for (size_t i = 0; i < profile.plugin_config.size(); ++i) {
+      if (profile.plugin_config[i].name == "TargetLoadPacking") {
+        args.args = profile.plugin_config[i].args;
+        args.path = absl::StrCat("profiles[", p, "].pluginConfig[", i, "].args");
+      }
+    }
+    TRIMARAN_ASSIGN_OR_RETURN(sched::plugins::TargetLoadPackingArgs tlp,
+                              sched::plugins::DecodeTargetLoadPackingArgs(args));
+    for (const sched::plugins::TargetLoadPackingResource& r : tlp.resources) {
+      targets[r.name] = static_cast<double>(r.target_utilization);
+    }
+    break;
+  }
+  return targets;
+}
+
+void ReadWatcher(lw::Client* watcher, const std::string& window, ClusterInputs& in) {
+  if (watcher == nullptr) {
+    in.metrics_error = "no --watcher given";
+    return;
+  }
+  lw::MetricsRequest req;
+  req.window = window;
+  req.timeout = absl::Seconds(10);
+  absl::StatusOr<lw::WatcherMetricsPtr> m = watcher->GetLatestMetrics(req);
+  if (m.ok()) {
+    in.metrics = *std::move(m);
+  } else {
+    in.metrics_error = std::string(m.status().message());
+  }
+}
+
+ApiClusterSource::ApiClusterSource(kube::Client& kube, lw::Client* watcher,
+                                   std::string node_selector, std::string window)
+    : kube_(kube),
+      watcher_(watcher),
+      node_selector_(std::move(node_selector)),
+      window_(std::move(window)) {}
+
+absl::StatusOr<ClusterInputs> ApiClusterSource::Fetch() {
+  ClusterInputs in;
+  kube::ListOptions nodes_opts;
+  nodes_opts.label_selector = node_selector_;
+  nodes_opts.limit = 500;
+  do {
+    TRIMARAN_ASSIGN_OR_RETURN(kube::NodeList page, kube_.ListNodes(nodes_opts));
+    for (kube::Node& n : page.items) in.nodes.push_back(std::move(n));
+    nodes_opts.continue_token = page.metadata.continue_token;
+  } while (!nodes_opts.continue_token.empty());
+  kube::ListOptions pods_opts;
+  pods_opts.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  pods_opts.limit = 500;
+  do {
+    TRIMARAN_ASSIGN_OR_RETURN(kube::PodList page, kube_.ListPods("", pods_opts));
+    for (const kube::Pod& p : page.items) in.pods.Add(SummarizePod(p));
+    pods_opts.continue_token = page.metadata.continue_token;
+  } while (!pods_opts.continue_token.empty());
+  ReadWatcher(watcher_, window_, in);
+  return in;
+}
+
+ModelOptions MakeModelOptions(const NodesFlags& flags, const PriceTable* prices, absl::Time now) {
+  ModelOptions m;
+  m.resources = flags.resources;
+  m.extra_labels = flags.extra_labels;
+  m.sort = flags.sort;
+  m.group_by = flags.group_by;
+  m.prices = prices;
+  m.disable_pricing = flags.disable_pricing;
+  m.stale_after = flags.stale_after;
+  m.now = now;
+  return m;
+}
+
+absl::StatusOr<LayoutOptions> MakeLayoutOptions(const NodesFlags& flags) {
+  LayoutOptions o;
+  TRIMARAN_ASSIGN_OR_RETURN(o.palette, ParseStyle(flags.style));
+  o.color = !flags.no_color;
+  o.bar_width = flags.bar_width;
+  o.hot_threshold = flags.hot_threshold;
+  o.show_price = !flags.disable_pricing;
+  o.target_percent = flags.target_percent;
+  if (!flags.scheduler_config.empty()) {
+    absl::StatusOr<std::map<std::string, double, std::less<>>> t =
+        TargetsFromSchedulerConfig(flags.scheduler_config);
+    if (!t.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--scheduler-config ", flags.scheduler_config, ": ", t.status().message()));
+    }
+    // --target-utilization wins.
+    for (const auto& [k, v] : *t) o.target_percent.try_emplace(k, v);
+  }
+  return o;
+}
+
+absl::StatusOr<PriceTable> LoadPrices(const NodesFlags& flags) {
+  PriceTable table = PriceTable::Builtin();
+  table.set_spot_discount_percent(flags.spot_discount_percent);
+  if (!flags.price_file.empty()) TRIMARAN_RETURN_IF_ERROR(LoadPriceFile(flags.price_file, table));
+  return table;
+}
+
+absl::StatusOr<ClusterView> BuildView(ClusterSource& source, const NodesFlags& flags,
+                                      const PriceTable& prices, absl::Time now) {
+  TRIMARAN_ASSIGN_OR_RETURN(ClusterInputs in, source.Fetch());
+  return BuildClusterView(in.nodes, in.pods, in.metrics.get(), in.metrics_error,
+                          MakeModelOptions(flags, &prices, now));
+}
+
+int RunNodesOnce(ClusterSource& source, const NodesFlags& flags, absl::Time now, std::string& out,
+                 std::string& err) {
+  auto fail = [&](const absl::Status& s) {
+    absl::StrAppend(&err, "trimaranctl nodes: error: ", s.message(), "\n");
+    return 1;
+  };
+  absl::StatusOr<PriceTable> prices = LoadPrices(flags);
+  if (!prices.ok()) return fail(prices.status());
+  absl::StatusOr<LayoutOptions> layout = MakeLayoutOptions(flags);
+  if (!layout.ok()) return fail(layout.status());
+  absl::StatusOr<ClusterView> view = BuildView(source, flags, *prices, now);
+  if (!view.ok()) return fail(view.status());
+  if (flags.output == "json") {
+    out += RenderJson(*view, *layout);
+  } else if (flags.output == "csv") {
+    out += RenderCsv(*view);
+  } else {
+    out += RenderTable(*view, *layout);
+  }
+  return 0;
+}
+
+int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  auto usage_error = [&](absl::string_view message) {
+    absl::StrAppend(&err, "trimaranctl nodes: error: ", message,
+                    "\nRun 'trimaranctl nodes --help' for usage.\n");
+    return 1;
+  };
+  std::string defaults;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    defaults = ReadFileOrEmpty(absl::StrCat(home, "/.trimaran-viewer"));
+  }
+  absl::StatusOr<NodesFlags> flags = ParseNodesFlags(args, defaults);
+  if (!flags.ok()) return usage_error(flags.status().message());
+  if (flags->help) {
+    out += NodesHelpText();
+    return 0;
+  }
+  auto fail = [&](const absl::Status& s) {
+    absl::StrAppend(&err, "trimaranctl nodes: error: ", s.message(), "\n");
+    return 1;
+  };
+  if (flags->verbosity >= 0) {
+    SetVerbosity(flags->verbosity);
+  } else {
+    const absl::string_view level = flags->output.empty() ? "off" : "warn";
+    for (int c = 0; c < kNumComponents; ++c) {
+      SetComponentLevel(ComponentName(static_cast<Component>(c)), level).IgnoreError();
+    }
+  }
+  kube::LoadOptions load;
+  load.kubeconfig_path = flags->kubeconfig;
+  load.context = flags->context;
+  load.master_override = flags->master;
+  absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
+  if (!rest.ok()) return fail(rest.status());
+  rest->user_agent = "trimaranctl";
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> kube_client =
+      kube::RestClient::Create(*rest, RealClock::Get());
+  if (!kube_client.ok()) return fail(kube_client.status());
+
+  std::shared_ptr<http::HttpTransport> transport;
+  std::unique_ptr<lw::Client> watcher;
+  if (!flags->watcher.empty()) {
+    absl::string_view target = flags->watcher;
+    if (absl::ConsumePrefix(&target, "grpc://")) {
+      lw::GrpcClientOptions g;
+      g.target = std::string(target);
+      g.timeout = absl::Seconds(10);
+      watcher = std::make_unique<lw::GrpcClient>(g);
+    } else {
+      std::string address = flags->watcher;
+      if (!absl::StrContains(address, "://")) address = absl::StrCat("http://", address);
+      absl::StatusOr<std::unique_ptr<http::CurlTransport>> t = http::CurlTransport::Create();
+      if (!t.ok()) return fail(t.status());
+      transport = std::move(*t);
+      lw::HttpClientOptions h;
+      h.address = address;
+      h.timeout = absl::Seconds(10);
+      watcher = std::make_unique<lw::HttpClient>(*transport, h);
+    }
+  }
+  if (!flags->output.empty()) {
+    // One list, never more than a page of full pods in memory.
+    ApiClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window);
+    return RunNodesOnce(source, *flags, RealClock::Get().Now(), out, err);
+  }
+  // The live view: informers (one list, then watches), so a refresh reads memory.
+  InformerClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window,
+                               RealClock::Get(), flags->refresh);
+  absl::Status s =
+      RunTerminalView(source, *flags, [&source] { return source.Start(absl::Seconds(60)); });
+  if (!s.ok()) return fail(s);
+  return 0;
+}
+
+std::string NodesHelpText() {
+  return absl::StrCat(R"(Usage: trimaranctl nodes [flags]
+
+Shows every node's requests, live usage (from the load watcher) and price, with a cluster
+summary. Without -o: a live terminal view (keys: ←/→ h/l PgUp/PgDn page, ↑/↓ j/k scroll,
+S cycle sort, / filter by name, u usage bars on/off, ? help, q/esc/ctrl+c quit;
+all read-only).
+
+Bars: the first bar is requests ÷ allocatable; the bracketed bar is live usage ÷
+allocatable (the load watcher reports % of capacity; it is converted to an amount first,
+so both bars share one denominator). A node without fresh usage shows "no metrics",
+"stale" or "no watcher", never an idle bar.
+
+Flags:
+  -o, --output table|json|csv  print once and exit (no live view)
+  --kubeconfig PATH         as kubectl: else $KUBECONFIG, in-cluster, ~/.kube/config
+  --context NAME            kubeconfig context
+  --master URL              override the apiserver address
+  --watcher ADDR            load watcher: http://host:2020 (REST /watcher; a bare
+                            host:port is http) or grpc://host:2021 (WatchMetrics API)
+  --window 15m|10m|5m       load-watcher window (default 15m)
+  --stale-after DUR         usage older than this is stale (default 2m)
+  --resources LIST          bars per node, e.g. cpu,memory (default cpu)
+  --node-selector SEL       label selector on nodes
+  --node-sort KEY[=asc|dsc] creation (default, creation=dsc: newest first), name, price,
+                            pods, <resource>-requests, <resource>-usage, or a node label
+  --extra-labels LIST       node labels shown as extra columns
+  --group-by LABEL          group nodes by a label, with subtotals
+  --price-file PATH         CSV (instance_type,zone,capacity_type,usd_per_hour) or YAML
+                            (prices: [{instanceType, zone, capacityType, usdPerHour}])
+  --spot-discount PCT       price spot nodes without a spot price at on-demand − PCT%
+  --disable-pricing         hide prices
+  --style GOOD,OK,BAD       three #RRGGBB colours (default #04B575,#FFFF00,#FF0000)
+  --no-color                no colours
+  --hot-threshold PCT       usage % shown in the bad colour (default 80)
+  --target-utilization T    draw TargetLoadPacking's target: 40, or cpu=40,memory=60
+  --scheduler-config PATH   read the targets from a KubeSchedulerConfiguration
+  --refresh DUR             live view refresh period (default 2s)
+  --bar-width N             bar cells (default 20)
+  --v N                     log verbosity on stderr (default: warnings with -o, none in
+                            the live view)
+Defaults file: ~/.trimaran-viewer, one flag-name=value per line, # comments.
+)",
+                      "Built-in prices: ", kBuiltinPriceSource, ", generated ", kBuiltinPriceDate,
+                      ".\n");
+}
+
+}  // namespace trimaran::cmd::trimaranctl::nodes

@@ -1,0 +1,307 @@
+// `trimaranctl nodes` end to end (issue 19): the real trimaranctl binary against a real
+// kube-apiserver + etcd, the real load-watcher binary and a real Prometheus.
+//   (a) `nodes -o json`: every node's CPU and memory requests equal the sum of its pods'
+//       requests read back from the apiserver, its usage equals the /watcher percentage
+//       × capacity, and the summary equals the sums; a node the watcher does not know is
+//       "missing" with null usage (never 0).
+//   (b) the live view under tmux (informers against the real apiserver): the first
+//       screen shows the nodes, `S` changes the sort shown on the help line and the row
+//       order, `/` filters the rows by name, `q` quits (the process exits 0).
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/testing/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/api/pod_resources.h"
+#include "kube/rest_client.h"
+#include "rapidjson/document.h"
+#include "tests/e2e/harness/cluster.h"
+#include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/curl.h"
+#include "tests/e2e/harness/eventually.h"
+#include "tests/e2e/harness/prometheus.h"
+#include "tests/e2e/harness/subprocess.h"
+
+namespace trimaran::e2e {
+namespace {
+
+constexpr char kTrimaranctlBin[] = TRIMARANCTL_BIN;
+constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
+constexpr char kCpu[] = "instance:node_cpu:ratio";
+constexpr char kMem[] = "instance:node_memory_utilisation:ratio";
+
+// Runs `argv` to completion; its standard output, or "" with `*code` != 0.
+std::string RunCapture(const std::vector<std::string>& argv, int* code) {
+  const std::string cmd = absl::StrCat(absl::StrJoin(argv, " "), " 2>/dev/null");
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  if (p == nullptr) {
+    *code = -1;
+    return out;
+  }
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+class TrimaranctlNodesE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!Prometheus::Available()) GTEST_SKIP() << "prometheus/promtool not on PATH";
+    auto cluster = Cluster::Start();
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+    kubeconfig_ = cluster_->kubeconfig();
+
+    // node-1..3 with usage in Prometheus; node-4 has none (the watcher omits it).
+    TRIMARAN_ASSERT_OK(cluster_->AddNodes({"node-1", "node-2", "node-3", "node-4"},
+                                          {.cpu = "4", .memory = "16Gi"}));
+    const std::map<std::string, std::pair<double, double>> usage = {
+        {"node-1", {0.50, 0.25}}, {"node-2", {0.10, 0.40}}, {"node-3", {0.80, 0.60}}};
+    std::vector<PromSample> history;
+    const int64_t now = absl::ToUnixSeconds(absl::Now());
+    for (const auto& [node, u] : usage) {
+      for (int64_t t = now - 20 * 60; t <= now - 5; t += 15) {
+        history.push_back({kCpu, {{"instance", node}}, t, u.first});
+        history.push_back({kMem, {{"instance", node}}, t, u.second});
+      }
+    }
+    auto prom = Prometheus::Start(history);
+    ASSERT_TRUE(prom.ok()) << prom.status();
+    prom_ = *std::move(prom);
+
+    // Pods bound directly (no scheduler): 3 on node-1, 1 on node-2, 2 on node-4, and one
+    // pending.
+    const std::vector<std::pair<std::string, std::string>> placement = {
+        {"node-1", "500m"}, {"node-1", "1"},    {"node-1", "250m"}, {"node-2", "2"},
+        {"node-4", "100m"}, {"node-4", "300m"}, {"", "1"}};
+    TRIMARAN_ASSERT_OK(cluster_->CreatePods(static_cast<int>(placement.size()), [&](int i) {
+      return PodShape{.name = absl::StrCat("p-", i),
+                      .scheduler_name = "nobody",
+                      .cpu = placement[static_cast<size_t>(i)].second,
+                      .memory = absl::StrCat(128 * (i + 1), "Mi"),
+                      .node_name = placement[static_cast<size_t>(i)].first};
+    }));
+
+    auto lw_port = PickFreePort();
+    ASSERT_TRUE(lw_port.ok());
+    auto lw = Subprocess::Start(
+        {kLoadWatcherBin, "--bind-address=127.0.0.1", absl::StrCat("--port=", *lw_port),
+         "--grpc-port=0", "--fetch-interval=1s", "--kubeconfig=" + kubeconfig_},
+        cluster_->control_plane().dir() + "/load-watcher.log",
+        {"METRICS_PROVIDER_NAME=Prometheus", "METRICS_PROVIDER_ADDRESS=" + prom_->url()});
+    ASSERT_TRUE(lw.ok()) << lw.status();
+    watcher_ = *std::move(lw);
+    watcher_url_ = absl::StrCat("http://127.0.0.1:", *lw_port);
+    ASSERT_TRUE(Eventually(
+        [&] {
+          int status = 0;
+          const std::string body = Curl(watcher_url_ + "/watcher", &status);
+          return status == 200 && absl::StrContains(body, "node-3");
+        },
+        absl::Seconds(30)))
+        << "load-watcher never served a snapshot";
+  }
+
+  void TearDown() override {
+    if (HasFailure() && watcher_) {
+      std::fprintf(stderr, "--- load-watcher ---\n%s\n", watcher_->LogTail().c_str());
+    }
+    if (watcher_) watcher_->Stop();
+  }
+
+  std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<Prometheus> prom_;
+  std::unique_ptr<Subprocess> watcher_;
+  std::string kubeconfig_;
+  std::string watcher_url_;
+};
+
+TEST_F(TrimaranctlNodesE2ETest, JsonEqualsApiRequestsAndWatcherUsage) {
+  int code = 0;
+  const std::string out =
+      RunCapture({kTrimaranctlBin, "nodes", "-o", "json", "--resources", "cpu,memory",
+                  "--kubeconfig", kubeconfig_, "--watcher", watcher_url_},
+                 &code);
+  ASSERT_EQ(code, 0) << out;
+  rapidjson::Document got;
+  got.Parse(out.c_str());
+  ASSERT_FALSE(got.HasParseError()) << out;
+
+  // Requests per node, from the apiserver.
+  auto pods = cluster_->client().ListPods("", {});
+  ASSERT_TRUE(pods.ok()) << pods.status();
+  std::map<std::string, kube::Resource> requested;
+  int64_t pending = 0;
+  for (const kube::Pod& p : pods->items) {
+    if (p.spec.node_name.empty()) {
+      ++pending;
+      continue;
+    }
+    requested[p.spec.node_name].Add(kube::ComputePodRequests(p));
+  }
+  // Usage from /watcher (percent of capacity: 4 cores, 16Gi).
+  const std::string body = Curl(watcher_url_ + "/watcher");
+  rapidjson::Document w;
+  w.Parse(body.c_str());
+  ASSERT_TRUE(w.IsObject()) << body;
+  const rapidjson::Value& hosts = w["data"]["NodeMetricsMap"];
+  auto watcher_pct = [&](const std::string& node, const char* type) -> std::optional<double> {
+    if (!hosts.HasMember(node.c_str())) return std::nullopt;
+    for (const rapidjson::Value& m : hosts[node.c_str()]["metrics"].GetArray()) {
+      if (std::string(m["type"].GetString()) == type &&
+          std::string(m["operator"].GetString()) == "AVG") {
+        return m["value"].GetDouble();
+      }
+    }
+    return std::nullopt;
+  };
+
+  const rapidjson::Value& nodes = got["nodes"];
+  ASSERT_EQ(nodes.Size(), 4u);
+  double sum_cpu = 0;
+  double sum_mem = 0;
+  double used_cpu = 0;
+  for (const rapidjson::Value& n : nodes.GetArray()) {
+    const std::string name = n["name"].GetString();
+    SCOPED_TRACE(name);
+    const rapidjson::Value& cpu = n["resources"]["cpu"];
+    const rapidjson::Value& mem = n["resources"]["memory"];
+    EXPECT_EQ(cpu["requested"].GetDouble(), static_cast<double>(requested[name].milli_cpu));
+    EXPECT_EQ(mem["requested"].GetDouble(), static_cast<double>(requested[name].memory));
+    EXPECT_EQ(cpu["allocatable"].GetDouble(), 4000);
+    sum_cpu += cpu["requested"].GetDouble();
+    sum_mem += mem["requested"].GetDouble();
+    const std::optional<double> cpu_pct = watcher_pct(name, "CPU");
+    const std::optional<double> mem_pct = watcher_pct(name, "Memory");
+    if (name == "node-4") {
+      EXPECT_FALSE(cpu_pct.has_value());
+      EXPECT_STREQ(n["usage"].GetString(), "missing");
+      EXPECT_TRUE(cpu["used"].IsNull());
+      continue;
+    }
+    ASSERT_TRUE(cpu_pct.has_value() && mem_pct.has_value());
+    EXPECT_STREQ(n["usage"].GetString(), "ok");
+    EXPECT_NEAR(cpu["used"].GetDouble(), *cpu_pct / 100 * 4000, 1e-6);
+    EXPECT_NEAR(mem["used"].GetDouble(), *mem_pct / 100 * 16.0 * (1 << 30), 1);
+    used_cpu += cpu["used"].GetDouble();
+  }
+  // Prometheus held constant values, so the 15m averages are those values.
+  EXPECT_NEAR(*watcher_pct("node-1", "CPU"), 50, 1e-6);
+  const rapidjson::Value& summary = got["summary"];
+  EXPECT_EQ(summary["nodes"].GetInt(), 4);
+  EXPECT_EQ(summary["pods"].GetInt(), 6);
+  EXPECT_EQ(summary["pendingPods"].GetInt(), pending);
+  EXPECT_EQ(summary["resources"]["cpu"]["requested"].GetDouble(), sum_cpu);
+  EXPECT_EQ(summary["resources"]["memory"]["requested"].GetDouble(), sum_mem);
+  EXPECT_NEAR(summary["resources"]["cpu"]["used"].GetDouble(), used_cpu, 1e-6);
+  EXPECT_EQ(summary["resources"]["cpu"]["measuredAllocatable"].GetDouble(), 12000);
+  EXPECT_EQ(summary["nodesWithoutUsage"].GetInt(), 1);
+  EXPECT_TRUE(got["metrics"]["available"].GetBool());
+  EXPECT_STREQ(got["metrics"]["source"].GetString(), "Prometheus");
+}
+
+// tmux helpers: every call is a separate `tmux` process on a private socket.
+class Tmux {
+ public:
+  explicit Tmux(std::string socket) : socket_(std::move(socket)) {}
+  ~Tmux() { Run({"kill-server"}); }
+  int Run(const std::vector<std::string>& args, std::string* out = nullptr) {
+    std::vector<std::string> argv = {"tmux", "-S", socket_};
+    for (const std::string& a : args) argv.push_back("'" + a + "'");
+    int code = 0;
+    std::string o = RunCapture(argv, &code);
+    if (out != nullptr) *out = std::move(o);
+    return code;
+  }
+  std::string Capture() {
+    std::string out;
+    Run({"capture-pane", "-p", "-t", "nodes"}, &out);
+    return out;
+  }
+
+ private:
+  std::string socket_;
+};
+
+TEST_F(TrimaranctlNodesE2ETest, LiveViewUnderTmuxSortsAndQuits) {
+  if (system("tmux -V >/dev/null 2>&1") != 0) GTEST_SKIP() << "tmux not on PATH";
+  const std::string dir = cluster_->control_plane().dir();
+  Tmux tmux(dir + "/tmux.sock");
+  const std::string exit_file = dir + "/nodes.exit";
+  const std::string cmd =
+      absl::StrCat(kTrimaranctlBin, " nodes --no-color --refresh 1s --resources cpu --kubeconfig ",
+                   kubeconfig_, " --watcher ", watcher_url_, "; echo $? > ", exit_file);
+  ASSERT_EQ(tmux.Run({"new-session", "-d", "-s", "nodes", "-x", "220", "-y", "30", cmd}), 0);
+
+  std::string screen;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        screen = tmux.Capture();
+        return absl::StrContains(screen, "node-4") && absl::StrContains(screen, "4 nodes");
+      },
+      absl::Seconds(20)))
+      << screen;
+  EXPECT_THAT(screen, ::testing::HasSubstr("S: sort (creation=dsc)"));
+  EXPECT_THAT(screen, ::testing::HasSubstr("▕"));
+
+  // S: sort by CPU requests, highest first: node-2 (2 cores) above node-1 (1750m).
+  ASSERT_EQ(tmux.Run({"send-keys", "-t", "nodes", "S"}), 0);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        screen = tmux.Capture();
+        return absl::StrContains(screen, "S: sort (cpu-requests=dsc)");
+      },
+      absl::Seconds(10)))
+      << screen;
+  const size_t n2 = screen.find("node-2 ");
+  const size_t n1 = screen.find("node-1 ");
+  const size_t n4 = screen.find("node-4 ");
+  ASSERT_NE(n2, std::string::npos);
+  ASSERT_NE(n1, std::string::npos);
+  EXPECT_LT(n2, n1);
+  EXPECT_LT(n1, n4);
+  EXPECT_THAT(screen, ::testing::HasSubstr("no metrics"));  // node-4, never idle
+
+  // "/" filter: only node-2's row is left; the summary still counts 4 nodes.
+  ASSERT_EQ(tmux.Run({"send-keys", "-t", "nodes", "/", "node-2", "Enter"}), 0);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        screen = tmux.Capture();
+        return absl::StrContains(screen, "nodes 1-1 of 1  filter: node-2");
+      },
+      absl::Seconds(10)))
+      << screen;
+  EXPECT_THAT(screen, ::testing::HasSubstr("4 nodes"));
+  EXPECT_THAT(screen, ::testing::Not(::testing::HasSubstr("node-1 ")));
+
+  ASSERT_EQ(tmux.Run({"send-keys", "-t", "nodes", "q"}), 0);
+  std::string exit_code;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        std::ifstream in(exit_file);
+        std::getline(in, exit_code);
+        return !exit_code.empty();
+      },
+      absl::Seconds(10)));
+  EXPECT_EQ(exit_code, "0");
+}
+
+}  // namespace
+}  // namespace trimaran::e2e
