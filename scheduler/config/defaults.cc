@@ -11,7 +11,10 @@ namespace trimaran::sched::config {
 namespace {
 
 constexpr absl::string_view kUnsupported[] = {
-    "DynamicResources", "ImageLocality", "SelectorSpread", "NodePreferAvoidPods",
+    "DynamicResources",
+    "ImageLocality",
+    "SelectorSpread",
+    "NodePreferAvoidPods",
 };
 
 // The in-tree volume limit plugins upstream deprecated in 1.31 and deleted in 1.32

@@ -46,14 +46,14 @@ TEST(RegisterInTreePluginsTest, TheInTreePlugins) {
   // implements and its own Score plugins (issue 7: TargetLoadPacking,
   // LoadVariationRiskBalancing, LowRiskOverCommitment). Not yet implemented:
   // ImageLocality.
-  EXPECT_THAT(InTreeRegistry().Names(),
-              ElementsAre("DefaultBinder", "DefaultPreemption", "InterPodAffinity",
-                          "LoadVariationRiskBalancing", "LowRiskOverCommitment", "NodeAffinity",
-                          "NodeName", "NodePorts", "NodeResourcesBalancedAllocation",
-                          "NodeResourcesFit", "NodeUnschedulable", "NodeVolumeLimits",
-                          "PodTopologySpread", "PrioritySort", "SchedulingGates",
-                          "TaintToleration", "TargetLoadPacking", "VolumeBinding",
-                          "VolumeRestrictions", "VolumeZone"));
+  EXPECT_THAT(
+      InTreeRegistry().Names(),
+      ElementsAre("DefaultBinder", "DefaultPreemption", "InterPodAffinity",
+                  "LoadVariationRiskBalancing", "LowRiskOverCommitment", "NodeAffinity", "NodeName",
+                  "NodePorts", "NodeResourcesBalancedAllocation", "NodeResourcesFit",
+                  "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread", "PrioritySort",
+                  "SchedulingGates", "TaintToleration", "TargetLoadPacking", "VolumeBinding",
+                  "VolumeRestrictions", "VolumeZone"));
 }
 
 TEST(RegisterInTreePluginsTest, EveryFactoryBuildsItsPluginWithDefaultArgs) {
