@@ -457,6 +457,52 @@ TEST(ScoreTest, NoNodeFitsNominatedAndSingleNode) {
   EXPECT_EQ(Node(r, "node-2").total, 75);  // 3000×100/4000
 }
 
+// A pod no node fits: the report says what DefaultPreemption would do (a dry run).
+TEST(ScoreTest, PreemptionPreviewWhenNoNodeFits) {
+  const std::string config = MostAllocatedConfig();
+  auto pod_with_priority = [](const std::string& name, const std::string& node,
+                              const std::string& cpu, int priority) {
+    return absl::StrCat(
+        R"({"metadata":{"name":")", name,
+        R"(","namespace":"default"},"spec":{"schedulerName":"binpack","nodeName":")", node,
+        R"(","priority":)", priority,
+        R"(,"containers":[{"name":"c","resources":{"requests":{"cpu":")", cpu,
+        R"("}}}]},"status":{"phase":"Running"}})");
+  };
+  // node-1 holds a priority-0 pod, node-2 a priority-50 one: evicting the less important
+  // one is upstream's second criterion.
+  const std::string pending = pod_with_priority("urgent", "", "3", 100);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      ScoreReport r,
+      Score(InputJson(
+          {NodeJson("node-1", "4", "8Gi"), NodeJson("node-2", "4", "8Gi")},
+          {pod_with_priority("low", "node-1", "3", 0), pod_with_priority("mid", "node-2", "3", 50)},
+          pending, config)));
+  EXPECT_EQ(r.chosen, "");
+  ASSERT_TRUE(r.preemption.has_value());
+  EXPECT_TRUE(r.preemption->would_preempt);
+  EXPECT_EQ(r.preemption->node, "node-1");
+  EXPECT_THAT(r.preemption->victims, ElementsAre("default/low"));
+  EXPECT_EQ(r.preemption->candidates, 2);
+  EXPECT_THAT(FormatTable(r),
+              HasSubstr("Preemption: would nominate node-1 and evict default/low (0 "
+                        "PodDisruptionBudget violation(s))"));
+  EXPECT_THAT(FormatJson(r), HasSubstr(R"("preemption":{"wouldPreempt":true,"node":"node-1",)"
+                                       R"("victims":["default/low"],"pdbViolations":0,)"
+                                       R"("candidateNodes":2,)"));
+  // The dry run wrote nothing: both pods are still in the report's cluster.
+  EXPECT_EQ(Node(r, "node-1").code, "Unschedulable");
+
+  // Equal priority everywhere: nobody can be evicted for it.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      r, Score(InputJson({NodeJson("node-1", "4", "8Gi")},
+                         {pod_with_priority("peer", "node-1", "3", 100)}, pending, config)));
+  ASSERT_TRUE(r.preemption.has_value());
+  EXPECT_FALSE(r.preemption->would_preempt);
+  EXPECT_THAT(r.preemption->message, HasSubstr("preemption: "));
+  EXPECT_THAT(FormatTable(r), HasSubstr("Preemption: would not help: preemption: "));
+}
+
 // The default profile's InterPodAffinity and PodTopologySpread, with the input's
 // namespaces and services.
 TEST(ScoreTest, AffinityAndSpreadReadNamespacesAndServices) {

@@ -231,6 +231,16 @@ absl::StatusOr<Report> Explainer::Explain(const kube::Pod& input_pod, absl::stri
   }
 
   RankAndDecide(config, details, result.suggested_host, std::move(nodes), report);
+  // No node fits: what preemption would do (a dry run of the profile's PostFilter).
+  if (report.chosen.empty() && result.status.IsRejected()) {
+    for (const std::string& name : config.post_filter) {
+      auto* previewer = dynamic_cast<PreemptionPreviewer*>(framework->GetPlugin(name));
+      if (previewer == nullptr) continue;
+      report.preemption = previewer->Preview(state, pod, result.diagnosis.node_to_status);
+      report.notes.push_back(absl::StrCat(name, " (dry run): ", report.preemption->message));
+      break;
+    }
+  }
   // The counts behind the decisions, from plugins that explain their cycle state.
   std::vector<std::string> stateful;
   for (const std::vector<std::string>* names : {&config.pre_filter, &config.pre_score}) {

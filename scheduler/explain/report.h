@@ -81,6 +81,9 @@ struct Report {
   // (StateExplainer: InterPodAffinity, PodTopologySpread), by plugin in profile order;
   // plugins that wrote no state are left out.
   std::vector<std::pair<std::string, std::vector<StateCount>>> plugin_state;
+  // When no node fits and the profile's PostFilter preempts (DefaultPreemption): what it
+  // would do, from a dry run (no API call).
+  std::optional<PreemptionPreview> preemption;
 };
 
 }  // namespace trimaran::sched::explain

@@ -97,6 +97,15 @@ std::string FormatTable(const Report& r) {
   }
   absl::StrAppend(&out, "\nTOTAL = sum of weight x score (scores after NormalizeScore, 0..100)\n");
   absl::StrAppend(&out, "Chosen: ", DecisionText(r), "\n");
+  if (r.preemption.has_value()) {
+    if (r.preemption->would_preempt) {
+      absl::StrAppend(&out, "Preemption: would nominate ", r.preemption->node, " and evict ",
+                      absl::StrJoin(r.preemption->victims, ", "), " (",
+                      r.preemption->pdb_violations, " PodDisruptionBudget violation(s))\n");
+    } else {
+      absl::StrAppend(&out, "Preemption: would not help: ", r.preemption->message, "\n");
+    }
+  }
   if (!r.notes.empty()) {
     absl::StrAppend(&out, "Notes:\n");
     for (const std::string& note : r.notes) absl::StrAppend(&out, "  - ", note, "\n");
@@ -236,6 +245,25 @@ std::string FormatJson(const Report& r) {
   w.StartArray();
   for (const std::string& note : r.notes) str(note);
   w.EndArray();
+  if (r.preemption.has_value()) {
+    key("preemption");
+    w.StartObject();
+    key("wouldPreempt");
+    w.Bool(r.preemption->would_preempt);
+    key("node");
+    str(r.preemption->node);
+    key("victims");
+    w.StartArray();
+    for (const std::string& v : r.preemption->victims) str(v);
+    w.EndArray();
+    key("pdbViolations");
+    w.Int64(r.preemption->pdb_violations);
+    key("candidateNodes");
+    w.Int(r.preemption->candidates);
+    key("message");
+    str(r.preemption->message);
+    w.EndObject();
+  }
   // Only when a plugin explained its state (keeps reports without them as they were).
   if (!r.plugin_state.empty()) {
     key("pluginState");

@@ -133,6 +133,29 @@ class StateExplainer {
   virtual std::vector<StateCount> ExplainState(const CycleState& state) const = 0;
 };
 
+// What preemption would do for a pod no node fits, without any API call: implemented
+// by PostFilter plugins that preempt (DefaultPreemption), read by the explainer
+// (`trimaranctl score`) after a cycle that found no node.
+struct PreemptionPreview {
+  bool would_preempt = false;
+  // The plugin's verdict: why not ("preemption: 0/3 nodes are available: ..."), or
+  // where it would go.
+  std::string message;
+  std::string node;                  // the chosen node ("" when none)
+  std::vector<std::string> victims;  // "namespace/name", most important first
+  int64_t pdb_violations = 0;        // of the chosen node's victims
+  int candidates = 0;                // nodes the dry run found that could take the pod
+};
+
+class PreemptionPreviewer {
+ public:
+  virtual ~PreemptionPreviewer() = default;
+  // `state`: the failed cycle's state (cloned as needed); `filtered_node_status`: the
+  // cycle's per-node verdicts.
+  virtual PreemptionPreview Preview(CycleState& state, const kube::Pod& pod,
+                                    const NodeToStatus& filtered_node_status) = 0;
+};
+
 // Incremental updates of a PreFilter plugin's CycleState data when the runtime
 // pretends a pod is added to or removed from a node (nominated pods, §4.5; preemption
 // dry runs). Called on a state private to the caller (a Clone), sequentially.

@@ -110,6 +110,28 @@ bool DefaultPreemption::PodEligibleToPreemptOthers(const kube::Pod& pod,
   return true;
 }
 
+PreemptionPreview DefaultPreemption::Preview(CycleState& state, const kube::Pod& pod,
+                                             const NodeToStatus& filtered_node_status) {
+  Plan plan = DryRun(state, pod, filtered_node_status);
+  PreemptionPreview preview;
+  preview.candidates = static_cast<int>(plan.candidates.size());
+  if (!plan.chosen.has_value()) {
+    preview.message = plan.status.Message();
+    return preview;
+  }
+  preview.would_preempt = true;
+  preview.node = plan.chosen->node_name;
+  preview.pdb_violations = plan.chosen->victims.num_pdb_violations;
+  for (const std::shared_ptr<const kube::Pod>& v : plan.chosen->victims.pods) {
+    preview.victims.push_back(kube::NamespacedName(*v));
+  }
+  preview.message =
+      absl::StrCat("would evict ", preview.victims.size(), " pod(s) on ", preview.node, " (",
+                   preview.pdb_violations, " PodDisruptionBudget violation(s), ",
+                   preview.candidates, " candidate node(s))");
+  return preview;
+}
+
 DefaultPreemption::Plan DefaultPreemption::DryRun(CycleState& state, const kube::Pod& pod,
                                                   const NodeToStatus& filtered_node_status) {
   Plan plan;

@@ -35,7 +35,7 @@
 
 namespace trimaran::sched::plugins {
 
-class DefaultPreemption final : public PostFilterPlugin {
+class DefaultPreemption final : public PostFilterPlugin, public PreemptionPreviewer {
  public:
   static constexpr absl::string_view kName = "DefaultPreemption";
   static constexpr absl::string_view kNotEligiblePolicyNever =
@@ -74,6 +74,9 @@ class DefaultPreemption final : public PostFilterPlugin {
     bool no_room = false;
   };
   Plan DryRun(CycleState& state, const kube::Pod& pod, const NodeToStatus& filtered_node_status);
+  // DryRun, summarised for the explainer.
+  PreemptionPreview Preview(CycleState& state, const kube::Pod& pod,
+                            const NodeToStatus& filtered_node_status) override;
 
   // Whether `pod` may preempt at all (upstream PodEligibleToPreemptOthers); `message` gets
   // the reason when not.
