@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/json_string.h"
 
 namespace trimaran::sched::config {
 namespace {
@@ -29,36 +30,6 @@ YAML::Node SetToNode(const PluginSet& set) {
   return node;
 }
 
-std::string JsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += "\"";
-  return out;
-}
 
 // Scalars that are JSON literals when written plainly. Strings the writer itself set
 // (names, durations, ...) never look like these except by the user's choice of name.
@@ -78,7 +49,7 @@ void ToJson(const YAML::Node& node, std::string& out, bool string_scalar = false
       for (auto it = node.begin(); it != node.end(); ++it) {
         if (!first) out += ",";
         first = false;
-        absl::StrAppend(&out, JsonString(it->first.Scalar()), ":");
+        absl::StrAppend(&out, JsonQuote(it->first.Scalar()), ":");
         const std::string& key = it->first.Scalar();
         // Fields the writer knows are strings, whatever they look like.
         const bool str = key == "name" || key == "schedulerName" || key == "apiVersion" ||
@@ -100,7 +71,7 @@ void ToJson(const YAML::Node& node, std::string& out, bool string_scalar = false
       return;
     }
     case YAML::NodeType::Scalar:
-      out += !string_scalar && IsJsonLiteral(node) ? node.Scalar() : JsonString(node.Scalar());
+      out += !string_scalar && IsJsonLiteral(node) ? node.Scalar() : JsonQuote(node.Scalar());
       return;
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
