@@ -30,7 +30,6 @@ YAML::Node SetToNode(const PluginSet& set) {
   return node;
 }
 
-
 // Scalars that are JSON literals when written plainly. Strings the writer itself set
 // (names, durations, ...) never look like these except by the user's choice of name.
 bool IsJsonLiteral(const YAML::Node& node) {
