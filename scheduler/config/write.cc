@@ -122,9 +122,14 @@ YAML::Node ConfigToNode(const SchedulerConfig& config) {
       pn["percentageOfNodesToScore"] = *profile.percentage_of_nodes_to_score;
     }
     YAML::Node plugins(YAML::NodeType::Map);
-    if (!profile.plugins.multi_point.empty()) {
-      plugins["multiPoint"] = SetToNode(profile.plugins.multi_point);
+    // A profile with no multiPoint plugins (a v1beta2 one, or a v1 one that disabled
+    // them all) says so explicitly: reloaded as v1, an absent multiPoint would get v1's
+    // default set merged back in and change the profile's meaning.
+    PluginSet multi_point = profile.plugins.multi_point;
+    if (multi_point.enabled.empty() && !multi_point.DisablesAll()) {
+      multi_point.disabled.insert(multi_point.disabled.begin(), "*");
     }
+    plugins["multiPoint"] = SetToNode(multi_point);
     for (ExtensionPoint ep : kAllExtensionPoints) {
       const PluginSet& set = profile.plugins.At(ep);
       if (!set.empty()) plugins[std::string(ExtensionPointField(ep))] = SetToNode(set);
