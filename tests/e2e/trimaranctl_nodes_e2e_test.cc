@@ -25,6 +25,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -165,8 +166,21 @@ class TrimaranctlNodesE2ETest : public ::testing::Test {
     kubeconfig_ = cluster_->kubeconfig();
 
     // node-1..3 with usage in Prometheus; node-4 has none (the watcher omits it).
-    TRIMARAN_ASSERT_OK(cluster_->AddNodes({"node-1", "node-2", "node-3", "node-4"},
-                                          {.cpu = "4", .memory = "16Gi"}));
+    // Instance types and capacity types as EKS labels them (node-3 is spot: no spot price
+    // is configured, so its price is unknown).
+    for (const auto& [node, capacity, zone] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"node-1", "on-demand", "us-east-1a"},
+             {"node-2", "on-demand", "us-east-1b"},
+             {"node-3", "spot", "us-east-1a"},
+             {"node-4", "on-demand", "us-east-1b"}}) {
+      TRIMARAN_ASSERT_OK(
+          cluster_->AddNodes({node}, {.cpu = "4",
+                                      .memory = "16Gi",
+                                      .labels = {{"node.kubernetes.io/instance-type", "m6i.xlarge"},
+                                                 {"karpenter.sh/capacity-type", capacity},
+                                                 {"topology.kubernetes.io/zone", zone}}}));
+    }
     const std::map<std::string, std::pair<double, double>> usage = {
         {"node-1", {0.50, 0.25}}, {"node-2", {0.10, 0.40}}, {"node-3", {0.80, 0.60}}};
     std::vector<PromSample> history;
@@ -510,7 +524,10 @@ TEST_F(TrimaranctlNodesE2ETest, DashboardPageShowsTheSameFiguresAsJson) {
   EXPECT_THAT(*dom, ::testing::HasSubstr("no metrics"));  // node-4's usage bar
   const rapidjson::Value& sum = want["summary"];
   EXPECT_EQ(Number(TextAfter(*dom, 0, "id=\"sum-nodes\"")), sum["nodes"].GetInt());
-  EXPECT_EQ(Number(TextAfter(*dom, 0, "id=\"sum-pods\"")), sum["pods"].GetInt());
+  EXPECT_EQ(Number(TextAfter(*dom, 0, "id=\"sum-pods\"")),
+            sum["pendingPods"].GetInt() + sum["runningPods"].GetInt() + sum["boundPods"].GetInt());
+  EXPECT_NEAR(Number(TextAfter(*dom, 0, "id=\"sum-price-month\"")),
+              sum["pricePerMonth"].GetDouble(), 0.0005);
   for (const std::string res : {"cpu", "memory"}) {
     const rapidjson::Value& r = sum["resources"][res.c_str()];
     EXPECT_NEAR(Number(TextAfter(*dom, 0, "id=\"sum-" + res + "-requested-percent\"")),
@@ -527,7 +544,7 @@ TEST_F(TrimaranctlNodesE2ETest, DashboardPageShowsTheSameFiguresAsJson) {
   EXPECT_THAT(*dom, ::testing::HasSubstr("0/4 nodes are available"));
 
   const std::string png = std::string(kScreenshotDir) + "/dashboard.png";
-  ASSERT_TRUE(ChromiumScreenshot(url, png, {.width = 1400, .height = 760}).ok());
+  ASSERT_TRUE(ChromiumScreenshot(url, png, {.width = 1400, .height = 820}).ok());
   EXPECT_GT(std::filesystem::file_size(png), 10000u);
 
   // The port is taken: a clear error, exit 1.
@@ -555,7 +572,7 @@ TEST_F(TrimaranctlNodesE2ETest, LoadWatcherServesTheDashboard) {
       [&] {
         int status = 0;
         body = Curl(base + "api/nodes", &status);
-        return status == 200 && absl::StrContains(body, "\"usage\":\"ok\"");
+        return status == 200 && absl::StrContains(body, "\"usage\": \"ok\"");
       },
       absl::Seconds(30)))
       << body << (*lw)->LogTail();
