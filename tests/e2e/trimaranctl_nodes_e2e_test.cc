@@ -116,6 +116,17 @@ std::string TextAfter(const std::string& dom, size_t from, const std::string& an
   return dom.substr(gt, dom.find('<', gt) - gt);
 }
 
+// The node rows of a dumped page, top to bottom.
+std::vector<std::string> RowOrder(const std::string& dom) {
+  std::vector<std::string> names;
+  const std::string key = "data-node=\"";
+  for (size_t at = dom.find(key); at != std::string::npos; at = dom.find(key, at + 1)) {
+    const size_t v = at + key.size();
+    names.push_back(dom.substr(v, dom.find('"', v) - v));
+  }
+  return names;
+}
+
 double Number(const std::string& text) {
   double v = std::nan("");
   std::string t = text;
@@ -542,6 +553,26 @@ TEST_F(TrimaranctlNodesE2ETest, DashboardPageShowsTheSameFiguresAsJson) {
   EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking 97"));
   EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking: metrics stale, used requests"));
   EXPECT_THAT(*dom, ::testing::HasSubstr("0/4 nodes are available"));
+
+  // Sort and filter controls, set through the page's URL fragment (bookmarkable views).
+  auto sorted = ChromiumDumpDom(url + "#sort=cpu-requests&order=dsc");
+  ASSERT_TRUE(sorted.ok()) << sorted.status();
+  // CPU requests: node-2 2000m, node-1 1750m, node-4 400m, node-3 none.
+  EXPECT_THAT(RowOrder(*sorted), ::testing::ElementsAre("node-2", "node-1", "node-4", "node-3"));
+  auto ascending = ChromiumDumpDom(url + "#sort=cpu-usage&order=asc");
+  ASSERT_TRUE(ascending.ok()) << ascending.status();
+  // CPU usage: node-2 10 %, node-1 50 %, node-3 80 %; node-4 has none: last.
+  EXPECT_THAT(RowOrder(*ascending), ::testing::ElementsAre("node-2", "node-1", "node-3", "node-4"));
+  auto spot = ChromiumDumpDom(url + "#filter=spot");
+  ASSERT_TRUE(spot.ok()) << spot.status();
+  EXPECT_THAT(RowOrder(*spot), ::testing::ElementsAre("node-3"));
+  EXPECT_THAT(*spot, ::testing::HasSubstr("1 of 4 nodes"));
+  auto no_usage = ChromiumDumpDom(url + "#na=1");
+  ASSERT_TRUE(no_usage.ok()) << no_usage.status();
+  EXPECT_THAT(RowOrder(*no_usage), ::testing::ElementsAre("node-4"));
+  auto hot = ChromiumDumpDom(url + "#hot=1");  // --hot-threshold 80: node-3's CPU
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  EXPECT_THAT(RowOrder(*hot), ::testing::ElementsAre("node-3"));
 
   const std::string png = std::string(kScreenshotDir) + "/dashboard.png";
   ASSERT_TRUE(ChromiumScreenshot(url, png, {.width = 1400, .height = 820}).ok());
