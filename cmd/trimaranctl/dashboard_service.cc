@@ -50,8 +50,7 @@ absl::Status DashboardService::Refresh() {
     return view.status();
   }
   history_.Record(*view);
-  LayoutOptions layout = layout_;
-  auto json = std::make_shared<const std::string>(RenderJson(*view, layout));
+  auto json = std::make_shared<const std::string>(RenderJson(*view, layout_));
   absl::MutexLock lock(&mu_);
   nodes_json_ = std::move(json);
   last_error_.clear();
