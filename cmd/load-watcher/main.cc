@@ -178,7 +178,14 @@ int Run(const LoadWatcherOptions& options) {
   }
   if (absl::Status s = (*server)->Start(); !s.ok()) return Fail(std::string(s.message()));
   if (dashboard != nullptr) {
-    dashboard->Start([&dashboard_source] { return dashboard_source->Start(absl::Seconds(60)); });
+    // Short waits, retried every refresh, so that SIGTERM is never held up by the list.
+    dashboard->Start([&dashboard_source]() -> absl::Status {
+      absl::Status s = dashboard_source->Start(absl::Seconds(2));
+      if (s.ok()) return s;
+      return absl::Status(s.code(), absl::StrCat("waiting for the apiserver (retrying; the log "
+                                                 "has the reason): ",
+                                                 s.message()));
+    });
   }
 
   lw::GrpcService service(*watcher);

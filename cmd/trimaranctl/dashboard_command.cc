@@ -230,7 +230,15 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
                              " (is another dashboard running? choose another port "
                              "with --listen 127.0.0.1:PORT)"));
   }
-  service.Start([&source] { return source.Start(absl::Seconds(60)); });
+  // Short waits, retried every refresh: a stop signal is noticed within seconds even
+  // while the apiserver is unreachable (the page shows the reason meanwhile).
+  service.Start([&source]() -> absl::Status {
+    absl::Status s = source.Start(absl::Seconds(2));
+    if (s.ok()) return s;
+    return absl::Status(s.code(), absl::StrCat("waiting for the apiserver (retrying; the log "
+                                               "has the reason): ",
+                                               s.message()));
+  });
   std::fprintf(stderr, "trimaranctl dashboard: serving %s/ (Ctrl-C to stop)\n",
                (*server)->url().c_str());
   std::fflush(stderr);
