@@ -19,6 +19,7 @@
 #include "common/http/curl_transport.h"
 #include "common/http/http_server.h"
 #include "common/logging.h"
+#include "kube/credentials.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 
@@ -190,9 +191,19 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
     if (!flags->scheduler_token_file.empty()) {
       d.bearer_token_file = flags->scheduler_token_file;
     } else {
-      // The kubeconfig's credentials: its token, or its client certificate.
-      d.bearer_token = rest->bearer_token;
-      d.bearer_token_file = rest->bearer_token_file;
+      // The kubeconfig's credentials: its token (file, static or exec plugin), or its
+      // client certificate.
+      absl::StatusOr<kube::CredentialSourcePtr> creds =
+          kube::MakeCredentialSource(*rest, RealClock::Get());
+      if (!creds.ok()) return fail(creds.status().message());
+      if (*creds != nullptr) {
+        std::shared_ptr<kube::CredentialSource> source = *std::move(creds);
+        d.token_source = [source]() -> absl::StatusOr<std::string> {
+          absl::StatusOr<kube::Credentials> c = source->Get();
+          if (!c.ok()) return c.status();
+          return c->bearer_token;
+        };
+      }
       d.tls.client_cert_file = rest->tls.client_cert_file;
       d.tls.client_cert_pem = rest->tls.client_cert_pem;
       d.tls.client_key_file = rest->tls.client_key_file;

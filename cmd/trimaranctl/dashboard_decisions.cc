@@ -53,6 +53,14 @@ absl::StatusOr<std::string> HttpDecisionsSource::Fetch(int limit) {
     absl::StatusOr<std::string> t = ReadToken(options_.bearer_token_file);
     if (!t.ok()) return t.status();
     token = *std::move(t);
+  } else if (options_.token_source) {
+    absl::StatusOr<std::string> t = options_.token_source();
+    if (!t.ok()) {
+      return absl::Status(
+          t.status().code(),
+          absl::StrCat("scheduler /debug/decisions: credentials: ", t.status().message()));
+    }
+    token = *std::move(t);
   }
   if (!token.empty()) req.headers.Set("Authorization", absl::StrCat("Bearer ", token));
   req.headers.Set("Accept", "application/json");

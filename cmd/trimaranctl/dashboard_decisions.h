@@ -12,9 +12,9 @@
 //
 // DecisionsSource is the seam (tests use a fake); HttpDecisionsSource reads the endpoint
 // through an http::HttpTransport with a bearer token (a file re-read on every call, as it
-// rotates, or a fixed token, e.g. the kubeconfig's) and TLS settings (a CA file, or the
-// kubeconfig's). The body is checked to be a JSON object with a "decisions" array and is
-// passed on unchanged.
+// rotates; or a token source such as the kubeconfig's credentials; or a fixed token) and
+// TLS settings (a CA file, a client certificate). The body is checked to be a JSON object with a
+// "decisions" array and is passed on unchanged.
 //
 // Errors: a transport failure keeps its code; a non-200 answer is the mapped HTTP status
 // with the scheduler's message ("scheduler /debug/decisions: HTTP 403: ..."); a body
@@ -23,6 +23,7 @@
 // Thread-safety: HttpDecisionsSource is safe for concurrent use when its transport is
 // (CurlTransport is).
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -45,8 +46,11 @@ class DecisionsSource {
 struct HttpDecisionsOptions {
   std::string url;  // "https://HOST:PORT" (a trailing slash is ignored)
   http::TlsOptions tls;
-  std::string bearer_token;       // used when bearer_token_file is empty
-  std::string bearer_token_file;  // re-read on every call
+  std::string bearer_token_file;  // re-read on every call; wins over the two below
+  // Called on every call when set (e.g. the kubeconfig's credentials, exec plugins
+  // included: kube::CredentialSource); its error fails the call.
+  std::function<absl::StatusOr<std::string>()> token_source;
+  std::string bearer_token;  // a fixed token, the last resort
   absl::Duration timeout = absl::Seconds(5);
 };
 

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
 #include "common/http/testing/fake_transport.h"
 #include "common/testing/temp_dir_for_test.h"
 #include "gmock/gmock.h"
@@ -59,6 +60,28 @@ TEST(HttpDecisionsSourceTest, TokenFileIsReadEveryCall) {
   absl::StatusOr<std::string> got = broken.Fetch(1);
   EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(got.status().message(), HasSubstr("token file"));
+}
+
+TEST(HttpDecisionsSourceTest, TokenSourceIsAskedEveryCall) {
+  http::testing::FakeTransport transport;
+  transport.AddResponse("GET", "https://s/debug/decisions", 200, kDoc);
+  int calls = 0;
+  HttpDecisionsOptions o;
+  o.url = "https://s";
+  o.bearer_token = "fallback";
+  o.token_source = [&calls]() -> absl::StatusOr<std::string> {
+    if (++calls == 2) return absl::UnauthenticatedError("exec plugin failed");
+    return absl::StrCat("exec-", calls);
+  };
+  HttpDecisionsSource source(transport, o);
+  ASSERT_TRUE(source.Fetch(1).ok());
+  absl::Status s = source.Fetch(1).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(s.message(), HasSubstr("credentials: exec plugin failed"));
+  ASSERT_TRUE(source.Fetch(1).ok());
+  ASSERT_EQ(transport.Requests().size(), 2u);  // the failed call sent nothing
+  EXPECT_EQ(transport.Requests()[0].headers.GetOr("Authorization"), "Bearer exec-1");
+  EXPECT_EQ(transport.Requests()[1].headers.GetOr("Authorization"), "Bearer exec-3");
 }
 
 TEST(HttpDecisionsSourceTest, ErrorsAreClear) {
