@@ -275,7 +275,7 @@ Flags:
                             the "Recent decisions" panel (GET /debug/decisions)
   --scheduler-ca-file PATH  CA of the scheduler's serving certificate
   --scheduler-token-file P  bearer token for the scheduler (else the kubeconfig's
-                            token or client certificate)
+                            credentials: token, exec plugin or client certificate)
   --scheduler-insecure-skip-tls-verify  do not verify the scheduler's certificate
   --history N               usage samples kept per node for the charts (default 120)
   Every `trimaranctl nodes` flag except -o: --kubeconfig, --context, --watcher, --window,

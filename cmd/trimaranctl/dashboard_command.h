@@ -10,7 +10,8 @@
 //   --scheduler https://HOST:PORT    the scheduler's secure admin port (/debug/decisions)
 //   --scheduler-ca-file PATH         CA of its serving certificate (else system CAs)
 //   --scheduler-token-file PATH      bearer token (re-read as it rotates); else the
-//                                    kubeconfig's token or client certificate
+//                                    kubeconfig's credentials (token file, token, exec
+//                                    plugin) or client certificate
 //   --scheduler-insecure-skip-tls-verify   only for a self-signed test scheduler
 //   --history N                      samples kept per node for the charts (default 120)
 // Defaults that differ from `nodes`: --resources cpu,memory and --refresh 5s.
