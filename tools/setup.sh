@@ -4,6 +4,7 @@
 #
 #   tools/setup.sh          build + unit-test dependencies
 #   tools/setup.sh --e2e    also the real components of the e2e tests (etcd, Prometheus,
+#                           tmux and headless Chromium for the trimaranctl views,
 #                           kube-apiserver/kube-scheduler built from Debian's source package)
 #   tools/setup.sh --image  also buildah + debootstrap (the container image test, no Docker
 #                           engine needed)
@@ -15,7 +16,7 @@ BUILD_PKGS=(cmake ninja-build g++ pkg-config clang-format
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libssl-dev rapidjson-dev libabsl-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libcpp-httplib-dev openssl ccache)
-E2E_PKGS=(etcd-server prometheus jq curl procps)
+E2E_PKGS=(etcd-server prometheus jq curl procps tmux chromium fonts-liberation)
 IMAGE_PKGS=(buildah debootstrap)
 CLANG_PKGS=(clang-14 libclang-rt-14-dev llvm-14)
 

@@ -4,6 +4,8 @@
 //   REST  --bind-address:--port (2020)   GET /watcher[?host=][&window=], /watcher/health,
 //                                        /metrics (Prometheus text), /healthz
 //   gRPC  --bind-address:--grpc-port (2021)  trimaran.loadwatcher.v1.LoadWatcher
+//   --dashboard: also the node dashboard at /dashboard/ on the REST port
+//                (cmd/trimaranctl/dashboard_service.h; list/watch nodes and pods)
 //
 // SIGTERM / SIGINT: stop serving, stop the watcher, exit 0. Startup and configuration
 // errors exit 1 with the reason on stderr.
@@ -16,6 +18,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "cmd/load-watcher/options.h"
+#include "cmd/trimaranctl/dashboard_service.h"
+#include "cmd/trimaranctl/nodes_informer_source.h"
 #include "common/clock.h"
 #include "common/http/http_server.h"
 #include "common/logging.h"
@@ -59,6 +63,28 @@ absl::StatusOr<std::unique_ptr<kube::Client>> MakeKubeClient(const LoadWatcherOp
       kube::RestClient::Create(*config, RealClock::Get(), client_options);
   if (!client.ok()) return client.status();
   return std::unique_ptr<kube::Client>(*std::move(client));
+}
+
+// The dashboard of --dashboard: `trimaranctl dashboard`'s defaults (cpu and memory,
+// refresh 5s, the built-in prices) over informers and the in-process watcher client.
+absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> MakeDashboard(
+    kube::Client& kube, lw::Client* watcher,
+    std::unique_ptr<trimaranctl::nodes::InformerClusterSource>& source) {
+  namespace nodes = trimaranctl::nodes;
+  nodes::NodesFlags flags;
+  flags.resources = {"cpu", "memory"};
+  flags.refresh = absl::Seconds(5);
+  absl::StatusOr<nodes::LayoutOptions> layout = nodes::MakeLayoutOptions(flags);
+  if (!layout.ok()) return layout.status();
+  source = std::make_unique<nodes::InformerClusterSource>(kube, watcher, "", flags.window,
+                                                          RealClock::Get(), flags.refresh);
+  nodes::DashboardOptions options;
+  options.flags = flags;
+  options.decisions_hint =
+      "The load watcher's dashboard does not read the scheduler's decisions; run "
+      "`trimaranctl dashboard --scheduler https://SCHEDULER:10259` for them.";
+  return std::make_unique<nodes::DashboardService>(*source, nodes::PriceTable::Builtin(),
+                                                   *std::move(layout), options, RealClock::Get());
 }
 
 std::string HostPort(const std::string& host, int port) {
@@ -133,7 +159,34 @@ int Run(const LoadWatcherOptions& options) {
          response.body = "ok";
        }}));
   if (!routes.ok()) return Fail(std::string(routes.message()));
+  // --dashboard: the node dashboard over this process's own watcher (no network hop).
+  std::unique_ptr<trimaranctl::nodes::InformerClusterSource> dashboard_source;
+  std::unique_ptr<trimaranctl::nodes::DashboardService> dashboard;
+  if (options.dashboard) {
+    if (*kube_client == nullptr) {
+      return Fail(
+          "--dashboard needs the Kubernetes API (list/watch nodes and pods): give --kubeconfig "
+          "or run in a pod");
+    }
+    absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> d =
+        MakeDashboard(**kube_client, *pool.InProcess(options.provider), dashboard_source);
+    if (!d.ok()) return Fail(absl::StrCat("--dashboard: ", d.status().message()));
+    dashboard = *std::move(d);
+    if (absl::Status s = dashboard->AddRoutes(**server, "/dashboard"); !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
+  }
   if (absl::Status s = (*server)->Start(); !s.ok()) return Fail(std::string(s.message()));
+  if (dashboard != nullptr) {
+    // Short waits, retried every refresh, so that SIGTERM is never held up by the list.
+    dashboard->Start([&dashboard_source]() -> absl::Status {
+      absl::Status s = dashboard_source->Start(absl::Seconds(2));
+      if (s.ok()) return s;
+      return absl::Status(s.code(), absl::StrCat("waiting for the apiserver (retrying; the log "
+                                                 "has the reason): ",
+                                                 s.message()));
+    });
+  }
 
   lw::GrpcService service(*watcher);
   std::unique_ptr<grpc::Server> grpc_server;
@@ -163,6 +216,9 @@ int Run(const LoadWatcherOptions& options) {
     grpc_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   }
   (*server)->Stop();
+  if (dashboard != nullptr) dashboard->Stop();
+  dashboard.reset();
+  dashboard_source.reset();
   pool.Stop();
   Log(Component::kMain).info("stopped");
   return 0;

@@ -211,6 +211,11 @@ const std::vector<Option>& Options() {
       {"v", "", false, "int", "0",
        "Log verbosity (klog style: 4 adds debug, 5 and more add trace).",
        [](LoadWatcherOptions& o, const std::string& v) { return SetInt(o.verbosity, v, 0, 10); }},
+      {"dashboard", "LOAD_WATCHER_DASHBOARD", true, "", "false",
+       "Also serve the node dashboard (the `trimaranctl dashboard` page) at /dashboard/ on "
+       "the REST port. Needs the Kubernetes API and list/watch on nodes and pods "
+       "(deploy/components/load-watcher-dashboard).",
+       [](LoadWatcherOptions& o, const std::string& v) { return SetBool(o.dashboard, v); }},
       {"help", "", true, "", "", "Print this help and exit.",
        [](LoadWatcherOptions& o, const std::string& v) { return SetBool(o.help, v); }},
       {"version", "", true, "", "", "Print the version and exit.",

@@ -24,6 +24,8 @@
 //                               --fetch-interval              60s
 //                               --history-size                1 snapshot per window
 //                               --v                           0
+//                               --dashboard                   false (the node dashboard at
+//                                                             /dashboard/ on the REST port)
 //                               --help, -h / --version
 //
 // Syntax: `--flag=value` or `--flag value`; a bare boolean flag means true. Durations
@@ -70,6 +72,9 @@ struct LoadWatcherOptions {
 
   bool help = false;
   bool version = false;
+  // --dashboard: serve the node dashboard (cmd/trimaranctl/dashboard_service.h) at
+  // /dashboard/ on the REST port; needs the kube client and list/watch on nodes and pods.
+  bool dashboard = false;
 };
 
 // Reads an environment variable; nullopt when unset.

@@ -118,6 +118,17 @@ TEST(LoadWatcherOptionsTest, ServingAndMiscFlags) {
   EXPECT_TRUE(v.version);
 }
 
+TEST(LoadWatcherOptionsTest, DashboardFlag) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions off, Parse({}));
+  EXPECT_FALSE(off.dashboard);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions on, Parse({"--dashboard"}));
+  EXPECT_TRUE(on.dashboard);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions explicit_off, Parse({"--dashboard=false"}));
+  EXPECT_FALSE(explicit_off.dashboard);
+  EXPECT_THAT(Parse({"--dashboard=maybe"}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--dashboard")));
+}
+
 TEST(LoadWatcherOptionsTest, ProductionBackendSettings) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       LoadWatcherOptions o,

@@ -372,6 +372,29 @@ int RunNodesOnce(ClusterSource& source, const NodesFlags& flags, absl::Time now,
   return 0;
 }
 
+absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address_flag) {
+  WatcherClient out;
+  if (address_flag.empty()) return out;
+  absl::string_view target = address_flag;
+  if (absl::ConsumePrefix(&target, "grpc://")) {
+    lw::GrpcClientOptions g;
+    g.target = std::string(target);
+    g.timeout = absl::Seconds(10);
+    out.client = std::make_unique<lw::GrpcClient>(g);
+    return out;
+  }
+  std::string address = address_flag;
+  if (!absl::StrContains(address, "://")) address = absl::StrCat("http://", address);
+  absl::StatusOr<std::unique_ptr<http::CurlTransport>> t = http::CurlTransport::Create();
+  if (!t.ok()) return t.status();
+  out.transport = std::move(*t);
+  lw::HttpClientOptions h;
+  h.address = address;
+  h.timeout = absl::Seconds(10);
+  out.client = std::make_unique<lw::HttpClient>(*out.transport, h);
+  return out;
+}
+
 int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
   auto usage_error = [&](absl::string_view message) {
     absl::StrAppend(&err, "trimaranctl nodes: error: ", message,
@@ -411,34 +434,16 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
       kube::RestClient::Create(*rest, RealClock::Get());
   if (!kube_client.ok()) return fail(kube_client.status());
 
-  std::shared_ptr<http::HttpTransport> transport;
-  std::unique_ptr<lw::Client> watcher;
-  if (!flags->watcher.empty()) {
-    absl::string_view target = flags->watcher;
-    if (absl::ConsumePrefix(&target, "grpc://")) {
-      lw::GrpcClientOptions g;
-      g.target = std::string(target);
-      g.timeout = absl::Seconds(10);
-      watcher = std::make_unique<lw::GrpcClient>(g);
-    } else {
-      std::string address = flags->watcher;
-      if (!absl::StrContains(address, "://")) address = absl::StrCat("http://", address);
-      absl::StatusOr<std::unique_ptr<http::CurlTransport>> t = http::CurlTransport::Create();
-      if (!t.ok()) return fail(t.status());
-      transport = std::move(*t);
-      lw::HttpClientOptions h;
-      h.address = address;
-      h.timeout = absl::Seconds(10);
-      watcher = std::make_unique<lw::HttpClient>(*transport, h);
-    }
-  }
+  absl::StatusOr<WatcherClient> watcher_client = MakeWatcherClient(flags->watcher);
+  if (!watcher_client.ok()) return fail(watcher_client.status());
+  lw::Client* watcher = watcher_client->client.get();
   if (!flags->output.empty()) {
     // One list, never more than a page of full pods in memory.
-    ApiClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window);
+    ApiClusterSource source(**kube_client, watcher, flags->node_selector, flags->window);
     return RunNodesOnce(source, *flags, RealClock::Get().Now(), out, err);
   }
   // The live view: informers (one list, then watches), so a refresh reads memory.
-  InformerClusterSource source(**kube_client, watcher.get(), flags->node_selector, flags->window,
+  InformerClusterSource source(**kube_client, watcher, flags->node_selector, flags->window,
                                RealClock::Get(), flags->refresh);
   absl::Status s =
       RunTerminalView(source, *flags, [&source] { return source.Start(absl::Seconds(60)); });

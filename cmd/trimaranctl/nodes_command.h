@@ -29,6 +29,7 @@
 #include "cmd/trimaranctl/nodes_layout.h"
 #include "cmd/trimaranctl/nodes_model.h"
 #include "cmd/trimaranctl/nodes_price_table.h"
+#include "common/http/transport.h"
 #include "kube/client.h"
 #include "loadwatcher/client.h"
 
@@ -119,6 +120,14 @@ absl::StatusOr<PriceTable> LoadPrices(const NodesFlags& flags);
 // The one-shot command over `source`: prints the table or JSON to `out`. Exit code.
 int RunNodesOnce(ClusterSource& source, const NodesFlags& flags, absl::Time now, std::string& out,
                  std::string& err);
+
+// The load-watcher client of --watcher ("" none: client null): REST for http://host:port
+// or a bare host:port, gRPC for grpc://host:port. The transport (REST) is owned here.
+struct WatcherClient {
+  std::shared_ptr<http::HttpTransport> transport;
+  std::unique_ptr<lw::Client> client;
+};
+absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address);
 
 // The whole `trimaranctl nodes` command: `args` after "nodes". Builds the real clients
 // (kubeconfig / in-cluster as kube::LoadRestConfig, the load-watcher client from

@@ -91,8 +91,13 @@ InformerClusterSource::~InformerClusterSource() {
 }
 
 absl::Status InformerClusterSource::Start(absl::Duration timeout) {
-  nodes_.Start();
-  pods_.Start();
+  if (!informers_started_) {
+    // Once: a second Start (a retry after a timeout) only waits again, so the informers
+    // never list twice into the same totals.
+    informers_started_ = true;
+    nodes_.Start();
+    pods_.Start();
+  }
   if (!nodes_.WaitForSync(timeout) || !pods_.WaitForSync(timeout)) {
     return absl::DeadlineExceededError(
         absl::StrCat("nodes and pods not listed within ", absl::FormatDuration(timeout)));
@@ -105,7 +110,7 @@ absl::Status InformerClusterSource::Start(absl::Duration timeout) {
     metrics_error_ = std::move(w.metrics_error);
   };
   read();
-  if (watcher_ != nullptr) {
+  if (watcher_ != nullptr && !watcher_thread_.joinable()) {
     watcher_thread_ = std::jthread([this, read](std::stop_token stop) {
       while (clock_.SleepFor(watcher_period_, stop)) read();
     });

@@ -61,7 +61,8 @@ class InformerClusterSource final : public ClusterSource {
 
   // Starts both informers and waits for their first list (DeadlineExceeded after
   // `timeout`: "nodes and pods not listed within 30s"), reads the watcher once, then
-  // starts the watcher thread.
+  // starts the watcher thread. May be called again after a DeadlineExceeded: it then
+  // only waits again (the informers are started once).
   absl::Status Start(absl::Duration timeout);
   absl::StatusOr<ClusterInputs> Fetch() override;
 
@@ -72,6 +73,7 @@ class InformerClusterSource final : public ClusterSource {
   const absl::Duration watcher_period_;
   kube::Informer<kube::Node> nodes_;
   kube::Informer<SlimPod> pods_;
+  bool informers_started_ = false;  // owner thread only
   mutable absl::Mutex mu_;
   PodTotals totals_ ABSL_GUARDED_BY(mu_);
   lw::WatcherMetricsPtr metrics_ ABSL_GUARDED_BY(mu_);

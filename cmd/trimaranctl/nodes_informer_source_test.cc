@@ -117,6 +117,27 @@ TEST(InformerClusterSourceTest, WatcherIsReadInTheBackground) {
   EXPECT_LT(watcher.requests().size(), calls + 20);  // Fetch never waits on the watcher
 }
 
+// The dashboard retries Start after a timeout: a second Start only waits, the informers
+// are not started again and no pod is counted twice.
+TEST(InformerClusterSourceTest, StartAgainOnlyWaits) {
+  kube::testing::FakeClient kube;
+  for (const kube::Node& n : FixtureNodes()) ASSERT_TRUE(kube.CreateNode(n).ok());
+  for (const kube::Pod& p : FixturePods()) ASSERT_TRUE(kube.CreatePod(p).ok());
+  lw::testing::FakeLoadWatcherClient watcher;
+  watcher.Set(FixtureMetrics());
+  InformerClusterSource source(kube, &watcher, "", "15m", RealClock::Get());
+  ASSERT_TRUE(source.Start(absl::Seconds(10)).ok());
+  ASSERT_TRUE(source.Start(absl::Seconds(10)).ok());
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_EQ(kube.Calls("ListNodes"), 1);  // one list each: not restarted
+  EXPECT_EQ(kube.Calls("ListPods"), 1);
+  absl::StatusOr<ClusterInputs> in = source.Fetch();
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(BoundPodsOn(*in, "node-a"), 2);
+  EXPECT_EQ(in->pods.per_node.at("node-a").requested.milli_cpu, 3500);
+  EXPECT_EQ(in->pods.counts.pending, 1);
+}
+
 TEST(InformerClusterSourceTest, NodeSelectorAndNoWatcher) {
   kube::testing::FakeClient kube;
   for (const kube::Node& n : FixtureNodes()) ASSERT_TRUE(kube.CreateNode(n).ok());

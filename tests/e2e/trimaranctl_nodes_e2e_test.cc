@@ -7,27 +7,42 @@
 //   (b) the live view under tmux (informers against the real apiserver): the first
 //       screen shows the nodes, `S` changes the sort shown on the help line and the row
 //       order, `/` filters the rows by name, `q` quits (the process exits 0).
+//   (c) `trimaranctl dashboard`: its api/nodes carries the figures of `nodes -o json`;
+//       the page loaded in headless Chromium shows them in the node rows and the
+//       summary (missing usage as n/a), the usage history fills, the decisions panel
+//       lists a fake scheduler's /debug/decisions (the contract, with its bearer token);
+//       a second dashboard on the same port fails clearly. Screenshots of the page and
+//       of the coloured terminal view go to build/screenshots/.
+//   (d) `load-watcher --dashboard` serves the same data at /dashboard/.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/http/http_server.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/api/pod_resources.h"
 #include "kube/rest_client.h"
 #include "rapidjson/document.h"
+#include "tests/e2e/harness/chromium.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/curl.h"
@@ -40,6 +55,7 @@ namespace {
 
 constexpr char kTrimaranctlBin[] = TRIMARANCTL_BIN;
 constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
+constexpr char kScreenshotDir[] = TRIMARAN_SCREENSHOT_DIR;
 constexpr char kCpu[] = "instance:node_cpu:ratio";
 constexpr char kMem[] = "instance:node_memory_utilisation:ratio";
 
@@ -60,6 +76,97 @@ std::string RunCapture(const std::vector<std::string>& argv, int* code) {
   return out;
 }
 
+// Runs `cmd` (a shell command line) to completion; its stdout and stderr.
+std::string RunCaptureAll(const std::string& cmd, int* code) {
+  FILE* p = popen(absl::StrCat(cmd, " 2>&1").c_str(), "r");
+  std::string out;
+  if (p == nullptr) {
+    *code = -1;
+    return out;
+  }
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+// The value of attribute `name` in the start tag that contains `anchor` (e.g.
+// `data-node="node-1"`), or nullopt.
+std::optional<std::string> TagAttribute(const std::string& dom, const std::string& anchor,
+                                        const std::string& name) {
+  const size_t at = dom.find(anchor);
+  if (at == std::string::npos) return std::nullopt;
+  const size_t start = dom.rfind('<', at);
+  const size_t end = dom.find('>', at);
+  const std::string tag = dom.substr(start, end - start);
+  const std::string key = absl::StrCat(" ", name, "=\"");
+  const size_t k = tag.find(key);
+  if (k == std::string::npos) return std::nullopt;
+  const size_t v = k + key.size();
+  return tag.substr(v, tag.find('"', v) - v);
+}
+
+// The text after `anchor` up to the next '<' (the content of a leaf element).
+std::string TextAfter(const std::string& dom, size_t from, const std::string& anchor) {
+  const size_t at = dom.find(anchor, from);
+  if (at == std::string::npos) return "";
+  const size_t gt = dom.find('>', at) + 1;
+  return dom.substr(gt, dom.find('<', gt) - gt);
+}
+
+// The node rows of a dumped page, top to bottom.
+std::vector<std::string> RowOrder(const std::string& dom) {
+  std::vector<std::string> names;
+  const std::string key = "data-node=\"";
+  for (size_t at = dom.find(key); at != std::string::npos; at = dom.find(key, at + 1)) {
+    const size_t v = at + key.size();
+    names.push_back(dom.substr(v, dom.find('"', v) - v));
+  }
+  return names;
+}
+
+double Number(const std::string& text) {
+  double v = std::nan("");
+  std::string t = text;
+  t.erase(std::remove(t.begin(), t.end(), ','), t.end());
+  if (!t.empty() && t.back() == '%') t.pop_back();
+  if (!absl::SimpleAtod(t, &v)) return std::nan("");
+  return v;
+}
+
+// A stand-in for the scheduler's admin port: GET /debug/decisions as the contract
+// (docs/trimaranctl.md "dashboard") describes, 401 without the bearer token.
+std::unique_ptr<http::HttpServer> FakeDecisionsServer(const std::string& token) {
+  http::HttpServerOptions o;
+  o.name = "fake-scheduler";
+  auto server = http::HttpServer::Create(o);
+  if (!server.ok()) return nullptr;
+  absl::Status s = (*server)->AddRoute(
+      {.path = "/debug/decisions",
+       .help = "recent decisions",
+       .handler = [token](const http::ServerRequest& req, http::ServerResponse& r) {
+         if (req.headers.GetOr("Authorization") != absl::StrCat("Bearer ", token)) {
+           r.status = 401;
+           r.body = "Unauthorized";
+           return;
+         }
+         r.content_type = "application/json";
+         r.body = R"({"capacity":1000,"decisions":[
+{"time":"2026-11-26T21:00:02.123Z","pod":"default/spark-exec-2","uid":"u2","profile":"trimaran",
+ "result":"Unschedulable","node":"","evaluatedNodes":4,"feasibleNodes":0,"fallbacks":[],
+ "message":"0/4 nodes are available: 4 Insufficient cpu.","top":[]},
+{"time":"2026-11-26T21:00:01.000Z","pod":"default/spark-exec-1","uid":"u1","profile":"trimaran",
+ "result":"Bound","node":"node-2","evaluatedNodes":4,"feasibleNodes":4,
+ "fallbacks":["TargetLoadPacking: metrics stale, used requests"],"message":"",
+ "top":[{"node":"node-2","total":185,"scores":{"TargetLoadPacking":97,"NodeResourcesFit":88}},
+        {"node":"node-1","total":150,"scores":{"TargetLoadPacking":70,"NodeResourcesFit":80}}]}]})";
+       }});
+  if (!s.ok() || !(*server)->Start().ok()) return nullptr;
+  return *std::move(server);
+}
+
 class TrimaranctlNodesE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -70,8 +177,21 @@ class TrimaranctlNodesE2ETest : public ::testing::Test {
     kubeconfig_ = cluster_->kubeconfig();
 
     // node-1..3 with usage in Prometheus; node-4 has none (the watcher omits it).
-    TRIMARAN_ASSERT_OK(cluster_->AddNodes({"node-1", "node-2", "node-3", "node-4"},
-                                          {.cpu = "4", .memory = "16Gi"}));
+    // Instance types and capacity types as EKS labels them (node-3 is spot: no spot price
+    // is configured, so its price is unknown).
+    for (const auto& [node, capacity, zone] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"node-1", "on-demand", "us-east-1a"},
+             {"node-2", "on-demand", "us-east-1b"},
+             {"node-3", "spot", "us-east-1a"},
+             {"node-4", "on-demand", "us-east-1b"}}) {
+      TRIMARAN_ASSERT_OK(
+          cluster_->AddNodes({node}, {.cpu = "4",
+                                      .memory = "16Gi",
+                                      .labels = {{"node.kubernetes.io/instance-type", "m6i.xlarge"},
+                                                 {"karpenter.sh/capacity-type", capacity},
+                                                 {"topology.kubernetes.io/zone", zone}}}));
+    }
     const std::map<std::string, std::pair<double, double>> usage = {
         {"node-1", {0.50, 0.25}}, {"node-2", {0.10, 0.40}}, {"node-3", {0.80, 0.60}}};
     std::vector<PromSample> history;
@@ -301,6 +421,246 @@ TEST_F(TrimaranctlNodesE2ETest, LiveViewUnderTmuxSortsAndQuits) {
       },
       absl::Seconds(10)));
   EXPECT_EQ(exit_code, "0");
+}
+
+TEST_F(TrimaranctlNodesE2ETest, DashboardPageShowsTheSameFiguresAsJson) {
+  TRIMARAN_REQUIRE_CHROMIUM();
+  const std::vector<std::string> source = {
+      "--resources", "cpu,memory", "--kubeconfig",         kubeconfig_,
+      "--watcher",   watcher_url_, "--target-utilization", "60"};
+  std::vector<std::string> once = {kTrimaranctlBin, "nodes", "-o", "json"};
+  once.insert(once.end(), source.begin(), source.end());
+  int code = 0;
+  const std::string json = RunCapture(once, &code);
+  ASSERT_EQ(code, 0) << json;
+  rapidjson::Document want;
+  want.Parse(json.c_str());
+  ASSERT_FALSE(want.HasParseError()) << json;
+
+  const std::string dir = cluster_->control_plane().dir();
+  const std::string token_file = dir + "/scheduler.token";
+  std::ofstream(token_file) << "e2e-token\n";
+  std::unique_ptr<http::HttpServer> scheduler = FakeDecisionsServer("e2e-token");
+  ASSERT_NE(scheduler, nullptr);
+
+  auto port = PickFreePort();
+  ASSERT_TRUE(port.ok());
+  const std::string listen = absl::StrCat("127.0.0.1:", *port);
+  std::vector<std::string> argv = {kTrimaranctlBin, "dashboard",      "--listen",
+                                   listen,          "--refresh",      "1s",
+                                   "--scheduler",   scheduler->url(), "--scheduler-token-file",
+                                   token_file};
+  argv.insert(argv.end(), source.begin(), source.end());
+  auto dashboard = Subprocess::Start(argv, dir + "/dashboard.log");
+  ASSERT_TRUE(dashboard.ok()) << dashboard.status();
+  const std::string url = absl::StrCat("http://", listen, "/");
+  std::string body;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        int status = 0;
+        body = Curl(url + "api/nodes", &status);
+        return status == 200 && absl::StrContains(body, "node-4");
+      },
+      absl::Seconds(30)))
+      << body << (*dashboard)->LogTail();
+
+  // api/nodes: the figures of `nodes -o json` (the same writer over the same cluster).
+  rapidjson::Document got;
+  got.Parse(body.c_str());
+  ASSERT_FALSE(got.HasParseError()) << body;
+  ASSERT_EQ(got["nodes"].Size(), want["nodes"].Size());
+  std::map<std::string, const rapidjson::Value*> want_nodes;
+  for (const rapidjson::Value& n : want["nodes"].GetArray()) want_nodes[n["name"].GetString()] = &n;
+  for (const rapidjson::Value& n : got["nodes"].GetArray()) {
+    const std::string name = n["name"].GetString();
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(want_nodes.count(name));
+    const rapidjson::Value& w = *want_nodes[name];
+    EXPECT_STREQ(n["usage"].GetString(), w["usage"].GetString());
+    for (const char* res : {"cpu", "memory"}) {
+      const rapidjson::Value& a = n["resources"][res];
+      const rapidjson::Value& b = w["resources"][res];
+      EXPECT_EQ(a["requested"].GetDouble(), b["requested"].GetDouble()) << res;
+      EXPECT_EQ(a["allocatable"].GetDouble(), b["allocatable"].GetDouble()) << res;
+      EXPECT_EQ(a["used"].IsNull(), b["used"].IsNull()) << res;
+      if (!b["used"].IsNull()) {
+        EXPECT_NEAR(a["used"].GetDouble(), b["used"].GetDouble(), 1) << res;
+      }
+    }
+  }
+  EXPECT_EQ(got["summary"]["pods"].GetInt(), want["summary"]["pods"].GetInt());
+  EXPECT_EQ(got["targetUtilizationPercent"]["cpu"].GetDouble(), 60);
+
+  // The history fills as the watcher's snapshots change (it fetches every second).
+  ASSERT_TRUE(Eventually(
+      [&] {
+        body = Curl(url + "api/history?node=node-1");
+        return absl::StrContains(body, "],[");
+      },
+      absl::Seconds(30)))
+      << body;
+
+  // The page in headless Chromium: rows and summary show the `-o json` figures.
+  auto dom = ChromiumDumpDom(url);
+  ASSERT_TRUE(dom.ok()) << dom.status();
+  EXPECT_TRUE(TagAttribute(*dom, "data-first-render-ms", "data-first-render-ms").has_value())
+      << *dom;
+  for (const rapidjson::Value& w : want["nodes"].GetArray()) {
+    const std::string name = w["name"].GetString();
+    SCOPED_TRACE(name);
+    const std::string anchor = absl::StrCat("data-node=\"", name, "\"");
+    const size_t row = dom->find(anchor);
+    ASSERT_NE(row, std::string::npos) << *dom;
+    EXPECT_EQ(TagAttribute(*dom, anchor, "data-usage"), w["usage"].GetString());
+    for (const std::string res : {"cpu", "memory"}) {
+      const rapidjson::Value& r = w["resources"][res.c_str()];
+      EXPECT_EQ(Number(*TagAttribute(*dom, anchor, "data-" + res + "-requested")),
+                r["requested"].GetDouble());
+      EXPECT_EQ(Number(*TagAttribute(*dom, anchor, "data-" + res + "-allocatable")),
+                r["allocatable"].GetDouble());
+      // The visible percentages (rounded to whole percent on the page).
+      EXPECT_NEAR(Number(TextAfter(*dom, row, "data-k=\"" + res + "-requested-percent\"")),
+                  r["requestedPercent"].GetDouble(), 0.51);
+      const std::string used = TextAfter(*dom, row, "data-k=\"" + res + "-used-percent\"");
+      if (r["used"].IsNull()) {
+        EXPECT_EQ(used, "n/a");  // never shown as idle
+        EXPECT_EQ(TagAttribute(*dom, anchor, "data-" + res + "-used"), "");
+      } else {
+        EXPECT_NEAR(Number(used), r["usedPercent"].GetDouble(), 0.51);
+        EXPECT_NEAR(Number(*TagAttribute(*dom, anchor, "data-" + res + "-used")),
+                    r["used"].GetDouble(), 1);
+      }
+    }
+  }
+  EXPECT_THAT(*dom, ::testing::HasSubstr("no metrics"));  // node-4's usage bar
+  const rapidjson::Value& sum = want["summary"];
+  EXPECT_EQ(Number(TextAfter(*dom, 0, "id=\"sum-nodes\"")), sum["nodes"].GetInt());
+  EXPECT_EQ(Number(TextAfter(*dom, 0, "id=\"sum-pods\"")),
+            sum["pendingPods"].GetInt() + sum["runningPods"].GetInt() + sum["boundPods"].GetInt());
+  EXPECT_NEAR(Number(TextAfter(*dom, 0, "id=\"sum-price-month\"")),
+              sum["pricePerMonth"].GetDouble(), 0.0005);
+  for (const std::string res : {"cpu", "memory"}) {
+    const rapidjson::Value& r = sum["resources"][res.c_str()];
+    EXPECT_NEAR(Number(TextAfter(*dom, 0, "id=\"sum-" + res + "-requested-percent\"")),
+                r["requestedPercent"].GetDouble(), 0.051);
+    EXPECT_NEAR(Number(TextAfter(*dom, 0, "id=\"sum-" + res + "-used-percent\"")),
+                r["usedPercent"].GetDouble(), 0.051);
+  }
+  EXPECT_NEAR(Number(TextAfter(*dom, 0, "id=\"sum-price-hour\"")), sum["pricePerHour"].GetDouble(),
+              0.0005);
+  // The decisions panel: the fake scheduler's decisions, with scores and fallbacks.
+  EXPECT_THAT(*dom, ::testing::HasSubstr("data-pod=\"default/spark-exec-1\""));
+  EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking 97"));
+  EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking: metrics stale, used requests"));
+  EXPECT_THAT(*dom, ::testing::HasSubstr("0/4 nodes are available"));
+
+  // Sort and filter controls, set through the page's URL fragment (bookmarkable views).
+  auto sorted = ChromiumDumpDom(url + "#sort=cpu-requests&order=dsc");
+  ASSERT_TRUE(sorted.ok()) << sorted.status();
+  // CPU requests: node-2 2000m, node-1 1750m, node-4 400m, node-3 none.
+  EXPECT_THAT(RowOrder(*sorted), ::testing::ElementsAre("node-2", "node-1", "node-4", "node-3"));
+  auto ascending = ChromiumDumpDom(url + "#sort=cpu-usage&order=asc");
+  ASSERT_TRUE(ascending.ok()) << ascending.status();
+  // CPU usage: node-2 10 %, node-1 50 %, node-3 80 %; node-4 has none: last.
+  EXPECT_THAT(RowOrder(*ascending), ::testing::ElementsAre("node-2", "node-1", "node-3", "node-4"));
+  auto spot = ChromiumDumpDom(url + "#filter=spot");
+  ASSERT_TRUE(spot.ok()) << spot.status();
+  EXPECT_THAT(RowOrder(*spot), ::testing::ElementsAre("node-3"));
+  EXPECT_THAT(*spot, ::testing::HasSubstr("1 of 4 nodes"));
+  auto no_usage = ChromiumDumpDom(url + "#na=1");
+  ASSERT_TRUE(no_usage.ok()) << no_usage.status();
+  EXPECT_THAT(RowOrder(*no_usage), ::testing::ElementsAre("node-4"));
+  auto hot = ChromiumDumpDom(url + "#hot=1");  // --hot-threshold 80: node-3's CPU
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  EXPECT_THAT(RowOrder(*hot), ::testing::ElementsAre("node-3"));
+
+  const std::string png = std::string(kScreenshotDir) + "/dashboard.png";
+  ASSERT_TRUE(ChromiumScreenshot(url, png, {.width = 1400, .height = 820}).ok());
+  EXPECT_GT(std::filesystem::file_size(png), 10000u);
+
+  // The port is taken: a clear error, exit 1.
+  std::string again_cmd =
+      absl::StrCat(kTrimaranctlBin, " dashboard --listen ", listen, " --kubeconfig ", kubeconfig_);
+  const std::string again = RunCaptureAll(again_cmd, &code);
+  EXPECT_EQ(code, 1) << again;
+  EXPECT_THAT(again, ::testing::HasSubstr("address already in use"));
+  EXPECT_THAT(again, ::testing::HasSubstr("--listen"));
+  (*dashboard)->Stop();
+}
+
+TEST_F(TrimaranctlNodesE2ETest, LoadWatcherServesTheDashboard) {
+  auto port = PickFreePort();
+  ASSERT_TRUE(port.ok());
+  auto lw = Subprocess::Start(
+      {kLoadWatcherBin, "--bind-address=127.0.0.1", absl::StrCat("--port=", *port), "--grpc-port=0",
+       "--fetch-interval=1s", "--dashboard", "--kubeconfig=" + kubeconfig_},
+      cluster_->control_plane().dir() + "/load-watcher-dashboard.log",
+      {"METRICS_PROVIDER_NAME=Prometheus", "METRICS_PROVIDER_ADDRESS=" + prom_->url()});
+  ASSERT_TRUE(lw.ok()) << lw.status();
+  const std::string base = absl::StrCat("http://127.0.0.1:", *port, "/dashboard/");
+  std::string body;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        int status = 0;
+        body = Curl(base + "api/nodes", &status);
+        return status == 200 && absl::StrContains(body, "\"usage\": \"ok\"");
+      },
+      absl::Seconds(30)))
+      << body << (*lw)->LogTail();
+  rapidjson::Document got;
+  got.Parse(body.c_str());
+  ASSERT_FALSE(got.HasParseError()) << body;
+  EXPECT_EQ(got["summary"]["nodes"].GetInt(), 4);
+  EXPECT_EQ(got["summary"]["pods"].GetInt(), 6);
+  for (const rapidjson::Value& n : got["nodes"].GetArray()) {
+    if (std::string(n["name"].GetString()) == "node-1") {
+      EXPECT_EQ(n["resources"]["cpu"]["requested"].GetDouble(), 1750);
+      EXPECT_NEAR(n["resources"]["cpu"]["used"].GetDouble(), 2000, 1e-6);  // 50 % of 4 cores
+    }
+  }
+  int status = 0;
+  EXPECT_THAT(Curl(base, &status), ::testing::HasSubstr("<title>Trimaran nodes</title>"));
+  EXPECT_EQ(status, 200);
+  EXPECT_THAT(Curl(base + "api/decisions"), ::testing::HasSubstr("\"enabled\":false"));
+  // The watcher's own API is unchanged.
+  Curl(absl::StrCat("http://127.0.0.1:", *port, "/watcher"), &status);
+  EXPECT_EQ(status, 200);
+  (*lw)->Stop();
+}
+
+// The coloured live view as a PNG (docs/img/nodes-terminal.png): tmux's capture with its
+// escape sequences, rendered as HTML by Chromium.
+TEST_F(TrimaranctlNodesE2ETest, TerminalViewScreenshot) {
+  if (system("tmux -V >/dev/null 2>&1") != 0) GTEST_SKIP() << "tmux not on PATH";
+  TRIMARAN_REQUIRE_CHROMIUM();
+  const std::string dir = cluster_->control_plane().dir();
+  Tmux tmux(dir + "/tmux-color.sock");
+  const std::string cmd = absl::StrCat(
+      "TERM=xterm-256color ", kTrimaranctlBin,
+      " nodes --refresh 1s --resources cpu,memory --target-utilization 60 --kubeconfig ",
+      kubeconfig_, " --watcher ", watcher_url_);
+  ASSERT_EQ(tmux.Run({"new-session", "-d", "-s", "nodes", "-x", "150", "-y", "16", cmd}), 0);
+  std::string screen;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        screen = tmux.Capture();
+        return absl::StrContains(screen, "node-4") && absl::StrContains(screen, "4 nodes") &&
+               absl::StrContains(screen, "usage: Prometheus");
+      },
+      absl::Seconds(20)))
+      << screen;
+  std::string ansi;
+  ASSERT_EQ(tmux.Run({"capture-pane", "-e", "-p", "-t", "nodes"}, &ansi), 0);
+  EXPECT_THAT(ansi, ::testing::HasSubstr("\x1b["));  // coloured
+  const std::string html_path = std::string(kScreenshotDir) + "/nodes-terminal.html";
+  std::filesystem::create_directories(kScreenshotDir);
+  std::ofstream(html_path) << AnsiToHtml(ansi, "trimaranctl nodes");
+  const std::string png = std::string(kScreenshotDir) + "/nodes-terminal.png";
+  ASSERT_TRUE(ChromiumScreenshot("file://" + html_path, png,
+                                 {.width = 1180, .height = 300, .virtual_time = absl::Seconds(1)})
+                  .ok());
+  EXPECT_GT(std::filesystem::file_size(png), 5000u);
+  tmux.Run({"send-keys", "-t", "nodes", "q"});
 }
 
 }  // namespace

@@ -1,0 +1,289 @@
+#include "cmd/trimaranctl/dashboard_command.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "cmd/trimaranctl/dashboard_service.h"
+#include "cmd/trimaranctl/nodes_informer_source.h"
+#include "common/clock.h"
+#include "common/http/curl_transport.h"
+#include "common/http/http_server.h"
+#include "common/logging.h"
+#include "kube/credentials.h"
+#include "kube/rest_client.h"
+#include "kube/rest_config.h"
+
+namespace trimaran::cmd::trimaranctl::nodes {
+namespace {
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+}  // namespace
+
+absl::Status ParseListen(const std::string& listen, std::string& host, int& port) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 == listen.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen: must be HOST:PORT (127.0.0.1:8088), got \"", listen, "\""));
+  }
+  host = listen.substr(0, colon);
+  if (absl::StartsWith(host, "[") && absl::EndsWith(host, "]")) {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) host = "127.0.0.1";
+  if (!absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen: port must be 0..65535, got \"", listen.substr(colon + 1), "\""));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DashboardFlags> ParseDashboardFlags(const std::vector<std::string>& args,
+                                                   const std::string& defaults_file) {
+  DashboardFlags f;
+  std::vector<std::string> rest;
+  bool resources_given = false;
+  bool refresh_given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value_of = [&](absl::string_view name, std::string& out) -> absl::StatusOr<bool> {
+      if (arg == name) {
+        if (i + 1 >= args.size()) {
+          return absl::InvalidArgumentError(absl::StrCat(name, ": needs a value"));
+        }
+        out = args[++i];
+        return true;
+      }
+      if (absl::StartsWith(arg, absl::StrCat(name, "="))) {
+        out = arg.substr(name.size() + 1);
+        return true;
+      }
+      return false;
+    };
+    std::string v;
+    bool matched = false;
+    for (const auto& [name, target] : std::vector<std::pair<absl::string_view, std::string*>>{
+             {"--listen", &f.listen},
+             {"--scheduler", &f.scheduler},
+             {"--scheduler-ca-file", &f.scheduler_ca_file},
+             {"--scheduler-token-file", &f.scheduler_token_file}}) {
+      absl::StatusOr<bool> m = value_of(name, *target);
+      if (!m.ok()) return m.status();
+      if (*m) {
+        matched = true;
+        break;
+      }
+    }
+    if (matched) continue;
+    absl::StatusOr<bool> h = value_of("--history", v);
+    if (!h.ok()) return h.status();
+    if (*h) {
+      if (!absl::SimpleAtoi(v, &f.history) || f.history < 1 || f.history > 10000) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--history: must be an integer in [1, 10000], got \"", v, "\""));
+      }
+      continue;
+    }
+    if (arg == "--scheduler-insecure-skip-tls-verify") {
+      f.scheduler_insecure = true;
+      continue;
+    }
+    if (arg == "-o" || arg == "--output" || absl::StartsWith(arg, "--output=") ||
+        (absl::StartsWith(arg, "-o") && !absl::StartsWith(arg, "--"))) {
+      return absl::InvalidArgumentError(
+          "-o/--output: not a dashboard flag (use `trimaranctl nodes -o json`, or the page's "
+          "api/nodes)");
+    }
+    if (arg == "--resources" || absl::StartsWith(arg, "--resources=")) resources_given = true;
+    if (arg == "--refresh" || absl::StartsWith(arg, "--refresh=")) refresh_given = true;
+    rest.push_back(arg);
+  }
+  absl::StatusOr<NodesFlags> nodes = ParseNodesFlags(rest, defaults_file);
+  if (!nodes.ok()) return nodes.status();
+  f.nodes = *std::move(nodes);
+  if (!resources_given && f.nodes.resources == std::vector<std::string>{"cpu"}) {
+    f.nodes.resources = {"cpu", "memory"};
+  }
+  if (!refresh_given) f.nodes.refresh = absl::Seconds(5);
+  std::string host;
+  int port = 0;
+  absl::Status listen = ParseListen(f.listen, host, port);
+  if (!listen.ok()) return listen;
+  if (!f.scheduler.empty() && !absl::StartsWith(f.scheduler, "https://") &&
+      !absl::StartsWith(f.scheduler, "http://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--scheduler: must be https://HOST:PORT (the secure admin port), got \"",
+                     f.scheduler, "\""));
+  }
+  return f;
+}
+
+int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  auto fail = [&](absl::string_view message) {
+    absl::StrAppend(&err, "trimaranctl dashboard: error: ", message, "\n");
+    return 1;
+  };
+  std::string defaults;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    defaults = ReadFileOrEmpty(absl::StrCat(home, "/.trimaran-viewer"));
+  }
+  absl::StatusOr<DashboardFlags> flags = ParseDashboardFlags(args, defaults);
+  if (!flags.ok()) {
+    absl::StrAppend(&err, "trimaranctl dashboard: error: ", flags.status().message(),
+                    "\nRun 'trimaranctl dashboard --help' for usage.\n");
+    return 1;
+  }
+  if (flags->nodes.help) {
+    out += DashboardHelpText();
+    return 0;
+  }
+  if (flags->nodes.verbosity >= 0) {
+    SetVerbosity(flags->nodes.verbosity);
+  } else {
+    for (int c = 0; c < kNumComponents; ++c) {
+      SetComponentLevel(ComponentName(static_cast<Component>(c)), "warn").IgnoreError();
+    }
+  }
+  absl::StatusOr<PriceTable> prices = LoadPrices(flags->nodes);
+  if (!prices.ok()) return fail(prices.status().message());
+  absl::StatusOr<LayoutOptions> layout = MakeLayoutOptions(flags->nodes);
+  if (!layout.ok()) return fail(layout.status().message());
+
+  kube::LoadOptions load;
+  load.kubeconfig_path = flags->nodes.kubeconfig;
+  load.context = flags->nodes.context;
+  load.master_override = flags->nodes.master;
+  absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
+  if (!rest.ok()) return fail(rest.status().message());
+  rest->user_agent = "trimaranctl";
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> kube_client =
+      kube::RestClient::Create(*rest, RealClock::Get());
+  if (!kube_client.ok()) return fail(kube_client.status().message());
+  absl::StatusOr<WatcherClient> watcher = MakeWatcherClient(flags->nodes.watcher);
+  if (!watcher.ok()) return fail(watcher.status().message());
+
+  std::unique_ptr<http::CurlTransport> scheduler_transport;
+  std::unique_ptr<HttpDecisionsSource> decisions;
+  if (!flags->scheduler.empty()) {
+    absl::StatusOr<std::unique_ptr<http::CurlTransport>> t = http::CurlTransport::Create();
+    if (!t.ok()) return fail(t.status().message());
+    scheduler_transport = *std::move(t);
+    HttpDecisionsOptions d;
+    d.url = flags->scheduler;
+    d.tls.ca_file = flags->scheduler_ca_file;
+    d.tls.insecure_skip_verify = flags->scheduler_insecure;
+    if (!flags->scheduler_token_file.empty()) {
+      d.bearer_token_file = flags->scheduler_token_file;
+    } else {
+      // The kubeconfig's credentials: its token (file, static or exec plugin), or its
+      // client certificate.
+      absl::StatusOr<kube::CredentialSourcePtr> creds =
+          kube::MakeCredentialSource(*rest, RealClock::Get());
+      if (!creds.ok()) return fail(creds.status().message());
+      if (*creds != nullptr) {
+        std::shared_ptr<kube::CredentialSource> source = *std::move(creds);
+        d.token_source = [source]() -> absl::StatusOr<std::string> {
+          absl::StatusOr<kube::Credentials> c = source->Get();
+          if (!c.ok()) return c.status();
+          return c->bearer_token;
+        };
+      }
+      d.tls.client_cert_file = rest->tls.client_cert_file;
+      d.tls.client_cert_pem = rest->tls.client_cert_pem;
+      d.tls.client_key_file = rest->tls.client_key_file;
+      d.tls.client_key_pem = rest->tls.client_key_pem;
+    }
+    decisions = std::make_unique<HttpDecisionsSource>(*scheduler_transport, std::move(d));
+  }
+
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  InformerClusterSource source(**kube_client, watcher->client.get(), flags->nodes.node_selector,
+                               flags->nodes.window, RealClock::Get(), flags->nodes.refresh);
+  DashboardOptions options;
+  options.flags = flags->nodes;
+  options.history_capacity = static_cast<size_t>(flags->history);
+  DashboardService service(source, *std::move(prices), *std::move(layout), options,
+                           RealClock::Get(), decisions.get());
+
+  http::HttpServerOptions server_options;
+  server_options.name = "dashboard";
+  (void)ParseListen(flags->listen, server_options.address, server_options.port);  // validated
+  server_options.worker_threads = 8;
+  server_options.index = false;
+  absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
+      http::HttpServer::Create(server_options);
+  if (!server.ok()) return fail(server.status().message());
+  if (absl::Status s = service.AddRoutes(**server, ""); !s.ok()) return fail(s.message());
+  if (absl::Status s = (*server)->Start(); !s.ok()) {
+    return fail(absl::StrCat(s.message(),
+                             " (is another dashboard running? choose another port "
+                             "with --listen 127.0.0.1:PORT)"));
+  }
+  // Short waits, retried every refresh: a stop signal is noticed within seconds even
+  // while the apiserver is unreachable (the page shows the reason meanwhile).
+  service.Start([&source]() -> absl::Status {
+    absl::Status s = source.Start(absl::Seconds(2));
+    if (s.ok()) return s;
+    return absl::Status(s.code(), absl::StrCat("waiting for the apiserver (retrying; the log "
+                                               "has the reason): ",
+                                               s.message()));
+  });
+  std::fprintf(stderr, "trimaranctl dashboard: serving %s/ (Ctrl-C to stop)\n",
+               (*server)->url().c_str());
+  std::fflush(stderr);
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  (*server)->Stop();
+  service.Stop();
+  return 0;
+}
+
+std::string DashboardHelpText() {
+  return R"(Usage: trimaranctl dashboard [--listen 127.0.0.1:8088] [flags]
+
+Serves a web page with every node's requests, live usage (from the load watcher), price
+and usage history, the cluster summary, and (with --scheduler) the scheduler's recent
+decisions. The same data as `trimaranctl nodes -o json`, at /api/nodes. One page, no
+external assets; it refreshes every --refresh (default 5s). Stops on Ctrl-C / SIGTERM.
+
+Flags:
+  --listen HOST:PORT        where to serve (default 127.0.0.1:8088, loopback only)
+  --scheduler URL           the scheduler's secure admin port, https://HOST:10259, for
+                            the "Recent decisions" panel (GET /debug/decisions)
+  --scheduler-ca-file PATH  CA of the scheduler's serving certificate
+  --scheduler-token-file P  bearer token for the scheduler (else the kubeconfig's
+                            credentials: token, exec plugin or client certificate)
+  --scheduler-insecure-skip-tls-verify  do not verify the scheduler's certificate
+  --history N               usage samples kept per node for the charts (default 120)
+  Every `trimaranctl nodes` flag except -o: --kubeconfig, --context, --watcher, --window,
+  --stale-after, --resources (default cpu,memory), --node-selector, --node-sort,
+  --extra-labels, --group-by, --price-file, --spot-discount, --disable-pricing,
+  --hot-threshold, --target-utilization, --scheduler-config, --refresh, --v.
+  See `trimaranctl nodes --help`.
+)";
+}
+
+}  // namespace trimaran::cmd::trimaranctl::nodes

@@ -1,0 +1,121 @@
+#pragma once
+// DashboardService: the web dashboard's data and HTTP routes (docs/trimaranctl.md
+// "dashboard"), served by `trimaranctl dashboard` and by `load-watcher --dashboard`.
+// It reuses `trimaranctl nodes`' model: a ClusterSource (nodes_command.h) is turned
+// into a ClusterView (nodes_model.h) every `refresh`, rendered once with the `-o json`
+// writer (nodes_layout.h RenderJson) and kept; requests read the kept document, so
+// any number of browsers cost one model build per period. Each build also feeds the
+// per-node usage history (dashboard_history.h).
+//
+// Routes, under `prefix` ("" for trimaranctl, "/dashboard" for the load watcher):
+//   GET <prefix>/                 the page (HTML, CSS and JS in one document,
+//                                 dashboard_page.h); <prefix> alone redirects to it
+//                                 when the prefix is not empty
+//   GET <prefix>/api/nodes        the `trimaranctl nodes -o json` document of the last
+//                                 refresh; 503 {"error"} before the first one succeeds
+//   GET <prefix>/api/nodes.js     the same as `window.trimaranNodes = <json>;` (the
+//                                 page loads it as a script so that its first render
+//                                 happens before the load event)
+//   GET <prefix>/api/history[?node=N]*  per-node samples (NodeHistory::Json)
+//   GET <prefix>/api/config       {"hotThresholdPercent", "refreshSeconds",
+//                                 "decisions": bool, "historyCapacity", "lastError"}
+//   GET <prefix>/api/decisions    {"enabled": false, "hint"} without a DecisionsSource;
+//                                 else {"enabled": true, "scheduler", "error"} or
+//                                 {"enabled": true, "scheduler", "result": <the
+//                                 scheduler's document>} (cached for 2 s)
+// Every api answer has Cache-Control: no-store.
+//
+// A failed refresh keeps the last good document (its "time" says how old it is) and
+// reports the error in /api/config "lastError" (the page shows it); it never stops the
+// service.
+//
+// Thread-safety: Refresh and the route handlers are safe for concurrent use; Start and
+// Stop are called by the owner. The ClusterSource and DecisionsSource are borrowed,
+// must outlive the service, and are called from the refresh thread (Fetch) and from
+// handler threads (decisions).
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "cmd/trimaranctl/dashboard_decisions.h"
+#include "cmd/trimaranctl/dashboard_history.h"
+#include "cmd/trimaranctl/nodes_command.h"
+#include "cmd/trimaranctl/nodes_layout.h"
+#include "cmd/trimaranctl/nodes_price_table.h"
+#include "common/clock.h"
+#include "common/http/http_server.h"
+
+namespace trimaran::cmd::trimaranctl::nodes {
+
+struct DashboardOptions {
+  NodesFlags flags;  // model (resources, sort, prices, stale-after, targets) and refresh
+  size_t history_capacity = 120;
+  int decisions_limit = 50;
+  // Shown in the decisions panel when there is no DecisionsSource.
+  std::string decisions_hint =
+      "Start the dashboard with --scheduler https://SCHEDULER:10259 (and "
+      "--scheduler-ca-file / --scheduler-token-file, or the kubeconfig's credentials) to "
+      "list the scheduler's recent decisions.";
+};
+
+class DashboardService {
+ public:
+  // `decisions` may be null. `source`, `decisions` and `clock` are borrowed.
+  DashboardService(ClusterSource& source, PriceTable prices, LayoutOptions layout,
+                   DashboardOptions options, const Clock& clock,
+                   DecisionsSource* decisions = nullptr);
+  ~DashboardService();
+  DashboardService(const DashboardService&) = delete;
+  DashboardService& operator=(const DashboardService&) = delete;
+
+  // One fetch + model build + render + history sample.
+  absl::Status Refresh();
+
+  // Starts the refresh thread: `start` first (e.g. the informers' initial list; its
+  // error is reported like a failed refresh and retried every period), then Refresh
+  // every flags.refresh.
+  void Start(std::function<absl::Status()> start = nullptr);
+  void Stop();
+
+  // The routes borrow this service: it must outlive the server that serves them.
+  std::vector<http::Route> Routes(const std::string& prefix);
+  absl::Status AddRoutes(http::HttpServer& server, const std::string& prefix);
+
+  // The last good `-o json` document, or null before the first good refresh.
+  std::shared_ptr<const std::string> NodesJson() const;
+  std::string ConfigJson() const;
+  // Why NodesJson is null ("no data yet: ...").
+  std::string NoDataReason() const;
+  std::string DecisionsJson();
+  const NodeHistory& history() const { return history_; }
+
+ private:
+  ClusterSource& source_;
+  const PriceTable prices_;
+  const LayoutOptions layout_;
+  const DashboardOptions options_;
+  const Clock& clock_;
+  DecisionsSource* const decisions_;
+  NodeHistory history_;
+
+  mutable absl::Mutex mu_;
+  std::shared_ptr<const std::string> nodes_json_ ABSL_GUARDED_BY(mu_);
+  std::string last_error_ ABSL_GUARDED_BY(mu_);
+  std::optional<absl::Time> last_refresh_ ABSL_GUARDED_BY(mu_);
+
+  absl::Mutex decisions_mu_;
+  std::string decisions_cache_ ABSL_GUARDED_BY(decisions_mu_);
+  absl::Time decisions_time_ ABSL_GUARDED_BY(decisions_mu_) = absl::InfinitePast();
+
+  std::jthread thread_;  // last: stopped first
+};
+
+}  // namespace trimaran::cmd::trimaranctl::nodes
