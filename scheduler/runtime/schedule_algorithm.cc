@@ -147,6 +147,7 @@ ScheduleResult Cycle::Run() {
     result.status = std::move(s);
     return result;
   }
+  result.scored = true;
   if (details_ != nullptr) {
     details_->scored = algo_.feasible;
     details_->scores = algo_.scores;

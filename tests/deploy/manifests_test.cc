@@ -344,6 +344,8 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       "Role/trimaran-leader-election: coordination.k8s.io|leases|update|trimaran-scheduler",
       // For the users of /metrics (bound by the operator to Prometheus, not shipped bound).
       "ClusterRole/trimaran-scheduler-metrics-viewer: nonResource|/metrics|get",
+      // For the users of /debug/decisions (trimaranctl explain; bound by the operator).
+      "ClusterRole/trimaran-scheduler-decisions-viewer: nonResource|/debug/decisions|get",
   };
   if (GetParam().metrics_server_rbac) {
     want.push_back("ClusterRole/trimaran-metrics-reader: metrics.k8s.io|nodes|list|*");
