@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cmd/trimaranctl/explain_format.h"
@@ -32,7 +33,7 @@ std::string QueryEscape(absl::string_view s) {
         c == '~') {
       out += c;
     } else {
-      absl::StrAppend(&out, "%", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+      absl::StrAppend(&out, absl::StrFormat("%%%02X", static_cast<unsigned char>(c)));
     }
   }
   return out;
@@ -60,7 +61,7 @@ absl::StatusOr<DecisionList> FetchDecisions(const ExplainFlags& flags,
   if (!res.ok()) {
     return absl::UnavailableError(absl::StrCat(
         "cannot reach the scheduler at ", base, ": ", res.status().message(),
-        " (is it running? `kubectl -n kube-system port-forward deploy/trimaran-scheduler "
+        " (is it running? `kubectl -n trimaran port-forward deploy/trimaran-scheduler "
         "10259` makes the default --scheduler work; a self-signed serving certificate needs "
         "--scheduler-ca-file or --insecure-skip-tls-verify)"));
   }
@@ -118,7 +119,7 @@ Usage:
 Flags:
   -o, --output string               table (default) or json
       --scheduler string            the scheduler's secure port (default "https://127.0.0.1:10259";
-                                    kubectl -n kube-system port-forward deploy/trimaran-scheduler 10259)
+                                    kubectl -n trimaran port-forward deploy/trimaran-scheduler 10259)
       --token-file string           bearer token for the scheduler (default: the kubeconfig's
                                     token or exec credential)
       --scheduler-ca-file string    CA that signed the scheduler's serving certificate

@@ -7,7 +7,7 @@
 // weighted score, the fallbacks, the node counts and the time (explain_format.h).
 //
 // The scheduler's secure port: --scheduler (default https://127.0.0.1:10259, so that
-// `kubectl -n kube-system port-forward deploy/trimaran-scheduler 10259` works), with
+// `kubectl -n trimaran port-forward deploy/trimaran-scheduler 10259` works), with
 // the bearer token of --token-file or else the kubeconfig's credentials (token, token
 // file or exec plugin), and TLS verified against --scheduler-ca-file (or not at all with
 // --insecure-skip-tls-verify; the default self-signed serving certificate needs one of
