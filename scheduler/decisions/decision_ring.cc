@@ -5,13 +5,14 @@
 
 namespace trimaran::sched::decisions {
 
-DecisionRing::DecisionRing(size_t capacity) : slots_(std::max<size_t>(capacity, 1)) {}
+DecisionRing::DecisionRing(size_t capacity)
+    : capacity_(std::max<size_t>(capacity, 1)), slots_(capacity_) {}
 
 void DecisionRing::Record(Decision decision) {
   std::shared_ptr<const Decision> fresh = std::make_shared<const Decision>(std::move(decision));
   {
     absl::MutexLock lock(&mu_);
-    std::swap(slots_[next_ % slots_.size()], fresh);
+    std::swap(slots_[next_ % capacity_], fresh);
     ++next_;
   }
   // `fresh` now holds the replaced decision: freed here, outside the lock.
@@ -22,9 +23,9 @@ std::vector<std::shared_ptr<const Decision>> DecisionRing::List(absl::string_vie
   std::vector<std::shared_ptr<const Decision>> newest_first;
   {
     absl::MutexLock lock(&mu_);
-    const uint64_t n = std::min<uint64_t>(next_, slots_.size());
+    const uint64_t n = std::min<uint64_t>(next_, capacity_);
     newest_first.reserve(n);
-    for (uint64_t i = 1; i <= n; ++i) newest_first.push_back(slots_[(next_ - i) % slots_.size()]);
+    for (uint64_t i = 1; i <= n; ++i) newest_first.push_back(slots_[(next_ - i) % capacity_]);
   }
   std::vector<std::shared_ptr<const Decision>> out;
   for (std::shared_ptr<const Decision>& d : newest_first) {

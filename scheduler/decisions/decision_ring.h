@@ -37,7 +37,7 @@ class DecisionRing {
   DecisionRing(const DecisionRing&) = delete;
   DecisionRing& operator=(const DecisionRing&) = delete;
 
-  size_t capacity() const { return slots_.size(); }
+  size_t capacity() const { return capacity_; }
 
   // Keeps `decision`, replacing the oldest when full.
   void Record(Decision decision) ABSL_LOCKS_EXCLUDED(mu_);
@@ -51,6 +51,7 @@ class DecisionRing {
   uint64_t recorded() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  const size_t capacity_;
   mutable absl::Mutex mu_;
   std::vector<std::shared_ptr<const Decision>> slots_ ABSL_GUARDED_BY(mu_);
   uint64_t next_ ABSL_GUARDED_BY(mu_) = 0;  // decisions recorded; next slot = next_ % N
