@@ -513,8 +513,8 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
   queue_->Done(*pod_info.pod);
 }
 
-void Scheduler::RecordFailure(std::shared_ptr<decisions::Decision> decision,
-                              const Status& status, const std::string& nominated_node) {
+void Scheduler::RecordFailure(std::shared_ptr<decisions::Decision> decision, const Status& status,
+                              const std::string& nominated_node) {
   if (decision == nullptr) return;
   decisions::DecisionResult result = decisions::DecisionResult::kError;
   std::string node;

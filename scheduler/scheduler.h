@@ -249,7 +249,8 @@ class Scheduler {
   void RecordFailure(std::shared_ptr<decisions::Decision> decision, const Status& status,
                      const std::string& nominated_node = "");
   void RecordDecision(std::shared_ptr<decisions::Decision> decision,
-                      decisions::DecisionResult result, std::string node, absl::string_view message);
+                      decisions::DecisionResult result, std::string node,
+                      absl::string_view message);
   // Whether the fence is closed (see the header comment).
   bool Fenced() const;
   // What binding cycles pass to the API (Handle::binding_call_options).

@@ -706,10 +706,10 @@ class SchedulerDecisionsTest : public SchedulerTest {
       a[absl::StrFormat("node-%d", i)] = 10 * i;
       b[absl::StrFormat("node-%d", i)] = 100 - 5 * i;
     }
-    TRIMARAN_ASSERT_OK(
-        plugin_registry_.Register("ScoreA", sched::testing::FixedScorePlugin::Factory(a, "ScoreA")));
-    TRIMARAN_ASSERT_OK(
-        plugin_registry_.Register("ScoreB", sched::testing::FixedScorePlugin::Factory(b, "ScoreB")));
+    TRIMARAN_ASSERT_OK(plugin_registry_.Register(
+        "ScoreA", sched::testing::FixedScorePlugin::Factory(a, "ScoreA")));
+    TRIMARAN_ASSERT_OK(plugin_registry_.Register(
+        "ScoreB", sched::testing::FixedScorePlugin::Factory(b, "ScoreB")));
     TRIMARAN_ASSERT_OK(plugin_registry_.Register(
         "Noting", [](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
           return std::make_unique<NotingScorePlugin>();
@@ -753,10 +753,10 @@ TEST_F(SchedulerDecisionsTest, BoundDecisionHoldsTheCyclesTopNodesAndWeightedSco
   // The chosen node first, then the next four by total; weight x score per plugin.
   std::vector<decisions::TopNode> want;
   for (int i : {6, 5, 4, 3, 2}) {
-    want.push_back(decisions::TopNode{
-        absl::StrFormat("node-%d", i),
-        100 + 15 * i,
-        {{"ScoreA", 2 * 10 * i}, {"ScoreB", 100 - 5 * i}, {"Noting", 0}}});
+    want.push_back(
+        decisions::TopNode{absl::StrFormat("node-%d", i),
+                           100 + 15 * i,
+                           {{"ScoreA", 2 * 10 * i}, {"ScoreB", 100 - 5 * i}, {"Noting", 0}}});
   }
   EXPECT_EQ(d.top, want);
 }

@@ -85,14 +85,15 @@ absl::StatusOr<DecisionList> FetchDecisions(const ExplainFlags& flags,
                                             "trimaran-scheduler with decision recording?"));
   }
   if (res->status_code != 200) {
-    return absl::UnavailableError(absl::StrCat("the scheduler at ", base, " answered ",
-                                               res->status_code, ": ", body));
+    return absl::UnavailableError(
+        absl::StrCat("the scheduler at ", base, " answered ", res->status_code, ": ", body));
   }
   absl::StatusOr<DecisionList> list = sched::decisions::DecodeDecisions(res->body);
   if (!list.ok()) {
-    return absl::InternalError(absl::StrCat("the scheduler's /debug/decisions answer does not "
-                                            "decode: ",
-                                            list.status().message()));
+    return absl::InternalError(
+        absl::StrCat("the scheduler's /debug/decisions answer does not "
+                     "decode: ",
+                     list.status().message()));
   }
   return list;
 }
@@ -151,11 +152,12 @@ absl::StatusOr<ExplainFlags> ParseExplainFlags(const std::vector<std::string>& a
     std::string flag;
     std::string value;
     bool has_value = false;
-    for (const char* name : {"--output", "-o", "--scheduler", "--token-file",
-                             "--scheduler-ca-file", "--kubeconfig", "--context", "--v", "-v"}) {
+    for (const char* name : {"--output", "-o", "--scheduler", "--token-file", "--scheduler-ca-file",
+                             "--kubeconfig", "--context", "--v", "-v"}) {
       const std::string n(name);
       if (arg == n) {
-        if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(n, ": needs a value"));
+        if (i + 1 >= args.size())
+          return absl::InvalidArgumentError(absl::StrCat(n, ": needs a value"));
         flag = n;
         value = args[++i];
         has_value = true;
@@ -186,8 +188,8 @@ absl::StatusOr<ExplainFlags> ParseExplainFlags(const std::vector<std::string>& a
       f.output = value;
     } else if (flag == "--scheduler") {
       if (!absl::StartsWith(value, "https://") && !absl::StartsWith(value, "http://")) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--scheduler: want https://HOST:PORT, got \"", value, "\""));
+        return absl::InvalidArgumentError(
+            absl::StrCat("--scheduler: want https://HOST:PORT, got \"", value, "\""));
       }
       f.scheduler = value;
     } else if (flag == "--token-file") {
@@ -243,8 +245,7 @@ int RunExplain(const ExplainFlags& flags, kube::Client& client, http::HttpTransp
     // Another scheduler's pod, or a decision the ring no longer holds? The ring's
     // profiles say which schedulerNames trimaran has been deciding for.
     std::set<std::string> profiles;
-    if (absl::StatusOr<DecisionList> all = FetchDecisions(flags, transport, token, "");
-        all.ok()) {
+    if (absl::StatusOr<DecisionList> all = FetchDecisions(flags, transport, token, ""); all.ok()) {
       for (const auto& d : all->decisions) profiles.insert(d.profile);
     }
     const std::string& scheduler_name = pod->spec.scheduler_name;
@@ -255,12 +256,12 @@ int RunExplain(const ExplainFlags& flags, kube::Client& client, http::HttpTransp
           absl::StrJoin(profiles, ", ")));
     }
     return fail(absl::StrCat(
-        "no decision for pod ", key, " in the scheduler's ring (it keeps the last ",
-        list->capacity, " decisions): ",
+        "no decision for pod ", key, " in the scheduler's ring (it keeps the last ", list->capacity,
+        " decisions): ",
         pod->spec.node_name.empty()
             ? "the pod has not been attempted yet, or its decision was replaced by newer ones"
-            : absl::StrCat("the pod (on ", pod->spec.node_name,
-                           ") was scheduled more than ", list->capacity,
+            : absl::StrCat("the pod (on ", pod->spec.node_name, ") was scheduled more than ",
+                           list->capacity,
                            " decisions ago, by another scheduler replica, or by another "
                            "scheduler")));
   }

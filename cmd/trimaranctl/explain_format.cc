@@ -128,7 +128,8 @@ std::string FormatExplainTable(const kube::Pod& pod, const DecisionList& list) {
     AppendTopTable(d, out);
     absl::StrAppend(&out,
                     "\nTOTAL = sum of weight x score (the weighted scores the scheduler summed); "
-                    "the best ", d.top.size(), " of ", d.feasible_nodes, " feasible node(s)\n");
+                    "the best ",
+                    d.top.size(), " of ", d.feasible_nodes, " feasible node(s)\n");
   }
   if (list.decisions.size() > 1) {
     absl::StrAppend(&out, "\nEarlier attempts (newest first):\n");

@@ -18,12 +18,12 @@
 namespace trimaran::cmd::trimaranctl {
 namespace {
 
-using ::testing::HasSubstr;
-using ::trimaran::kube::testing::MakePod;
 using sched::decisions::Decision;
 using sched::decisions::DecisionList;
 using sched::decisions::DecisionResult;
 using sched::decisions::TopNode;
+using ::testing::HasSubstr;
+using ::trimaran::kube::testing::MakePod;
 
 std::string TestData(const std::string& name) {
   return absl::StrCat(TRIMARANCTL_TESTDATA, "/", name);
@@ -63,9 +63,15 @@ DecisionList TwoAttempts() {
   bound.feasible_nodes = 12;
   bound.fallbacks = {"TargetLoadPacking: metrics stale on 2 node(s), used requests"};
   bound.top = {
-      TopNode{"node-7", 285, {{"TargetLoadPacking", 97}, {"NodeResourcesFit", 88}, {"TaintToleration", 100}}},
-      TopNode{"node-3", 270, {{"TargetLoadPacking", 90}, {"NodeResourcesFit", 80}, {"TaintToleration", 100}}},
-      TopNode{"node-12", 201, {{"TargetLoadPacking", 61}, {"NodeResourcesFit", 40}, {"TaintToleration", 100}}}};
+      TopNode{"node-7",
+              285,
+              {{"TargetLoadPacking", 97}, {"NodeResourcesFit", 88}, {"TaintToleration", 100}}},
+      TopNode{"node-3",
+              270,
+              {{"TargetLoadPacking", 90}, {"NodeResourcesFit", 80}, {"TaintToleration", 100}}},
+      TopNode{"node-12",
+              201,
+              {{"TargetLoadPacking", 61}, {"NodeResourcesFit", 40}, {"TaintToleration", 100}}}};
   Decision failed;
   failed.time = absl::FromUnixMillis(1795726790000);
   failed.pod = "default/web-1";
@@ -118,8 +124,12 @@ TEST(ExplainFlagsTest, ParsesAndRejects) {
   EXPECT_TRUE(f->insecure_skip_tls_verify);
   EXPECT_EQ(ParseExplainFlags({"ns/p"})->scheduler, kDefaultSchedulerAddress);
   for (const std::vector<std::string>& bad :
-       std::vector<std::vector<std::string>>{{}, {"p"}, {"ns/p", "x/y"}, {"ns/p", "-o", "yaml"},
-                                             {"ns/p", "--scheduler", "h:1"}, {"ns/p", "--bogus"}}) {
+       std::vector<std::vector<std::string>>{{},
+                                             {"p"},
+                                             {"ns/p", "x/y"},
+                                             {"ns/p", "-o", "yaml"},
+                                             {"ns/p", "--scheduler", "h:1"},
+                                             {"ns/p", "--bogus"}}) {
     EXPECT_FALSE(ParseExplainFlags(bad).ok()) << absl::StrJoin(bad, " ");
   }
 }
@@ -176,8 +186,9 @@ TEST_F(ExplainCommandTest, ClearErrors) {
        [](auto& t) {
          t.AddResponse("GET", "https://sched:10259/debug/decisions?pod=", 200,
                        R"({"capacity":1000,"decisions":[]})");
-         t.AddResponse("GET", "https://sched:10259/debug/decisions", 200,
-                       R"({"capacity":1000,"decisions":[{"result":"Bound","profile":"trimaran"}]})");
+         t.AddResponse(
+             "GET", "https://sched:10259/debug/decisions", 200,
+             R"({"capacity":1000,"decisions":[{"result":"Bound","profile":"trimaran"}]})");
        },
        "is not scheduled by trimaran: its schedulerName is \"default-scheduler\""},
       {"out of the ring",

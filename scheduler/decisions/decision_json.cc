@@ -93,9 +93,9 @@ absl::StatusOr<Decision> ReadDecision(const rapidjson::Value& v, const std::stri
       return Bad(absl::StrCat(path, ".time"), absl::StrCat("not a UTC time: \"", text, "\""));
     }
   }
-  for (auto [key, field] : {std::pair{"pod", &d.pod}, std::pair{"uid", &d.uid},
-                            std::pair{"profile", &d.profile}, std::pair{"node", &d.node},
-                            std::pair{"message", &d.message}}) {
+  for (auto [key, field] :
+       {std::pair{"pod", &d.pod}, std::pair{"uid", &d.uid}, std::pair{"profile", &d.profile},
+        std::pair{"node", &d.node}, std::pair{"message", &d.message}}) {
     if (absl::Status s = ReadString(v, key, path, field); !s.ok()) return s;
   }
   text.clear();
@@ -167,9 +167,9 @@ absl::StatusOr<DecisionList> DecodeDecisions(absl::string_view json) {
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError()) {
-    return absl::InvalidArgumentError(absl::StrCat("not JSON: ",
-                                                   rapidjson::GetParseError_En(doc.GetParseError()),
-                                                   " at offset ", doc.GetErrorOffset()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not JSON: ", rapidjson::GetParseError_En(doc.GetParseError()), " at offset ",
+                     doc.GetErrorOffset()));
   }
   if (!doc.IsObject()) return Bad("$", "must be an object");
   DecisionList out;

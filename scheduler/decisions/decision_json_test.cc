@@ -40,9 +40,9 @@ TEST(DecisionJsonTest, RoundTrips) {
   unschedulable.pod = "ns/p";
   unschedulable.result = DecisionResult::kUnschedulable;
   unschedulable.message = "0/3 nodes are available: 3 Insufficient cpu.";
-  absl::StatusOr<DecisionList> back = DecodeDecisions(EncodeDecisions(
-      7, {std::make_shared<const Decision>(Sample()),
-          std::make_shared<const Decision>(unschedulable)}));
+  absl::StatusOr<DecisionList> back =
+      DecodeDecisions(EncodeDecisions(7, {std::make_shared<const Decision>(Sample()),
+                                          std::make_shared<const Decision>(unschedulable)}));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->capacity, 7u);
   ASSERT_EQ(back->decisions.size(), 2u);

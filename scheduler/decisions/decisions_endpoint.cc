@@ -19,8 +19,8 @@ void ServeDecisions(const DecisionRing* ring, const http::ServerRequest& request
     if (!absl::SimpleAtoi(text, &parsed) || parsed == 0 || parsed > kMaxLimit) {
       response.status = 400;
       response.content_type = "text/plain; charset=utf-8";
-      response.body = absl::StrCat("invalid limit \"", text, "\": want an integer from 1 to ",
-                                   kMaxLimit, "\n");
+      response.body =
+          absl::StrCat("invalid limit \"", text, "\": want an integer from 1 to ", kMaxLimit, "\n");
       return;
     }
     limit = static_cast<size_t>(parsed);

@@ -21,7 +21,8 @@ class FallbackNotes {
   virtual ~FallbackNotes() = default;
   // Appends one line per kind of fallback used in the cycle of `state` (nothing when
   // none), e.g. "TargetLoadPacking: metrics stale on 12 node(s), used requests".
-  virtual void AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const = 0;
+  virtual void AppendFallbackNotes(const CycleState& state,
+                                   std::vector<std::string>& out) const = 0;
 };
 
 }  // namespace trimaran::sched

@@ -611,8 +611,7 @@ Status Framework::NormalizeScores(const CycleState& state, const kube::Pod& pod,
   return Status();
 }
 
-void Framework::AppendFallbackNotes(const CycleState& state,
-                                    std::vector<std::string>& out) const {
+void Framework::AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const {
   for (const ScoreEntry& entry : score_) {
     if (const auto* notes = dynamic_cast<const FallbackNotes*>(entry.plugin); notes != nullptr) {
       notes->AppendFallbackNotes(state, out);

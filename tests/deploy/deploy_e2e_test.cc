@@ -23,13 +23,13 @@
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/decisions/decision_json.h"
 #include "kube/api/binding.h"
 #include "kube/auth/reviews.h"
 #include "kube/client.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 #include "kube/testing/wrappers.h"
+#include "scheduler/decisions/decision_json.h"
 #include "tests/deploy/manifests.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
@@ -539,8 +539,9 @@ TEST_F(ShippedRbacTest, DecisionsEndpointAndExplainShowTheRealDecision) {
       Kubectl({"create", "clusterrolebinding", "dev-decisions",
                "--clusterrole=trimaran-scheduler-decisions-viewer", "--user=dev"});
   ASSERT_EQ(bound_dev.exit_code, 0) << bound_dev.output;
-  RunResult bound_prom = Kubectl({"create", "clusterrolebinding", "prom-metrics",
-                                  "--clusterrole=trimaran-scheduler-metrics-viewer", "--user=prom"});
+  RunResult bound_prom =
+      Kubectl({"create", "clusterrolebinding", "prom-metrics",
+               "--clusterrole=trimaran-scheduler-metrics-viewer", "--user=prom"});
   ASSERT_EQ(bound_prom.exit_code, 0) << bound_prom.output;
   const std::string dev_token_file = cp_->dir() + "/dev.token";
   const std::string nobody_token_file = cp_->dir() + "/nobody.token";
@@ -640,9 +641,9 @@ profiles:
   // The real trimaranctl binary.
   const std::string scheduler_url = absl::StrCat("https://127.0.0.1:", port);
   auto explain = [&](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {TRIMARANCTL_BIN, "explain", "default/web-3", "--kubeconfig",
-                                     admin_kubeconfig_, "--scheduler", scheduler_url,
-                                     "--insecure-skip-tls-verify"};
+    std::vector<std::string> args = {
+        TRIMARANCTL_BIN,   "explain",     "default/web-3", "--kubeconfig",
+        admin_kubeconfig_, "--scheduler", scheduler_url,   "--insecure-skip-tls-verify"};
     args.insert(args.end(), extra.begin(), extra.end());
     absl::StatusOr<RunResult> r = RunCommand(args, absl::Seconds(60));
     EXPECT_TRUE(r.ok()) << r.status();
@@ -651,8 +652,8 @@ profiles:
   const RunResult table = explain({"--token-file", dev_token_file});
   EXPECT_EQ(table.exit_code, 0) << table.output;
   EXPECT_THAT(table.output, ::testing::HasSubstr("Pod:       default/web-3"));
-  EXPECT_THAT(table.output, ::testing::HasSubstr(absl::StrCat(
-                                "Node now:  ", node_of["web-3"], " (agrees with the decision)")));
+  EXPECT_THAT(table.output, ::testing::HasSubstr(absl::StrCat("Node now:  ", node_of["web-3"],
+                                                              " (agrees with the decision)")));
   EXPECT_THAT(table.output, ::testing::HasSubstr(absl::StrCat("bound to ", node_of["web-3"])));
   EXPECT_THAT(table.output, ::testing::HasSubstr("NodeResourcesFit"));
   EXPECT_THAT(table.output, ::testing::HasSubstr("<- chosen"));
@@ -665,11 +666,11 @@ profiles:
   EXPECT_EQ(denied.exit_code, 1) << denied.output;
   EXPECT_THAT(denied.output, ::testing::HasSubstr("trimaran-scheduler-decisions-viewer"));
   const RunResult missing = [&] {
-    absl::StatusOr<RunResult> r = RunCommand(
-        {TRIMARANCTL_BIN, "explain", "default/nope", "--kubeconfig", admin_kubeconfig_,
-         "--scheduler", scheduler_url, "--insecure-skip-tls-verify", "--token-file",
-         dev_token_file},
-        absl::Seconds(60));
+    absl::StatusOr<RunResult> r =
+        RunCommand({TRIMARANCTL_BIN, "explain", "default/nope", "--kubeconfig", admin_kubeconfig_,
+                    "--scheduler", scheduler_url, "--insecure-skip-tls-verify", "--token-file",
+                    dev_token_file},
+                   absl::Seconds(60));
     return r.ok() ? *r : RunResult{};
   }();
   EXPECT_EQ(missing.exit_code, 1);

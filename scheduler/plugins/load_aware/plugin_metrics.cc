@@ -56,9 +56,9 @@ void PluginMetrics::AppendFallbackNotes(absl::string_view plugin, const Fallback
       case MetricsState::kOk:
         continue;
     }
-    out.push_back(absl::StrCat(plugin, ": ", reason, " on ", n, " node(s), ",
-                               spec_.fallback == FallbackPolicy::kMinScore ? "scored 0"
-                                                                           : "used requests"));
+    out.push_back(
+        absl::StrCat(plugin, ": ", reason, " on ", n, " node(s), ",
+                     spec_.fallback == FallbackPolicy::kMinScore ? "scored 0" : "used requests"));
   }
 }
 

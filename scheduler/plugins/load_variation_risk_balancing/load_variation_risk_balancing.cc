@@ -191,7 +191,8 @@ void LoadVariationRiskBalancing::Unreserve(CycleState& /*state*/, const kube::Po
   tracker_.Forget(pod);
 }
 
-void LoadVariationRiskBalancing::AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const {
+void LoadVariationRiskBalancing::AppendFallbackNotes(const CycleState& state,
+                                                     std::vector<std::string>& out) const {
   auto read = state.Read<CycleData>(kStateKey);
   if (!read.ok()) return;  // no PreScore ran: nothing to compare with
   metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);

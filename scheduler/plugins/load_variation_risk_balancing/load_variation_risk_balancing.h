@@ -49,7 +49,7 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
                                          public ScorePlugin,
                                          public ReservePlugin,
                                          public PodDeletionListener,
-    public FallbackNotes {
+                                         public FallbackNotes {
  public:
   // FallbackNotes: the fallbacks of the cycle's Score (counted since its PreScore).
   void AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const override;

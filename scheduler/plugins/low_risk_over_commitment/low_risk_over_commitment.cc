@@ -180,7 +180,8 @@ ScoreResult LowRiskOverCommitment::ScoreRecord(const CycleData& data,
   return ScoreResult::Of(static_cast<int64_t>(std::round(exact)), exact);
 }
 
-void LowRiskOverCommitment::AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const {
+void LowRiskOverCommitment::AppendFallbackNotes(const CycleState& state,
+                                                std::vector<std::string>& out) const {
   auto read = state.Read<CycleData>(kStateKey);
   if (!read.ok()) return;  // no PreScore ran: nothing to compare with
   metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);

@@ -50,8 +50,9 @@
 
 namespace trimaran::sched::plugins {
 
-class LowRiskOverCommitment final : public PreScorePlugin, public ScorePlugin,
-    public FallbackNotes {
+class LowRiskOverCommitment final : public PreScorePlugin,
+                                    public ScorePlugin,
+                                    public FallbackNotes {
  public:
   // FallbackNotes: the fallbacks of the cycle's Score (counted since its PreScore).
   void AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const override;

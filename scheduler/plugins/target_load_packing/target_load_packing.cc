@@ -392,7 +392,8 @@ void TargetLoadPacking::Unreserve(CycleState& /*state*/, const kube::Pod& pod,
   tracker_.Forget(pod);
 }
 
-void TargetLoadPacking::AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const {
+void TargetLoadPacking::AppendFallbackNotes(const CycleState& state,
+                                            std::vector<std::string>& out) const {
   auto read = state.Read<CycleData>(kStateKey);
   if (!read.ok()) return;  // no PreScore ran: nothing to compare with
   metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);
