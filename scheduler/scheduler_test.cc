@@ -473,7 +473,9 @@ TEST_F(SchedulerTest, PodEventHandlers) {
 // nominated there (status and queue), a later equal-priority pod does not take that
 // room, and once the victims' deletions arrive the preemptor binds to its node.
 TEST_F(SchedulerTest, PreemptionNominatesEvictsAndBindsOnTheNominatedNode) {
-  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  decisions::DecisionRing ring(10);
+  ASSERT_NO_FATAL_FAILURE(
+      Start(scheduler_testing::DefaultProfileYaml(), SchedulerOptions{.decisions = &ring}));
   AddNode(SmallNode("node-a", "2"));
   AddNode(SmallNode("node-b", "2"));
   std::vector<std::shared_ptr<const kube::Pod>> low;
@@ -523,6 +525,14 @@ TEST_F(SchedulerTest, PreemptionNominatesEvictsAndBindsOnTheNominatedNode) {
   EXPECT_EQ(bindings[0].metadata.name, "high");
   EXPECT_EQ(bindings[0].target.name, "node-b");
   EXPECT_TRUE(sched_->queue().NominatedPodsForNode("node-b").empty());
+  // The decisions: nominated by preemption, then bound there (newest first).
+  const auto decided = ring.List("d/high", 0);
+  ASSERT_EQ(decided.size(), 2u);
+  EXPECT_EQ(decided[0]->result, decisions::DecisionResult::kBound);
+  EXPECT_EQ(decided[0]->node, "node-b");
+  EXPECT_EQ(decided[1]->result, decisions::DecisionResult::kNominated);
+  EXPECT_EQ(decided[1]->node, "node-b");
+  EXPECT_THAT(decided[1]->message, HasSubstr("0/2 nodes are available"));
 }
 
 // Two high-priority pods that arrive together do not both preempt for the same room: the

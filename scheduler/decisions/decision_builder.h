@@ -5,7 +5,7 @@
 // are any) and the Framework's Score plugins with their weights.
 //
 //   top: the chosen node first, then the best other nodes by weighted total (ties: the
-//        higher exact total, then the smaller name), at most kMaxTopNodes; each with
+//        higher exact total, then the cycle's node order), at most kMaxTopNodes; each with
 //        weight x normalized score per Score plugin that ran (skipped ones are left
 //        out). A cycle that did not score (one feasible node, the nominated node) lists
 //        the chosen node alone, with total 0 and no scores.
@@ -14,8 +14,10 @@
 // The outcome (result, node, message, time) is the caller's (the scheduler records Bound
 // when the binding cycle ends).
 //
-// Cost: O(feasible nodes x kMaxTopNodes) comparisons and a few small strings; called on
-// the scheduling thread only when a DecisionRing is configured.
+// Cost: one pass over the feasible nodes' totals (O(feasible x kMaxTopNodes) integer
+// comparisons at worst, no NodeInfo touched: the chosen node's index comes from
+// ScheduleResult::selected_index) and a few small strings for the 5 nodes kept; called
+// on the scheduling thread only when a DecisionRing is configured.
 //
 // Thread-safety: reads `algo` and `state`, which the scheduling thread owns.
 

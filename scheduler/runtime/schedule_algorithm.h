@@ -135,6 +135,9 @@ struct ScheduleResult {
   // ::feasible then hold their scores until the next cycle (not when one node fit, or
   // the nominated node was taken, without scoring).
   bool scored = false;
+  // When scored: the index of suggested_host in those scores (SelectHost's pick); -1
+  // otherwise.
+  int selected_index = -1;
   // Nodes in the snapshot (the N of "0/N nodes are available").
   int num_all_nodes = 0;
   // Filled when no node fits: per-node statuses and the rejecting plugins.
