@@ -356,7 +356,8 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
   }
 
   // Every role is bound, only to the ServiceAccount, and every binding names a shipped
-  // role, except: the /metrics viewer role (for the operator to bind to Prometheus) and
+  // role, except: the /metrics and /debug/decisions viewer roles (for the operator to bind
+  // to Prometheus and to the users of trimaranctl explain) and
   // the built-in system:auth-delegator (TokenReviews and SubjectAccessReviews of the
   // secure port).
   std::set<std::string> roles, bound;
@@ -376,6 +377,7 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
     }
   }
   roles.erase("ClusterRole/trimaran-scheduler-metrics-viewer");
+  roles.erase("ClusterRole/trimaran-scheduler-decisions-viewer");  // for users, not bound
   roles.insert("ClusterRole/system:auth-delegator");
   EXPECT_EQ(roles, bound);
 }
