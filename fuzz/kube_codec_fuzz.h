@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "fuzz/fuzz_util.h"
+#include "kube/api/watch_event.h"
 
 namespace trimaran::fuzz {
 
@@ -40,6 +41,30 @@ void CheckRoundTrip(const T& first, Decode decode, Encode encode, std::string_vi
   FUZZ_CHECK(thrice == twice) << what << ": encode is not stable after one pass\n"
                               << twice << "\n"
                               << thrice;
+}
+
+// The three decoders of one kind (GET, LIST, one WATCH line), each on the whole input:
+// every accepted document round-trips, `check` runs on every decoded object, and a
+// watch event carries a Status exactly when its type is ERROR (unless its object did
+// not decode; kube/api/watch_event.h). `kind` names the kind in messages ("Pod").
+template <typename Codecs, typename Check>
+void FuzzKindDecoders(std::string_view json, std::string_view kind, Check check) {
+  if (auto object = Codecs::Decode(json); object.ok()) {
+    check(*object);
+    CheckRoundTrip(*object, Codecs::Decode, Codecs::Encode, kind);
+  }
+  if (auto list = Codecs::DecodeList(json); list.ok()) {
+    for (const auto& item : list->items) check(item);
+    CheckRoundTrip(*list, Codecs::DecodeList, Codecs::EncodeList, std::string(kind) + "List");
+  }
+  if (auto event = Codecs::DecodeWatchEvent(json); event.ok()) {
+    FUZZ_CHECK(event->undecodable.has_value() ||
+               event->error.has_value() == (event->type == kube::WatchEventType::kError))
+        << "an ERROR event carries a Status, others do not";
+    check(event->object);
+    CheckRoundTrip(*event, Codecs::DecodeWatchEvent, Codecs::EncodeWatchEvent,
+                   "WatchEvent<" + std::string(kind) + ">");
+  }
 }
 
 }  // namespace trimaran::fuzz

@@ -34,27 +34,26 @@ void ConvertResources(const Node& node) {
 }  // namespace
 }  // namespace trimaran::kube
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace trimaran::kube;  // NOLINT(build/namespaces): a fuzzer entry point
-  using trimaran::fuzz::CheckRoundTrip;
-  const std::string_view json(reinterpret_cast<const char*>(data), size);
+namespace trimaran::kube {
+namespace {
 
-  if (absl::StatusOr<Node> node = DecodeNode(json); node.ok()) {
-    ConvertResources(*node);
-    CheckRoundTrip(*node, DecodeNode, EncodeNode, "Node");
-  }
-  if (absl::StatusOr<NodeList> list = DecodeNodeList(json); list.ok()) {
-    for (const Node& node : list->items) ConvertResources(node);
-    CheckRoundTrip(*list, DecodeNodeList, EncodeNodeList, "NodeList");
-  }
-  if (absl::StatusOr<WatchEvent<Node>> event = DecodeNodeWatchEvent(json); event.ok()) {
-    // An event whose object did not decode carries no Status even when its type is
-    // ERROR (kube/api/watch_event.h).
-    FUZZ_CHECK(event->undecodable.has_value() ||
-               event->error.has_value() == (event->type == WatchEventType::kError))
-        << "an ERROR event carries a Status, others do not";
-    ConvertResources(event->object);
-    CheckRoundTrip(*event, DecodeNodeWatchEvent, EncodeNodeWatchEvent, "WatchEvent<Node>");
-  }
+struct NodeCodecs {
+  static constexpr auto Decode = DecodeNode;
+  static constexpr auto Encode = EncodeNode;
+  static constexpr auto DecodeList = DecodeNodeList;
+  static constexpr auto EncodeList = EncodeNodeList;
+  static constexpr auto DecodeWatchEvent = DecodeNodeWatchEvent;
+  static constexpr auto EncodeWatchEvent = EncodeNodeWatchEvent;
+};
+
+}  // namespace
+}  // namespace trimaran::kube
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using trimaran::kube::NodeCodecs;
+  const std::string_view json(reinterpret_cast<const char*>(data), size);
+  trimaran::fuzz::FuzzKindDecoders<NodeCodecs>(
+      json, "Node",
+      [](const trimaran::kube::Node& object) { trimaran::kube::ConvertResources(object); });
   return 0;
 }

@@ -36,27 +36,26 @@ void CheckRequests(const Pod& pod) {
 }  // namespace
 }  // namespace trimaran::kube
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace trimaran::kube;  // NOLINT(build/namespaces): a fuzzer entry point
-  using trimaran::fuzz::CheckRoundTrip;
-  const std::string_view json(reinterpret_cast<const char*>(data), size);
+namespace trimaran::kube {
+namespace {
 
-  if (absl::StatusOr<Pod> pod = DecodePod(json); pod.ok()) {
-    CheckRequests(*pod);
-    CheckRoundTrip(*pod, DecodePod, EncodePod, "Pod");
-  }
-  if (absl::StatusOr<PodList> list = DecodePodList(json); list.ok()) {
-    for (const Pod& pod : list->items) CheckRequests(pod);
-    CheckRoundTrip(*list, DecodePodList, EncodePodList, "PodList");
-  }
-  if (absl::StatusOr<WatchEvent<Pod>> event = DecodePodWatchEvent(json); event.ok()) {
-    // An event whose object did not decode carries no Status even when its type is
-    // ERROR (kube/api/watch_event.h).
-    FUZZ_CHECK(event->undecodable.has_value() ||
-               event->error.has_value() == (event->type == WatchEventType::kError))
-        << "an ERROR event carries a Status, others do not";
-    CheckRequests(event->object);
-    CheckRoundTrip(*event, DecodePodWatchEvent, EncodePodWatchEvent, "WatchEvent<Pod>");
-  }
+struct PodCodecs {
+  static constexpr auto Decode = DecodePod;
+  static constexpr auto Encode = EncodePod;
+  static constexpr auto DecodeList = DecodePodList;
+  static constexpr auto EncodeList = EncodePodList;
+  static constexpr auto DecodeWatchEvent = DecodePodWatchEvent;
+  static constexpr auto EncodeWatchEvent = EncodePodWatchEvent;
+};
+
+}  // namespace
+}  // namespace trimaran::kube
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using trimaran::kube::PodCodecs;
+  const std::string_view json(reinterpret_cast<const char*>(data), size);
+  trimaran::fuzz::FuzzKindDecoders<PodCodecs>(json, "Pod", [](const trimaran::kube::Pod& object) {
+    trimaran::kube::CheckRequests(object);
+  });
   return 0;
 }

@@ -1,25 +1,30 @@
 #include "loadwatcher/watcher.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 
 namespace trimaran::lw {
 
-#define TRIMARAN_LOADWATCHER_STATS(COUNTER, GAUGE, HISTOGRAM)                                   \
-  HISTOGRAM(fetch_duration_seconds, "Time of one provider fetch of one window.",                \
-            ("provider", "window"), ::trimaran::stats::ExponentialBuckets(0.01, 2, 12))         \
-  COUNTER(fetches_total,                                                                        \
-          "Provider fetches by window and result (ok, partial, "                                \
-          "error).",                                                                            \
-          ("provider", "window", "result"))                                                     \
-  COUNTER(fetch_errors_total,                                                                   \
-          "Failed provider fetches plus errors reported alongside partial data.", ("provider")) \
-  COUNTER(dropped_metrics_total, "Metrics dropped for a non-finite value.", ("provider"))       \
-  GAUGE(nodes, "Nodes in the last good snapshot, with and without metrics.", ("window", "state"))
+#define TRIMARAN_LOADWATCHER_STATS(COUNTER, GAUGE, HISTOGRAM)                                     \
+  HISTOGRAM(fetch_duration_seconds, "Time of one provider fetch of one window.",                  \
+            ("provider", "window"), ::trimaran::stats::ExponentialBuckets(0.01, 2, 12))           \
+  COUNTER(fetches_total,                                                                          \
+          "Provider fetches by window and result (ok, partial, "                                  \
+          "error).",                                                                              \
+          ("provider", "window", "result"))                                                       \
+  COUNTER(fetch_errors_total,                                                                     \
+          "Failed provider fetches plus errors reported alongside partial data.", ("provider"))   \
+  COUNTER(dropped_metrics_total, "Metrics dropped for a non-finite value.", ("provider"))         \
+  GAUGE(nodes, "Nodes in the last good snapshot, with and without metrics.", ("window", "state")) \
+  GAUGE(node_utilisation_ratio,                                                                   \
+        "A node's utilisation in the window's last good snapshot (provider percentage / 100).",   \
+        ("node", "resource", "window", "operator"))
 
 struct Watcher::Stats {
   TRIMARAN_LOADWATCHER_STATS(TRIMARAN_STATS_COUNTER_MEMBER, TRIMARAN_STATS_GAUGE_MEMBER,
@@ -153,6 +158,7 @@ absl::Status Watcher::FetchWindow(size_t index) {
   stats_->fetches_total.WithLabels({provider_name_, name, partial > 0 ? "partial" : "ok"}).Inc();
   stats_->nodes.WithLabels({name, "with_data"}).Set(static_cast<double>(with_data));
   stats_->nodes.WithLabels({name, "without_data"}).Set(static_cast<double>(without_data));
+  ExportNodeUtilisation(index, *snapshot);
 
   absl::MutexLock lock(&mu_);
   WindowState& state = windows_[index];
@@ -167,6 +173,27 @@ absl::Status Watcher::FetchWindow(size_t index) {
   state.status.last_error = partial_error;
   ++generation_;
   return absl::OkStatus();
+}
+
+void Watcher::ExportNodeUtilisation(size_t index, const WatcherMetrics& snapshot) {
+  const std::string& window = Windows()[index];
+  if (exported_series_.size() < Windows().size()) exported_series_.resize(Windows().size());
+  std::vector<std::array<std::string, 3>> now;  // {node, resource, operator}
+  for (const auto& [host, node] : snapshot.data.node_metrics_map) {
+    for (const Metric& m : node.metrics) {
+      std::array<std::string, 3> key{host, absl::AsciiStrToLower(m.type), m.op};
+      stats_->node_utilisation_ratio.WithLabels({key[0], key[1], window, key[2]})
+          .Set(m.value / 100.0);
+      now.push_back(std::move(key));
+    }
+  }
+  std::sort(now.begin(), now.end());
+  for (const std::array<std::string, 3>& old : exported_series_[index]) {
+    if (!std::binary_search(now.begin(), now.end(), old)) {
+      stats_->node_utilisation_ratio.Remove({old[0], old[1], window, old[2]});
+    }
+  }
+  exported_series_[index] = std::move(now);
 }
 
 void Watcher::Run(std::stop_token stop) {

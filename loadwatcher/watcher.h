@@ -29,12 +29,23 @@
 //   nodes{window,state}                        with_data | without_data (a node listed
 //                                              with no metrics)
 //   dropped_metrics_total{provider}            non-finite values dropped
+//   node_utilisation_ratio{node,resource,window,operator}
+//                                              each node's metric of the window's last
+//                                              good snapshot, as a ratio (the provider's
+//                                              percentage / 100: CPU used / CPU capacity,
+//                                              memory used / memory capacity); resource is
+//                                              the metric type in lower case (cpu,
+//                                              memory), operator upstream's (AVG, STD,
+//                                              Latest). A node that leaves the snapshot
+//                                              loses its series. Cardinality: nodes x
+//                                              resources x operators x 3 windows.
 //
 // Thread-safety: safe for concurrent use. FetchOnce may run concurrently with readers;
 // concurrent FetchOnce calls are serialized. Snapshots are immutable and shared.
 // Ownership: borrows the provider, the clock and the Scope's registry, which must
 // outlive the Watcher.
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -133,7 +144,7 @@ class Watcher {
   };
   struct Stats;
 
-  absl::Status FetchWindow(size_t index);
+  absl::Status FetchWindow(size_t index) ABSL_EXCLUSIVE_LOCKS_REQUIRED(fetch_mu_);
   const WindowState* FindWindow(absl::string_view window) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   MetricsProvider& provider_;
@@ -142,7 +153,13 @@ class Watcher {
   const std::string provider_name_;
   std::unique_ptr<Stats> stats_;
 
+  // Replaces the window's node_utilisation_ratio series with `snapshot`'s.
+  void ExportNodeUtilisation(size_t index, const WatcherMetrics& snapshot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(fetch_mu_);
+
   absl::Mutex fetch_mu_;  // serializes FetchOnce; never held by readers
+  // Per window, the node_utilisation_ratio label values exported last.
+  std::vector<std::vector<std::array<std::string, 3>>> exported_series_ ABSL_GUARDED_BY(fetch_mu_);
   mutable absl::Mutex mu_;
   std::vector<WindowState> windows_ ABSL_GUARDED_BY(mu_);
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;

@@ -177,6 +177,42 @@ TEST_F(WatcherTest, DropsNonFiniteValuesAndCountsNodesWithoutData) {
       MetricsTextHas("trimaran_loadwatcher_nodes{window=\"15m\",state=\"without_data\"} 1"));
 }
 
+TEST_F(WatcherTest, ExportsEachNodesUtilisationAndForgetsNodesThatLeave) {
+  provider_.SetNodes("15m", MakeWatcherMetrics()
+                                .Node("n1")
+                                .Cpu(kOpAvg, 40)
+                                .Memory(kOpAvg, 55)
+                                .Node("n2")
+                                .Cpu(kOpAvg, 12.5)
+                                .Nodes());
+  (void)watcher_.FetchOnce();
+  EXPECT_TRUE(MetricsTextHas(
+      "trimaran_loadwatcher_node_utilisation_ratio{node=\"n1\",resource=\"cpu\",window=\"15m\","
+      "operator=\"AVG\"} 0.4\n"));
+  EXPECT_TRUE(MetricsTextHas(
+      "trimaran_loadwatcher_node_utilisation_ratio{node=\"n1\",resource=\"memory\",window=\"15m\","
+      "operator=\"AVG\"} 0.55\n"));
+  EXPECT_TRUE(MetricsTextHas(
+      "trimaran_loadwatcher_node_utilisation_ratio{node=\"n2\",resource=\"cpu\",window=\"15m\","
+      "operator=\"AVG\"} 0.125\n"));
+
+  // n2 leaves, n1's CPU changes: n2's series goes, n1's follows.
+  provider_.SetNodes("15m", MakeWatcherMetrics().Node("n1").Cpu(kOpAvg, 80).Nodes());
+  (void)watcher_.FetchOnce();
+  EXPECT_TRUE(MetricsTextHas(
+      "trimaran_loadwatcher_node_utilisation_ratio{node=\"n1\",resource=\"cpu\",window=\"15m\","
+      "operator=\"AVG\"} 0.8\n"));
+  EXPECT_FALSE(MetricsTextHas("node=\"n2\""));
+  EXPECT_FALSE(MetricsTextHas("resource=\"memory\",window=\"15m\""));
+
+  // A failed fetch keeps the last good snapshot's series.
+  provider_.SetResult("15m", absl::UnavailableError("down"));
+  (void)watcher_.FetchOnce();
+  EXPECT_TRUE(MetricsTextHas(
+      "trimaran_loadwatcher_node_utilisation_ratio{node=\"n1\",resource=\"cpu\",window=\"15m\","
+      "operator=\"AVG\"} 0.8\n"));
+}
+
 TEST_F(WatcherTest, HistoryKeepsTheLastFive) {
   for (int i = 1; i <= 7; ++i) {
     provider_.SetNodes("5m", Nodes(i));

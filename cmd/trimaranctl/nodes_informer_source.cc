@@ -7,6 +7,51 @@
 
 namespace trimaran::cmd::trimaranctl::nodes {
 
+std::string ObjectKey(const SlimPod& pod) {
+  return absl::StrCat(pod.metadata.namespace_name, "/", pod.metadata.name);
+}
+
+SlimPod SlimDown(const kube::Pod& pod) {
+  SlimPod slim;
+  slim.metadata.name = pod.metadata.name;
+  slim.metadata.namespace_name = pod.metadata.namespace_name;
+  slim.metadata.uid = pod.metadata.uid;
+  slim.metadata.resource_version = pod.metadata.resource_version;
+  slim.summary = SummarizePod(pod);
+  return slim;
+}
+
+kube::ListerWatcher<SlimPod> SlimPodListerWatcher(kube::Client& client) {
+  kube::ListerWatcher<SlimPod> lw;
+  lw.list = [&client](const kube::ListOptions& o) -> absl::StatusOr<kube::List<SlimPod>> {
+    absl::StatusOr<kube::PodList> full = client.ListPods("", o);
+    if (!full.ok()) return full.status();
+    kube::List<SlimPod> slim;
+    slim.metadata = std::move(full->metadata);
+    slim.skipped = std::move(full->skipped);
+    slim.items.reserve(full->items.size());
+    for (const kube::Pod& p : full->items) slim.items.push_back(SlimDown(p));
+    return slim;
+  };
+  lw.watch = [&client](const kube::WatchOptions& o, const kube::WatchHandler<SlimPod>& h,
+                       std::stop_token stop) {
+    return client.WatchPods(
+        "", o,
+        [&h](kube::WatchEvent<kube::Pod>&& ev) {
+          kube::WatchEvent<SlimPod> slim;
+          slim.type = ev.type;
+          slim.object = SlimDown(ev.object);
+          slim.error = std::move(ev.error);
+          slim.undecodable = std::move(ev.undecodable);
+          return h(std::move(slim));
+        },
+        stop);
+  };
+  lw.field_selector = kube::kNonTerminalPodsSelector;
+  lw.description = "pods";
+  return lw;
+}
+
 InformerClusterSource::InformerClusterSource(kube::Client& kube, lw::Client* watcher,
                                              std::string node_selector, std::string window,
                                              const Clock& clock, absl::Duration watcher_period)
@@ -15,25 +60,21 @@ InformerClusterSource::InformerClusterSource(kube::Client& kube, lw::Client* wat
       clock_(clock),
       watcher_period_(watcher_period),
       nodes_(kube::NodeListerWatcher(kube, std::move(node_selector)), clock),
-      pods_(kube::PodListerWatcher(kube), clock) {
-  kube::EventHandlers<kube::Pod> h;
-  h.on_add = [this](const std::shared_ptr<const kube::Pod>& p) {
-    const PodSummary s = SummarizePod(*p);
+      pods_(SlimPodListerWatcher(kube), clock) {
+  kube::EventHandlers<SlimPod> h;
+  h.on_add = [this](const std::shared_ptr<const SlimPod>& p) {
     absl::MutexLock lock(&mu_);
-    totals_.Add(s);
+    totals_.Add(p->summary);
   };
-  h.on_update = [this](const std::shared_ptr<const kube::Pod>& old_pod,
-                       const std::shared_ptr<const kube::Pod>& new_pod) {
-    const PodSummary before = SummarizePod(*old_pod);
-    const PodSummary after = SummarizePod(*new_pod);
+  h.on_update = [this](const std::shared_ptr<const SlimPod>& old_pod,
+                       const std::shared_ptr<const SlimPod>& new_pod) {
     absl::MutexLock lock(&mu_);
-    totals_.Remove(before);
-    totals_.Add(after);
+    totals_.Remove(old_pod->summary);
+    totals_.Add(new_pod->summary);
   };
-  h.on_delete = [this](const std::shared_ptr<const kube::Pod>& p, bool) {
-    const PodSummary s = SummarizePod(*p);
+  h.on_delete = [this](const std::shared_ptr<const SlimPod>& p, bool) {
     absl::MutexLock lock(&mu_);
-    totals_.Remove(s);
+    totals_.Remove(p->summary);
   };
   pods_.AddEventHandlers(std::move(h));
 }

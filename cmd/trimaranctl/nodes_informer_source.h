@@ -8,9 +8,13 @@
 // thread reads every `watcher_period` (so a slow or hung watcher never delays a redraw;
 // a snapshot that stops changing is marked stale by its own timestamp).
 //
-// The informers keep their own store of full objects (what every informer user pays);
-// the one-shot `-o` output uses ApiClusterSource instead, which never holds more than a
-// list page of full pods.
+// The pod informer stores a SlimPod per pod (its name, namespace, uid and
+// resourceVersion and its PodSummary) instead of the full object: each list page and
+// watch event is summarised as it arrives, so the view holds a few hundred bytes per
+// pod whatever the pods carry (150,000 full pods take hundreds of MB). Nodes are kept in
+// full (the view reads their labels, capacity and allocatable). The one-shot `-o`
+// output uses ApiClusterSource instead, which never holds more than a list page of full
+// pods.
 //
 // Thread-safety: Start and the destructor from the owner thread; Fetch is safe for
 // concurrent use with the informers' handler thread (the summaries are under a mutex).
@@ -29,6 +33,23 @@
 #include "kube/informer.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
+
+// What the pod informer keeps of a pod: the metadata the informer keys and versions it
+// by, and the view's summary.
+struct SlimPod {
+  // The part of metav1.ObjectMeta the informer reads (names as kube::ObjectMeta's).
+  struct Meta {
+    std::string name;
+    std::string namespace_name;
+    std::string uid;
+    std::string resource_version;
+  } metadata;
+  PodSummary summary;
+};
+std::string ObjectKey(const SlimPod& pod);  // "namespace/name", as kube::ObjectKey(Pod)
+SlimPod SlimDown(const kube::Pod& pod);
+// Non-terminal pods in every namespace, each slimmed down as it arrives.
+kube::ListerWatcher<SlimPod> SlimPodListerWatcher(kube::Client& client);
 
 class InformerClusterSource final : public ClusterSource {
  public:
@@ -50,7 +71,7 @@ class InformerClusterSource final : public ClusterSource {
   const Clock& clock_;
   const absl::Duration watcher_period_;
   kube::Informer<kube::Node> nodes_;
-  kube::Informer<kube::Pod> pods_;
+  kube::Informer<SlimPod> pods_;
   mutable absl::Mutex mu_;
   PodTotals totals_ ABSL_GUARDED_BY(mu_);
   lw::WatcherMetricsPtr metrics_ ABSL_GUARDED_BY(mu_);

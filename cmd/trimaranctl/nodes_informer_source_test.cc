@@ -7,7 +7,9 @@
 #include "cmd/trimaranctl/nodes_test_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kube/store.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
@@ -126,6 +128,27 @@ TEST(InformerClusterSourceTest, NodeSelectorAndNoWatcher) {
   EXPECT_EQ(in->nodes[0].metadata.name, "node-b");
   EXPECT_EQ(in->metrics, nullptr);
   EXPECT_EQ(in->metrics_error, "no --watcher given");
+}
+
+TEST(SlimPodTest, KeepsTheInformersKeysAndTheViewsSummaryOnly) {
+  kube::Pod pod = kube::testing::MakePod()
+                      .Name("exec-1")
+                      .Namespace("spark")
+                      .UID("u-1")
+                      .NodeName("node-a")
+                      .Req({{"cpu", "500m"}, {"memory", "1Gi"}})
+                      .Label("spark-role", "executor")
+                      .Phase(kube::PodPhase::kRunning)
+                      .Obj();
+  pod.metadata.resource_version = "42";
+  const SlimPod slim = SlimDown(pod);
+  EXPECT_EQ(ObjectKey(slim), kube::ObjectKey(pod));
+  EXPECT_EQ(slim.metadata.uid, "u-1");
+  EXPECT_EQ(slim.metadata.resource_version, "42");
+  EXPECT_EQ(slim.summary.node_name, "node-a");
+  EXPECT_TRUE(slim.summary.running);
+  EXPECT_EQ(slim.summary.requests.milli_cpu, 500);
+  EXPECT_EQ(slim.summary.requests.memory, int64_t{1} << 30);
 }
 
 }  // namespace

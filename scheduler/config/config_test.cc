@@ -760,6 +760,26 @@ TEST(ConfigWriteTest, RoundTrips) {
                                             "b2"));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig v1, ParseConfig(WriteConfigYaml(b2), "w"));
   EXPECT_EQ(ExpandProfile(v1, 0, InTree())->score, ExpandProfile(b2, 0, InTree())->score);
+
+  // Fuzz finding 5: a v1beta2 profile that disables a default plugin. Written as v1
+  // without a multiPoint, v1's default multiPoint set came back in on reload.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerConfig trimmed,
+      ParseConfig("apiVersion: kubescheduler.config.k8s.io/v1beta2\n"
+                  "kind: KubeSchedulerConfiguration\n"
+                  "profiles:\n- plugins:\n    score:\n      disabled:\n"
+                  "      - name: NodeResourcesBalancedAllocation\n"
+                  "    filter:\n      disabled:\n      - name: TaintToleration\n",
+                  "b2-trimmed"));
+  const std::string written = WriteConfigYaml(trimmed);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig reloaded, ParseConfig(written, "w"));
+  EXPECT_EQ(WriteConfigYaml(reloaded), written);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig before, ExpandProfile(trimmed, 0, InTree()));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig after, ExpandProfile(reloaded, 0, InTree()));
+  EXPECT_EQ(after.score, before.score);
+  EXPECT_EQ(after.filter, before.filter);
+  for (const auto& p : after.score) EXPECT_NE(p.name, "NodeResourcesBalancedAllocation");
+  for (const auto& p : after.filter) EXPECT_NE(p, "TaintToleration");
 }
 
 TEST(ConfigWriteTest, Json) {

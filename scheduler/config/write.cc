@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/json_string.h"
 
 namespace trimaran::sched::config {
 namespace {
@@ -29,37 +30,6 @@ YAML::Node SetToNode(const PluginSet& set) {
   return node;
 }
 
-std::string JsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += "\"";
-  return out;
-}
-
 // Scalars that are JSON literals when written plainly. Strings the writer itself set
 // (names, durations, ...) never look like these except by the user's choice of name.
 bool IsJsonLiteral(const YAML::Node& node) {
@@ -78,7 +48,7 @@ void ToJson(const YAML::Node& node, std::string& out, bool string_scalar = false
       for (auto it = node.begin(); it != node.end(); ++it) {
         if (!first) out += ",";
         first = false;
-        absl::StrAppend(&out, JsonString(it->first.Scalar()), ":");
+        absl::StrAppend(&out, JsonQuote(it->first.Scalar()), ":");
         const std::string& key = it->first.Scalar();
         // Fields the writer knows are strings, whatever they look like.
         const bool str = key == "name" || key == "schedulerName" || key == "apiVersion" ||
@@ -100,7 +70,7 @@ void ToJson(const YAML::Node& node, std::string& out, bool string_scalar = false
       return;
     }
     case YAML::NodeType::Scalar:
-      out += !string_scalar && IsJsonLiteral(node) ? node.Scalar() : JsonString(node.Scalar());
+      out += !string_scalar && IsJsonLiteral(node) ? node.Scalar() : JsonQuote(node.Scalar());
       return;
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -152,9 +122,14 @@ YAML::Node ConfigToNode(const SchedulerConfig& config) {
       pn["percentageOfNodesToScore"] = *profile.percentage_of_nodes_to_score;
     }
     YAML::Node plugins(YAML::NodeType::Map);
-    if (!profile.plugins.multi_point.empty()) {
-      plugins["multiPoint"] = SetToNode(profile.plugins.multi_point);
+    // A profile with no multiPoint plugins (a v1beta2 one, or a v1 one that disabled
+    // them all) says so explicitly: reloaded as v1, an absent multiPoint would get v1's
+    // default set merged back in and change the profile's meaning.
+    PluginSet multi_point = profile.plugins.multi_point;
+    if (multi_point.enabled.empty() && !multi_point.DisablesAll()) {
+      multi_point.disabled.insert(multi_point.disabled.begin(), "*");
     }
+    plugins["multiPoint"] = SetToNode(multi_point);
     for (ExtensionPoint ep : kAllExtensionPoints) {
       const PluginSet& set = profile.plugins.At(ep);
       if (!set.empty()) plugins[std::string(ExtensionPointField(ep))] = SetToNode(set);

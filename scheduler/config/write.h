@@ -4,7 +4,9 @@
 // sets are the merged ones (defaults included, unsupported defaults already dropped);
 // weights and disabled lists only when set; plugin args as given. The output loads back
 // (ParseConfig) to an equal configuration. A v1beta2/v1beta3 input is written as v1 with
-// its merged plugin sets (so its meaning is kept).
+// its merged plugin sets (so its meaning is kept); a profile without multiPoint plugins
+// gets `multiPoint: {disabled: [{name: "*"}]}`, so that v1's default multiPoint set is
+// not merged back in when the output is loaded.
 //
 // WriteConfigJson is the same document as JSON (for /configz), with every secret
 // replaced by kRedacted (RedactSecrets): never a token on an admin endpoint. Scalars

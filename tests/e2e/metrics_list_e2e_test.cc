@@ -13,6 +13,11 @@
 //
 // MetricsListTest.ComparisonCatchesEveryKindOfDifference shows, on fixed texts, that
 // the comparison fails for each kind of difference.
+//
+// The Grafana dashboard (deploy/components/monitoring/trimaran-scheduler.json) is checked in the
+// same run: every metric its queries name is exported by one of the two programs (or listed as
+// after-event, or is Prometheus' own `up`), and every query, with its variables filled in, is
+// accepted by the real Prometheus.
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -28,6 +33,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
@@ -37,6 +43,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/rest_client.h"
+#include "rapidjson/document.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/curl.h"
@@ -51,6 +58,8 @@ namespace {
 using ::testing::IsEmpty;
 
 constexpr char kMetricsDoc[] = TRIMARAN_SOURCE_DIR "/docs/metrics.md";
+constexpr char kDashboard[] =
+    TRIMARAN_SOURCE_DIR "/deploy/components/monitoring/trimaran-scheduler.json";
 constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
 constexpr char kLoadWatcherBin[] = TRIMARAN_LOAD_WATCHER_BIN;
 
@@ -260,6 +269,121 @@ std::vector<std::string> Differences(const MetricsList& list, const std::string&
   return out;
 }
 
+// ---- The Grafana dashboard's queries ----
+
+// Every PromQL expression of the dashboard: the panels' targets and the query variables.
+absl::StatusOr<std::vector<std::string>> DashboardQueries(absl::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("panels") ||
+      !doc["panels"].IsArray()) {
+    return absl::InvalidArgumentError("the dashboard is not a JSON object with panels");
+  }
+  std::vector<std::string> out;
+  for (const auto& panel : doc["panels"].GetArray()) {
+    if (!panel.HasMember("targets")) continue;
+    for (const auto& target : panel["targets"].GetArray()) {
+      if (!target.HasMember("expr") || !target["expr"].IsString()) {
+        return absl::InvalidArgumentError("a target without an expr");
+      }
+      out.emplace_back(target["expr"].GetString());
+    }
+  }
+  if (doc.HasMember("templating")) {
+    for (const auto& var : doc["templating"]["list"].GetArray()) {
+      if (var.HasMember("definition") && var["definition"].IsString()) {
+        out.emplace_back(var["definition"].GetString());
+      }
+    }
+  }
+  return out;
+}
+
+// The metric names an expression selects: identifiers directly followed by `{` (the
+// dashboard selects every metric with a label matcher, at least the job).
+std::set<std::string> SelectedMetrics(absl::string_view expr) {
+  std::set<std::string> out;
+  auto ident = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == ':'; };
+  for (size_t i = 0; i < expr.size(); ++i) {
+    if (expr[i] != '{') continue;
+    size_t start = i;
+    while (start > 0 && ident(expr[start - 1])) --start;
+    if (start < i && !absl::ascii_isdigit(expr[start])) {
+      out.emplace(expr.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
+// The family a sample name belongs to (a histogram's _bucket/_sum/_count series).
+std::string FamilyOf(const std::string& name, const std::set<std::string>& families) {
+  if (families.contains(name)) return name;
+  for (absl::string_view suffix : {"_bucket", "_sum", "_count"}) {
+    absl::string_view stem = name;
+    if (absl::ConsumeSuffix(&stem, suffix) && families.contains(std::string(stem))) {
+      return std::string(stem);
+    }
+  }
+  return name;
+}
+
+// Dashboard metrics that neither exposition has, unless the list says they appear only
+// after an event. Prometheus' own `up` is always there.
+std::vector<std::string> UnexportedDashboardMetrics(const std::vector<std::string>& queries,
+                                                    const std::vector<const Exposition*>& live,
+                                                    const MetricsList& list) {
+  std::set<std::string> families;
+  for (const Exposition* e : live) {
+    for (const auto& [name, family] : *e) families.insert(name);
+  }
+  for (const auto& [name, family] : list) families.insert(name);
+  std::vector<std::string> out;
+  for (const std::string& query : queries) {
+    for (const std::string& name : SelectedMetrics(query)) {
+      if (name == "up") continue;
+      const std::string family = FamilyOf(name, families);
+      bool exported = false;
+      for (const Exposition* e : live) exported = exported || e->contains(family);
+      bool after_event = false;
+      if (auto it = list.find(family); it != list.end()) {
+        for (const auto& [process, word] : it->second.presence) {
+          after_event = after_event || word == "after-event";
+        }
+      }
+      if (!exported && !after_event) {
+        out.push_back(absl::StrCat(name, " (in: ", query, ")"));
+      }
+    }
+  }
+  return out;
+}
+
+// `s` percent-encoded for a URL query value.
+std::string QueryEscape(absl::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      absl::StrAppend(&out, "%", absl::Hex(c, absl::kZeroPad2));
+    }
+  }
+  return out;
+}
+
+// The dashboard's variables as Grafana fills them with their defaults.
+std::string FillVariables(std::string expr) {
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"$__rate_interval", "1m"},
+                                                        {"$cluster", ""},
+                                                        {"$instance", ".+"},
+                                                        {"$window", "5m"},
+                                                        {"$node", ".+"}}) {
+    expr = absl::StrReplaceAll(expr, {{from, to}});
+  }
+  return expr;
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -322,6 +446,24 @@ constexpr char kMem[] = "instance:node_memory_utilisation:ratio";
 
 // Two profiles: "trimaran" (the defaults) and "tlp" (+ TargetLoadPacking reading
 // Prometheus through an in-process load watcher).
+TEST(MetricsListTest, DashboardCheckFindsEveryUnexportedMetric) {
+  EXPECT_EQ(SelectedMetrics("histogram_quantile(0.99, sum by (le, verb) (rate(a_b_bucket{job=\"x\"}"
+                            "[$__rate_interval]))) / c:d{x=\"{\"} + up{}"),
+            (std::set<std::string>{"a_b_bucket", "c:d", "up"}));
+  Exposition live{{"a_b", {"histogram", {"verb"}}}, {"c:d", {"gauge", {}}}};
+  MetricsList list;
+  list["later_total"] = {"counter", {}, {{"trimaran-scheduler", "after-event"}}};
+  list["never_total"] = {"counter", {}, {{"trimaran-scheduler", "always"}}};
+  EXPECT_THAT(
+      UnexportedDashboardMetrics(
+          {"rate(a_b_count{j=\"1\"}[1m])", "up{j=\"1\"}", "later_total{j=\"1\"}"}, {&live}, list),
+      IsEmpty());
+  EXPECT_THAT(UnexportedDashboardMetrics({"sum(never_total{j=\"1\"})", "typo_bucket{j=\"1\"}"},
+                                         {&live}, list),
+              ::testing::ElementsAre(::testing::HasSubstr("never_total"),
+                                     ::testing::HasSubstr("typo_bucket")));
+}
+
 std::string SchedulerConfig(const std::string& prometheus_url) {
   return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -375,7 +517,7 @@ class MetricsListE2ETest : public ::testing::Test {
   // differences (a scrape that does not parse is one).
   std::vector<std::string> SettledDifferences(const std::string& url, const std::string& process,
                                               const std::set<std::string>& triggered,
-                                              absl::Duration timeout) {
+                                              absl::Duration timeout, Exposition* last) {
     std::vector<std::string> diff;
     Eventually(
         [&] {
@@ -387,6 +529,7 @@ class MetricsListE2ETest : public ::testing::Test {
             return false;
           }
           diff = Differences(list_, process, triggered, *exposition);
+          *last = *exposition;
           return diff.empty();
         },
         timeout);
@@ -467,14 +610,35 @@ TEST_F(MetricsListE2ETest, BothProgramsExportExactlyTheListedFamilies) {
       absl::Seconds(90)))
       << "not every pod was bound";
 
+  Exposition sched_exposition;
+  Exposition lw_exposition;
   EXPECT_THAT(SettledDifferences(sched_url + "/metrics", kSchedulerColumn,
-                                 {"always", "load-aware", "metricProvider"}, absl::Seconds(60)),
+                                 {"always", "load-aware", "metricProvider"}, absl::Seconds(60),
+                                 &sched_exposition),
               IsEmpty())
       << "trimaran-scheduler /metrics vs docs/metrics.md";
   EXPECT_THAT(SettledDifferences(lw_url + "/metrics", kLoadWatcherColumn, {"always", "kube-client"},
-                                 absl::Seconds(60)),
+                                 absl::Seconds(60), &lw_exposition),
               IsEmpty())
       << "load-watcher /metrics vs docs/metrics.md";
+
+  // The Grafana dashboard queries only what the programs export, in PromQL the real
+  // Prometheus accepts.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const std::vector<std::string> queries,
+                                DashboardQueries(ReadFile(kDashboard)));
+  ASSERT_GT(queries.size(), 20u);
+  EXPECT_THAT(UnexportedDashboardMetrics(queries, {&sched_exposition, &lw_exposition}, list_),
+              IsEmpty())
+      << "deploy/components/monitoring/trimaran-scheduler.json queries metrics nothing exports";
+  for (const std::string& query : queries) {
+    if (absl::StartsWith(query, "label_values(")) continue;  // a Grafana function
+    int status = 0;
+    const std::string body =
+        Curl(absl::StrCat(prom_->url(), "/api/v1/query?query=", QueryEscape(FillVariables(query))),
+             &status);
+    EXPECT_EQ(status, 200) << query << "\n" << body;
+    EXPECT_THAT(body, ::testing::HasSubstr("\"status\":\"success\"")) << query;
+  }
 }
 
 }  // namespace
