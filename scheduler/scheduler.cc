@@ -8,6 +8,7 @@
 #include "common/logging.h"
 #include "kube/api/pod_resources.h"
 #include "kube/api/pod_status_patch.h"
+#include "scheduler/decisions/decision_builder.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/framework/cluster_event.h"
 
@@ -362,10 +363,21 @@ bool Scheduler::ScheduleOne() {
   auto state = std::make_shared<CycleState>();
 
   if (absl::Status s = cache_->UpdateSnapshot(snapshot_); !s.ok()) {
+    if (options_.decisions != nullptr) {
+      RecordFailure(std::make_shared<decisions::Decision>(
+                        decisions::MakeDecision(*fwk, *state, *pod, ScheduleResult{}, algo_)),
+                    Status::FromAbsl(s));
+    }
     HandleFailure(*fwk, std::move(pod_info), Status::FromAbsl(s), nullptr, cycle, start);
     return true;
   }
   ScheduleResult result = SchedulePod(*fwk, *state, *pod, snapshot_, algo_, random_);
+  // The decision, from the scores the cycle computed (they are gone after the next).
+  std::shared_ptr<decisions::Decision> decision;
+  if (options_.decisions != nullptr) {
+    decision = std::make_shared<decisions::Decision>(
+        decisions::MakeDecision(*fwk, *state, *pod, result, algo_));
+  }
   if (!result.status.IsSuccess()) {
     PostFilterResult post;
     if (result.status.IsRejected() && fwk->HasPostFilterPlugins()) {
@@ -377,6 +389,7 @@ bool Scheduler::ScheduleOne() {
             Status(result.status.code(), {FitErrorMessage(result.num_all_nodes, result.diagnosis)});
       }
     }
+    RecordFailure(std::move(decision), result.status, post.nominated_node_name);
     HandleFailure(*fwk, std::move(pod_info), result.status,
                   result.status.IsRejected() ? &result.diagnosis : nullptr, cycle, start,
                   post.nominated_node_name);
@@ -388,6 +401,7 @@ bool Scheduler::ScheduleOne() {
   assumed_mut->spec.node_name = host;
   std::shared_ptr<const kube::Pod> assumed = std::move(assumed_mut);
   if (absl::Status s = cache_->AssumePod(assumed); !s.ok()) {
+    RecordFailure(std::move(decision), Status::FromAbsl(s));
     HandleFailure(*fwk, std::move(pod_info), Status::FromAbsl(s), nullptr, cycle, start);
     return true;
   }
@@ -400,15 +414,16 @@ bool Scheduler::ScheduleOne() {
   }
   if (!s.IsSuccess()) {
     UnreserveAndForget(*fwk, *state, *assumed);
+    RecordFailure(std::move(decision), s);
     HandleFailure(*fwk, std::move(pod_info), s, nullptr, cycle, start);
     return true;
   }
   binding_pool_->Submit([this, fwk, state = std::move(state), info = std::move(pod_info),
                          assumed = std::move(assumed), cycle, start,
-                         evaluated = result.evaluated_nodes,
-                         feasible = result.feasible_nodes]() mutable {
+                         evaluated = result.evaluated_nodes, feasible = result.feasible_nodes,
+                         decision = std::move(decision)]() mutable {
     BindingCycle(*fwk, std::move(state), std::move(info), std::move(assumed), cycle, start,
-                 evaluated, feasible);
+                 evaluated, feasible, std::move(decision));
   });
   return true;
 }
@@ -423,9 +438,13 @@ void Scheduler::UnreserveAndForget(Framework& fwk, CycleState& state, const kube
 void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
                              QueuedPodInfo pod_info, std::shared_ptr<const kube::Pod> assumed,
                              int64_t cycle, absl::Time attempt_start, int evaluated_nodes,
-                             int feasible_nodes) {
+                             int feasible_nodes, std::shared_ptr<decisions::Decision> decision) {
   const std::string& host = assumed->spec.node_name;
+  constexpr absl::string_view kDropped =
+      "binding dropped: this replica is no longer the leader (the next leader schedules the "
+      "pod)";
   if (Fenced()) {
+    RecordDecision(std::move(decision), decisions::DecisionResult::kError, "", kDropped);
     DropFenced(fwk, *state, pod_info, *assumed);
     return;
   }
@@ -434,6 +453,7 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
   bool bind_attempted = false;
   if (s.IsSuccess()) {
     if (Fenced()) {
+      RecordDecision(std::move(decision), decisions::DecisionResult::kError, "", kDropped);
       DropFenced(fwk, *state, pod_info, *assumed);
       return;
     }
@@ -444,6 +464,7 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
   if (!s.IsSuccess() && Fenced()) {
     // Lost the lease meanwhile: no GET, no failure written; the next leader sees
     // whether the POST (if it went out) took effect.
+    RecordDecision(std::move(decision), decisions::DecisionResult::kError, "", kDropped);
     DropFenced(fwk, *state, pod_info, *assumed);
     return;
   }
@@ -457,12 +478,15 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
     if (bind_attempted && IsBoundInApi(*assumed)) {
       // Bound after all (by an attempt whose answer was lost, or by someone else): the
       // informer brings it into the cache. Never a failure condition on a bound pod.
+      RecordDecision(std::move(decision), decisions::DecisionResult::kBound, host, "");
       queue_->Done(*pod_info.pod);
       return;
     }
+    RecordFailure(std::move(decision), s);
     HandleFailure(fwk, std::move(pod_info), s, nullptr, cycle, attempt_start);
     return;
   }
+  RecordDecision(std::move(decision), decisions::DecisionResult::kBound, host, "");
   if (absl::Status fs = cache_->FinishBinding(*assumed); !fs.ok()) {
     Log(Component::kMain)
         .warn("finish binding pod={}: {}", kube::NamespacedName(*assumed), fs.ToString());
@@ -487,6 +511,32 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
       absl::StrCat("Successfully assigned ", kube::NamespacedName(*pod_info.pod), " to ", host));
   fwk.RunPostBindPlugins(*state, *assumed, host);
   queue_->Done(*pod_info.pod);
+}
+
+void Scheduler::RecordFailure(std::shared_ptr<decisions::Decision> decision, const Status& status,
+                              const std::string& nominated_node) {
+  if (decision == nullptr) return;
+  decisions::DecisionResult result = decisions::DecisionResult::kError;
+  std::string node;
+  if (status.IsRejected()) {
+    result = decisions::DecisionResult::kUnschedulable;
+    if (!nominated_node.empty()) {
+      result = decisions::DecisionResult::kNominated;
+      node = nominated_node;
+    }
+  }
+  RecordDecision(std::move(decision), result, std::move(node), status.Message());
+}
+
+void Scheduler::RecordDecision(std::shared_ptr<decisions::Decision> decision,
+                               decisions::DecisionResult result, std::string node,
+                               absl::string_view message) {
+  if (decision == nullptr || options_.decisions == nullptr) return;
+  decision->time = clock_.Now();
+  decision->result = result;
+  decision->node = std::move(node);
+  decision->message = decisions::BoundedMessage(message);
+  options_.decisions->Record(std::move(*decision));
 }
 
 bool Scheduler::IsBoundInApi(const kube::Pod& pod) {

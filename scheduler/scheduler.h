@@ -93,6 +93,8 @@
 #include "scheduler/backend/cache/snapshot.h"
 #include "scheduler/backend/cache/storage_store.h"
 #include "scheduler/backend/queue/priority_queue.h"
+#include "scheduler/decisions/decision.h"
+#include "scheduler/decisions/decision_ring.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/stats_scopes.h"
@@ -133,6 +135,11 @@ struct SchedulerOptions {
   // longer act as the leader (kube::LeaderElector::LeadingUntil). Called by binding
   // cycles from any thread. Null: no fence (a single replica).
   std::function<absl::Time()> leading_until;
+  // Where each scheduling attempt's decision is recorded (scheduler/decisions/: the
+  // best nodes with their per-plugin scores, fallbacks, outcome; Bound when the binding
+  // cycle ends). Not owned; must outlive the Scheduler. Null: nothing is recorded (no
+  // cost).
+  decisions::DecisionRing* decisions = nullptr;
   // Requested the moment leadership is lost (not on a graceful stop, which finishes the
   // queued binds while the lease is still held). Default: never.
   std::stop_token fence_stop;
@@ -234,7 +241,16 @@ class Scheduler {
   // log line (--v=2, as kube-scheduler's "Successfully bound pod to node").
   void BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state, QueuedPodInfo pod_info,
                     std::shared_ptr<const kube::Pod> assumed, int64_t cycle,
-                    absl::Time attempt_start, int evaluated_nodes, int feasible_nodes);
+                    absl::Time attempt_start, int evaluated_nodes, int feasible_nodes,
+                    std::shared_ptr<decisions::Decision> decision);
+  // Records `decision` (may be null: recording off) with its outcome: `status` decides
+  // Unschedulable (rejected) or Error and gives the message; `nominated_node`, when set
+  // on a rejection, makes it Nominated there.
+  void RecordFailure(std::shared_ptr<decisions::Decision> decision, const Status& status,
+                     const std::string& nominated_node = "");
+  void RecordDecision(std::shared_ptr<decisions::Decision> decision,
+                      decisions::DecisionResult result, std::string node,
+                      absl::string_view message);
   // Whether the fence is closed (see the header comment).
   bool Fenced() const;
   // What binding cycles pass to the API (Handle::binding_call_options).

@@ -6,6 +6,9 @@
 //       BalancedAllocation + TaintToleration + NodeAffinity, ...), 1 = MostAllocated
 //       packing; pct 0 = default (adaptive) node sampling, 100 = score every node.
 //       items_per_second = pods/s; p50_us / p99_us = per-pod scheduling-cycle latency.
+//   BM_ScheduleOneRecording/<nodes>/<profile>/<decisions>   BM_ScheduleOne at adaptive
+//       sampling without (0) and with (1) a 1,000-decision DecisionRing: what recording
+//       the live decisions (scheduler/decisions/) costs per pod.
 //   BM_CacheRss/5000/30   5,000 nodes × 30 assigned pods (150,000) in the cache plus
 //       one snapshot; peak_rss_mb = getrusage ru_maxrss (run it alone: the peak is
 //       process-wide).
@@ -32,6 +35,7 @@
 #include "common/stats/registry.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/wrappers.h"
+#include "scheduler/decisions/decision_ring.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/scheduler_benchmark_util.h"
@@ -51,6 +55,29 @@ std::unique_ptr<scheduler_testing::BenchScheduler> MakeEnv(int num_nodes, bool m
       .num_nodes = num_nodes,
       .percentage_of_nodes_to_score = pct});
 }
+
+void BM_ScheduleOneRecording(benchmark::State& state) {
+  decisions::DecisionRing ring(1000);
+  const bool most_allocated = state.range(1) == 1;
+  auto env = scheduler_testing::MakeBenchScheduler(scheduler_testing::BenchSchedulerOptions{
+      .yaml = most_allocated ? scheduler_testing::MostAllocatedProfileYaml("default-scheduler")
+                             : scheduler_testing::DefaultProfileYaml(),
+      .num_nodes = static_cast<int>(state.range(0)),
+      .decisions = state.range(2) == 1 ? &ring : nullptr});
+  scheduler_testing::RunScheduleOne(state, *env);
+  if (state.range(2) == 1) {
+    state.counters["recorded"] = static_cast<double>(ring.recorded());
+  }
+}
+BENCHMARK(BM_ScheduleOneRecording)
+    ->ArgNames({"nodes", "most_allocated", "decisions"})
+    ->Args({5000, 0, 0})
+    ->Args({5000, 0, 1})
+    ->Args({5000, 1, 0})
+    ->Args({5000, 1, 1})
+    ->Iterations(3000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 void BM_ScheduleOne(benchmark::State& state) {
   auto env = MakeEnv(static_cast<int>(state.range(0)), state.range(1) == 1,

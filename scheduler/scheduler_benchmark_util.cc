@@ -58,6 +58,7 @@ std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& 
   SchedulerOptions sched_options;
   sched_options.run_queue_flushers = false;
   sched_options.load_watcher = options.load_watcher;
+  sched_options.decisions = options.decisions;
   if (options.backoff.has_value()) sched_options.backoff = *options.backoff;
   if (const char* p = std::getenv("TRIMARAN_BENCH_PARALLELISM"); p != nullptr) {
     sched_options.parallelism = std::max(1, std::atoi(p));

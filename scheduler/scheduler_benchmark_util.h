@@ -62,6 +62,8 @@ struct BenchSchedulerOptions {
   kube::testing::ResourceMap node_capacity = {{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}};
   // The queue's backoff (default: the scheduler's, 1 s doubling to 10 s).
   std::optional<BackoffPolicy> backoff;
+  // Where decisions are recorded (SchedulerOptions::decisions; null: not recorded).
+  decisions::DecisionRing* decisions = nullptr;
   // Called by the no-op binder for every pod it "binds" (binding threads; may be empty).
   std::function<void(const kube::Pod&)> on_bind;
 };

@@ -17,9 +17,12 @@
 #include "kube/testing/fake_client.h"
 #include "kube/testing/storage_wrappers.h"
 #include "kube/testing/wrappers.h"
+#include "scheduler/decisions/decision_ring.h"
 #include "scheduler/event_recorder.h"
+#include "scheduler/framework/fallback_notes.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler_test_util.h"
+#include "scheduler/testing/fake_plugins.h"
 
 namespace trimaran::sched {
 namespace {
@@ -32,9 +35,13 @@ using ::trimaran::testing::StatusIs;
 class SchedulerTest : public ::testing::Test {
  protected:
   void Start(const std::string& yaml, SchedulerOptions options = {}) {
-    TRIMARAN_ASSERT_OK(plugins::RegisterInTreePlugins(plugin_registry_));
     TRIMARAN_ASSERT_OK_AND_ASSIGN(std::vector<ProfileConfig> profiles,
                                   scheduler_testing::ProfilesFromYaml(yaml));
+    StartWithProfiles(std::move(profiles), std::move(options));
+  }
+  // As Start, with profiles that may name plugins registered in plugin_registry_ first.
+  void StartWithProfiles(std::vector<ProfileConfig> profiles, SchedulerOptions options = {}) {
+    TRIMARAN_ASSERT_OK(plugins::RegisterInTreePlugins(plugin_registry_));
     options.parallelism = 2;
     options.binding_parallelism = 2;
     options.run_queue_flushers = false;
@@ -72,7 +79,7 @@ class SchedulerTest : public ::testing::Test {
     return out;
   }
 
-  testing::FakeClock clock_;
+  ::trimaran::testing::FakeClock clock_;
   kube::testing::FakeClient client_{clock_};
   stats::Registry stats_;
   Registry plugin_registry_;
@@ -466,7 +473,9 @@ TEST_F(SchedulerTest, PodEventHandlers) {
 // nominated there (status and queue), a later equal-priority pod does not take that
 // room, and once the victims' deletions arrive the preemptor binds to its node.
 TEST_F(SchedulerTest, PreemptionNominatesEvictsAndBindsOnTheNominatedNode) {
-  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  decisions::DecisionRing ring(10);
+  ASSERT_NO_FATAL_FAILURE(
+      Start(scheduler_testing::DefaultProfileYaml(), SchedulerOptions{.decisions = &ring}));
   AddNode(SmallNode("node-a", "2"));
   AddNode(SmallNode("node-b", "2"));
   std::vector<std::shared_ptr<const kube::Pod>> low;
@@ -516,6 +525,14 @@ TEST_F(SchedulerTest, PreemptionNominatesEvictsAndBindsOnTheNominatedNode) {
   EXPECT_EQ(bindings[0].metadata.name, "high");
   EXPECT_EQ(bindings[0].target.name, "node-b");
   EXPECT_TRUE(sched_->queue().NominatedPodsForNode("node-b").empty());
+  // The decisions: nominated by preemption, then bound there (newest first).
+  const auto decided = ring.List("d/high", 0);
+  ASSERT_EQ(decided.size(), 2u);
+  EXPECT_EQ(decided[0]->result, decisions::DecisionResult::kBound);
+  EXPECT_EQ(decided[0]->node, "node-b");
+  EXPECT_EQ(decided[1]->result, decisions::DecisionResult::kNominated);
+  EXPECT_EQ(decided[1]->node, "node-b");
+  EXPECT_THAT(decided[1]->message, HasSubstr("0/2 nodes are available"));
 }
 
 // Two high-priority pods that arrive together do not both preempt for the same room: the
@@ -565,7 +582,7 @@ TEST_F(SchedulerTest, RecorderDeduplicatesFailedSchedulingWithinTenMinutes) {
 }
 
 TEST(AsyncEventRecorderTest, DedupKeysArePrunedOldestFirstAndBounded) {
-  testing::FakeClock clock;
+  ::trimaran::testing::FakeClock clock;
   kube::testing::FakeClient client(clock);
   stats::Registry stats;
   AsyncEventRecorder recorder(client, clock, stats::Scope(stats, "recorder_"),
@@ -619,7 +636,7 @@ TEST_F(SchedulerTest, MostAllocatedPacks) {
 }
 
 TEST(SchedulerCreateTest, RejectsDuplicateProfiles) {
-  testing::FakeClock clock;
+  ::trimaran::testing::FakeClock clock;
   kube::testing::FakeClient client(clock);
   stats::Registry stats;
   Registry registry;
@@ -671,6 +688,138 @@ TEST_F(SchedulerTest, PodWithUnboundImmediateClaimWaitsForTheClaimToBind) {
   const std::vector<kube::Binding> bindings = client_.Bindings();
   ASSERT_EQ(bindings.size(), 1u);
   EXPECT_EQ(bindings[0].target.name, "node-a");
+}
+
+// ---- Decisions (scheduler/decisions/) ----
+
+// A Score plugin that scores nothing (0) and reports one fallback line per cycle.
+class NotingScorePlugin final : public ScorePlugin, public FallbackNotes {
+ public:
+  absl::string_view Name() const override { return "Noting"; }
+  ScoreResult Score(const CycleState&, const kube::Pod&, const NodeInfo&) const override {
+    return ScoreResult::Of(0);
+  }
+  void AppendFallbackNotes(const CycleState&, std::vector<std::string>& out) const override {
+    out.push_back("Noting: metrics stale on 7 node(s), used requests");
+  }
+};
+
+class SchedulerDecisionsTest : public SchedulerTest {
+ protected:
+  // The default profile with three Score plugins: ScoreA (weight 2: node-i scores 10 i),
+  // ScoreB (weight 1: node-i scores 100 - 5 i) and Noting (weight 1, 0 everywhere).
+  // Totals: 100 + 15 i.
+  void StartScored(int nodes) {
+    absl::flat_hash_map<std::string, int64_t> a;
+    absl::flat_hash_map<std::string, int64_t> b;
+    for (int i = 0; i < nodes; ++i) {
+      a[absl::StrFormat("node-%d", i)] = 10 * i;
+      b[absl::StrFormat("node-%d", i)] = 100 - 5 * i;
+    }
+    TRIMARAN_ASSERT_OK(plugin_registry_.Register(
+        "ScoreA", sched::testing::FixedScorePlugin::Factory(a, "ScoreA")));
+    TRIMARAN_ASSERT_OK(plugin_registry_.Register(
+        "ScoreB", sched::testing::FixedScorePlugin::Factory(b, "ScoreB")));
+    TRIMARAN_ASSERT_OK(plugin_registry_.Register(
+        "Noting", [](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+          return std::make_unique<NotingScorePlugin>();
+        }));
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(
+        std::vector<ProfileConfig> profiles,
+        scheduler_testing::ProfilesFromYaml(scheduler_testing::DefaultProfileYaml()));
+    profiles[0].score = {{"ScoreA", 2}, {"ScoreB", 1}, {"Noting", 1}};
+    ASSERT_NO_FATAL_FAILURE(
+        StartWithProfiles(std::move(profiles), SchedulerOptions{.decisions = &ring_}));
+    for (int i = 0; i < nodes; ++i) AddNode(SmallNode(absl::StrFormat("node-%d", i), "4"));
+  }
+
+  decisions::DecisionRing ring_{10};
+};
+
+TEST_F(SchedulerDecisionsTest, BoundDecisionHoldsTheCyclesTopNodesAndWeightedScores) {
+  ASSERT_NO_FATAL_FAILURE(StartScored(7));
+  clock_.Advance(absl::Seconds(5));
+  const absl::Time when = clock_.Now();
+  auto pod = AddPod(MakePod().Name("web").Namespace("default").UID("uid-1").Obj());
+
+  Drain();
+
+  ASSERT_EQ(client_.Bindings().size(), 1u);
+  const std::vector<std::shared_ptr<const decisions::Decision>> got = ring_.List("", 0);
+  ASSERT_EQ(got.size(), 1u);
+  const decisions::Decision& d = *got[0];
+  EXPECT_EQ(d.pod, "default/web");
+  EXPECT_EQ(d.uid, "uid-1");
+  EXPECT_EQ(d.profile, "default-scheduler");
+  EXPECT_EQ(d.result, decisions::DecisionResult::kBound);
+  EXPECT_EQ(d.node, client_.Bindings()[0].target.name);
+  EXPECT_EQ(d.node, "node-6");
+  EXPECT_EQ(d.time, when);
+  EXPECT_EQ(d.evaluated_nodes, 7);
+  EXPECT_EQ(d.feasible_nodes, 7);
+  EXPECT_EQ(d.message, "");
+  EXPECT_EQ(d.fallbacks,
+            std::vector<std::string>{"Noting: metrics stale on 7 node(s), used requests"});
+  // The chosen node first, then the next four by total; weight x score per plugin.
+  std::vector<decisions::TopNode> want;
+  for (int i : {6, 5, 4, 3, 2}) {
+    want.push_back(
+        decisions::TopNode{absl::StrFormat("node-%d", i),
+                           100 + 15 * i,
+                           {{"ScoreA", 2 * 10 * i}, {"ScoreB", 100 - 5 * i}, {"Noting", 0}}});
+  }
+  EXPECT_EQ(d.top, want);
+}
+
+TEST_F(SchedulerDecisionsTest, UnschedulableDecisionHasTheMessageAndNoNodes) {
+  ASSERT_NO_FATAL_FAILURE(StartScored(2));
+  AddPod(MakePod().Name("big").Namespace("default").Req({{"cpu", "8"}}).Obj());
+
+  Drain();
+
+  const auto got = ring_.List("default/big", 0);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0]->result, decisions::DecisionResult::kUnschedulable);
+  EXPECT_EQ(got[0]->node, "");
+  EXPECT_THAT(got[0]->message, HasSubstr("0/2 nodes are available"));
+  EXPECT_THAT(got[0]->message, HasSubstr("Insufficient cpu"));
+  EXPECT_TRUE(got[0]->top.empty());
+  EXPECT_TRUE(got[0]->fallbacks.empty());
+  EXPECT_EQ(got[0]->feasible_nodes, 0);
+}
+
+TEST_F(SchedulerDecisionsTest, OneFeasibleNodeIsChosenWithoutScores) {
+  ASSERT_NO_FATAL_FAILURE(StartScored(1));
+  AddPod(MakePod().Name("p").Namespace("default").Obj());
+
+  Drain();
+
+  const auto got = ring_.List("default/p", 0);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0]->result, decisions::DecisionResult::kBound);
+  EXPECT_EQ(got[0]->node, "node-0");
+  ASSERT_EQ(got[0]->top.size(), 1u);
+  EXPECT_EQ(got[0]->top[0].node, "node-0");
+  EXPECT_TRUE(got[0]->top[0].scores.empty());
+}
+
+TEST_F(SchedulerDecisionsTest, ABindFailureIsAnErrorThenTheRetryIsBound) {
+  ASSERT_NO_FATAL_FAILURE(StartScored(3));
+  AddPod(MakePod().Name("p").Namespace("default").Obj());
+  client_.FailNext("Bind", absl::UnavailableError("apiserver down"));
+
+  Drain();
+  clock_.Advance(absl::Seconds(2));
+  sched_->queue().FlushBackoffQCompleted();
+  Drain();
+
+  const auto got = ring_.List("default/p", 0);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0]->result, decisions::DecisionResult::kBound);  // newest first
+  EXPECT_EQ(got[1]->result, decisions::DecisionResult::kError);
+  EXPECT_THAT(got[1]->message, HasSubstr("apiserver down"));
+  EXPECT_EQ(got[1]->node, "");
+  EXPECT_EQ(got[1]->top.size(), 3u);  // what the failed attempt's cycle computed
 }
 
 }  // namespace

@@ -32,6 +32,8 @@
 #include "scheduler/config/load.h"
 #include "scheduler/config/validate.h"
 #include "scheduler/config/write.h"
+#include "scheduler/decisions/decision_ring.h"
+#include "scheduler/decisions/decisions_endpoint.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/framework/stats_scopes.h"
 #include "scheduler/plugins/registry.h"
@@ -110,6 +112,9 @@ struct SchedulerApp::State {
   // The load-aware plugins' metrics sources (one watcher per distinct metricProvider,
   // one client per watcherAddress); outlives the scheduler.
   std::unique_ptr<providers::ProviderSourcePool> sources;
+  // The recent decisions (--decisions-capacity; null when 0): written by the scheduler,
+  // read by /debug/decisions; outlives both.
+  std::unique_ptr<sched::decisions::DecisionRing> decisions;
   std::unique_ptr<sched::Scheduler> scheduler;
   std::unique_ptr<kube::Informer<kube::Node>> node_informer;
   std::unique_ptr<kube::Informer<kube::Pod>> pod_informer;
@@ -258,6 +263,11 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       s->clock, trimaran_stats.Child("loadwatcher_"), s->client.get(), pool_options);
   sched::SchedulerOptions so;
   so.load_watcher_sources = s->sources.get();
+  if (options.decisions_capacity > 0) {
+    s->decisions = std::make_unique<sched::decisions::DecisionRing>(
+        static_cast<size_t>(options.decisions_capacity));
+    so.decisions = s->decisions.get();
+  }
   if (c.leader_election.leader_elect) {
     // The fence: no Binding once the lease may have passed to another replica.
     State* st = s.get();
@@ -488,6 +498,11 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       return absl::StrCat("leader-election: ", st->leading.load() ? "leading" : "standby",
                           " (lease ", le.resource_namespace, "/", le.resource_name, ")");
     });
+    // /debug/decisions: the recent decisions (an empty list when recording is off).
+    s->admin->SetDebugDecisionsHandler(
+        [st](const http::ServerRequest& req, http::ServerResponse& res) {
+          sched::decisions::ServeDecisions(st->decisions.get(), req, res);
+        });
     // /debug/cache: the scheduler cache; ?store=pods or ?store=nodes: that informer's
     // store (what a fresh list is compared with).
     s->admin->SetDebugCacheHandler([st](const http::ServerRequest& req) -> std::string {

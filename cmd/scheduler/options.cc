@@ -132,6 +132,19 @@ const std::vector<FlagDef>& Flags() {
            o.master = v;
            return std::string();
          }},
+        {"decisions-capacity", 0, "misc", "int", absl::StrCat(kDefaultDecisionsCapacity),
+         "Trimaran: how many recent scheduling decisions to keep for /debug/decisions and "
+         "'trimaranctl explain' (the best nodes with each plugin's score, fallbacks, outcome; "
+         "about 1-2 KiB each). 0 disables recording. At most 1000000.",
+         [](SchedulerOptions& o, const std::string& v) {
+           int64_t n = 0;
+           if (!absl::SimpleAtoi(v, &n)) return std::string("not an integer");
+           if (n < 0 || n > kMaxDecisionsCapacity) {
+             return absl::StrCat("must be between 0 and ", kMaxDecisionsCapacity);
+           }
+           o.decisions_capacity = static_cast<int>(n);
+           return std::string();
+         }},
         {"load-watcher-max-response-bytes", 0, "misc", "int",
          absl::StrCat(kDefaultLoadWatcherMaxResponseBytes),
          "Trimaran: the largest answer accepted from a remote load watcher (watcherAddress), "

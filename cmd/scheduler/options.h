@@ -49,6 +49,9 @@ inline constexpr int kDefaultSecurePort = 10259;
 // gRPC message (lw::kDefaultMaxResponseBytes).
 inline constexpr int64_t kDefaultLoadWatcherMaxResponseBytes = int64_t{64} << 20;
 inline constexpr char kDefaultBindAddress[] = "0.0.0.0";
+// --decisions-capacity: the decision ring's size (scheduler/decisions/decision_ring.h).
+inline constexpr int kDefaultDecisionsCapacity = 1000;
+inline constexpr int kMaxDecisionsCapacity = 1000000;
 
 struct SchedulerOptions {
   // Misc.
@@ -57,6 +60,8 @@ struct SchedulerOptions {
   std::string write_config_to{};  // --write-config-to: write the effective config and exit
   // --load-watcher-max-response-bytes: ProviderSourcePoolOptions::remote_max_response_bytes.
   int64_t load_watcher_max_response_bytes = kDefaultLoadWatcherMaxResponseBytes;
+  // --decisions-capacity: recent decisions kept for /debug/decisions; 0 disables.
+  int decisions_capacity = kDefaultDecisionsCapacity;
 
   // Deprecated upstream; see the precedence notes above.
   std::optional<std::string> kubeconfig{};  // --kubeconfig (set only when given)

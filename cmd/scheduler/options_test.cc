@@ -46,6 +46,18 @@ TEST(ParseSchedulerFlagsTest, LoadWatcherMaxResponseBytes) {
   EXPECT_FALSE(Parse({"--load-watcher-max-response-bytes=64Mi"}).ok());
 }
 
+TEST(ParseSchedulerFlagsTest, DecisionsCapacity) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions defaults, Parse({}));
+  EXPECT_EQ(defaults.decisions_capacity, 1000);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions off, Parse({"--decisions-capacity=0"}));
+  EXPECT_EQ(off.decisions_capacity, 0);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions some, Parse({"--decisions-capacity", "50"}));
+  EXPECT_EQ(some.decisions_capacity, 50);
+  EXPECT_FALSE(Parse({"--decisions-capacity=-1"}).ok());
+  EXPECT_FALSE(Parse({"--decisions-capacity=1000001"}).ok());
+  EXPECT_FALSE(Parse({"--decisions-capacity=many"}).ok());
+}
+
 TEST(ParseSchedulerFlagsTest, EqualsAndSpaceForms) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions o,
                                 Parse({"--config=/etc/c.yaml",

@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "cmd/trimaranctl/dashboard_command.h"
+#include "cmd/trimaranctl/explain_command.h"
 #include "cmd/trimaranctl/nodes_command.h"
 #include "common/clock.h"
 #include "common/logging.h"
@@ -445,6 +446,8 @@ std::string HelpText() {
       "  trimaranctl score [flags] FILE     explain where a pod would be scheduled, and why\n"
       "  trimaranctl nodes [flags]          nodes: requests, live usage and price (nodes --help)\n"
       "  trimaranctl dashboard [flags]      the same as a web page (dashboard --help)\n"
+      "  trimaranctl explain NAMESPACE/POD  the scheduler's real decision for a pod (explain "
+      "--help)\n"
       "  trimaranctl --version              print \"trimaranctl <version>\"\n"
       "  trimaranctl --help                 this text\n"
       "\n"
@@ -504,6 +507,9 @@ int RunTrimaranctl(const std::vector<std::string>& args, std::string& out, std::
   }
   if (args[0] == "nodes") {
     return nodes::RunNodesCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  }
+  if (args[0] == "explain") {
+    return RunExplainCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   }
   if (args[0] != "score") return usage_error(absl::StrCat("unknown command \"", args[0], "\""));
 

@@ -611,6 +611,14 @@ Status Framework::NormalizeScores(const CycleState& state, const kube::Pod& pod,
   return Status();
 }
 
+void Framework::AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const {
+  for (const ScoreEntry& entry : score_) {
+    if (const auto* notes = dynamic_cast<const FallbackNotes*>(entry.plugin); notes != nullptr) {
+      notes->AppendFallbackNotes(state, out);
+    }
+  }
+}
+
 Status Framework::ApplyWeights(size_t from, ScoreBuffers& out) const {
   // Range checks and weights of the plugins not fused into the scoring loop.
   const size_t num_nodes = out.totals.size();

@@ -52,6 +52,7 @@
 #include "common/stats/histogram.h"
 #include "kube/api/pod.h"
 #include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/fallback_notes.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/node_info.h"
@@ -89,6 +90,16 @@ class Framework final : public PluginsRunner {
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasScorePlugins() const { return !score_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+
+  // The Score plugins in the profile's order (the order of ScoreBuffers::per_plugin):
+  // name and effective weight (a configured 0 counts as 1).
+  size_t NumScorePlugins() const { return score_.size(); }
+  const std::string& ScorePluginName(size_t i) const { return score_[i].name; }
+  int64_t ScorePluginWeight(size_t i) const { return score_[i].weight; }
+  // Appends the notes of every Score plugin implementing FallbackNotes
+  // (framework/fallback_notes.h) for the cycle of `state`, in plugin order. Scheduling
+  // thread, after Score.
+  void AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const;
 
   // ---- Queue ----
   // The QueueSort plugin's Less, or nullptr when the profile has none.

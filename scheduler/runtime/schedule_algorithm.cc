@@ -147,6 +147,7 @@ ScheduleResult Cycle::Run() {
     result.status = std::move(s);
     return result;
   }
+  result.scored = true;
   if (details_ != nullptr) {
     details_->scored = algo_.feasible;
     details_->scores = algo_.scores;
@@ -161,6 +162,7 @@ ScheduleResult Cycle::Run() {
   const int host = SelectHost(algo_.scores.totals, framework_.config().exact_tie_break, random_,
                               options_.deterministic_tie_break);
   result.suggested_host = algo_.feasible[host]->name();
+  result.selected_index = host;
   return result;
 }
 

@@ -131,6 +131,13 @@ struct ScheduleResult {
   // Nodes Filter examined (feasible + rejected), and how many of them fit.
   int evaluated_nodes = 0;
   int feasible_nodes = 0;
+  // Whether this cycle scored the feasible nodes: SchedulingAlgorithmState::scores and
+  // ::feasible then hold their scores until the next cycle (not when one node fit, or
+  // the nominated node was taken, without scoring).
+  bool scored = false;
+  // When scored: the index of suggested_host in those scores (SelectHost's pick); -1
+  // otherwise.
+  int selected_index = -1;
   // Nodes in the snapshot (the N of "0/N nodes are available").
   int num_all_nodes = 0;
   // Filled when no node fits: per-node statuses and the rejecting plugins.

@@ -94,6 +94,11 @@ void AdminServer::SetDebugCacheHandler(DebugTextFn fn) {
   debug_cache_ = std::move(fn);
 }
 
+void AdminServer::SetDebugDecisionsHandler(http::RouteHandler fn) {
+  absl::MutexLock lock(&mu_);
+  debug_decisions_ = std::move(fn);
+}
+
 absl::Status AdminServer::AddRoutes() {
   for (HealthEndpoint endpoint : {kHealthz, kLivez, kReadyz}) {
     const std::string name(HealthEndpointName(endpoint));
@@ -152,6 +157,23 @@ absl::Status AdminServer::AddRoutes() {
            return;
          }
          res.body = fn(req);
+       }}));
+  TRIMARAN_RETURN_IF_ERROR(AddGuardedRoute(
+      {.path = "/debug/decisions",
+       .help = "recent scheduling decisions (JSON; ?pod=NAMESPACE/NAME, ?limit=N)",
+       .handler = [this](const http::ServerRequest& req, http::ServerResponse& res) {
+         http::RouteHandler fn;
+         {
+           absl::MutexLock lock(&mu_);
+           fn = debug_decisions_;
+         }
+         if (!fn) {
+           SetPlain(res);
+           res.status = 404;
+           res.body = "no decisions available\n";
+           return;
+         }
+         fn(req, res);
        }}));
   return absl::OkStatus();
 }

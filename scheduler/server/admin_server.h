@@ -16,6 +16,8 @@
 //   /configz                    {"componentconfig":<configz()>} as application/json
 //                               (kube-scheduler's configz layout); 500 when it fails.
 //   /debug/cache                the hook set by SetDebugCacheHandler (text); 404 unset.
+//   /debug/decisions            the hook set by SetDebugDecisionsHandler (the scheduler's
+//                               recent decisions as JSON, scheduler/decisions/); 404 unset.
 //
 // Health responses carry "Content-Type: text/plain; charset=utf-8" and
 // "X-Content-Type-Options: nosniff".
@@ -33,7 +35,7 @@
 // caller's decision (do not create the server).
 //
 // Lifecycle: Create (validates, loads TLS) -> Start -> Stop (idempotent; the destructor
-// stops). Thread-safety: Start/Stop from one owner thread; SetDebugCacheHandler, port()
+// stops). Thread-safety: Start/Stop from one owner thread; the Set* hooks, port()
 // and url() from any thread; the callbacks run concurrently on the HTTP worker threads
 // and must be thread-safe. Ownership: `registry` and `checks` are borrowed and must
 // outlive the server.
@@ -88,6 +90,9 @@ class AdminServer {
 
   // May be set (or replaced) at any time, also while serving.
   void SetDebugCacheHandler(DebugTextFn fn) ABSL_LOCKS_EXCLUDED(mu_);
+  // The /debug/decisions handler (it sets the status, content type and body). May be set
+  // at any time.
+  void SetDebugDecisionsHandler(http::RouteHandler fn) ABSL_LOCKS_EXCLUDED(mu_);
   // A line added to verbose /readyz output before the verdict, e.g. the daemon's
   // "leader-election: leading (lease kube-system/trimaran-scheduler)". Informational:
   // it never fails the check. May be set at any time.
@@ -114,6 +119,7 @@ class AdminServer {
   const RequestAuthorizer* const authorizer_;
   mutable absl::Mutex mu_;
   DebugTextFn debug_cache_ ABSL_GUARDED_BY(mu_);
+  http::RouteHandler debug_decisions_ ABSL_GUARDED_BY(mu_);
   std::function<std::string()> readyz_note_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -202,6 +202,23 @@ TEST_F(AdminServerTest, MetricsConfigzAndDebugCache) {
   EXPECT_EQ(cache.status_code, 200);
   EXPECT_EQ(cache.body, "nodes=3 q=x");
 
+  http::HttpResponse decisions = Get("/debug/decisions");
+  EXPECT_EQ(decisions.status_code, 404);
+  server_->SetDebugDecisionsHandler([](const http::ServerRequest& req, http::ServerResponse& res) {
+    if (req.Query("limit") == "x") {
+      res.status = 400;
+      res.body = "invalid limit\n";
+      return;
+    }
+    res.content_type = "application/json";
+    res.body = absl::StrCat("{\"pod\":\"", req.Query("pod"), "\"}");
+  });
+  decisions = Get("/debug/decisions?pod=ns/p");
+  EXPECT_EQ(decisions.status_code, 200);
+  EXPECT_EQ(decisions.headers.GetOr("Content-Type"), "application/json");
+  EXPECT_EQ(decisions.body, "{\"pod\":\"ns/p\"}");
+  EXPECT_EQ(Get("/debug/decisions?limit=x").status_code, 400);
+
   EXPECT_EQ(Get("/nope").status_code, 404);
 }
 
@@ -234,7 +251,8 @@ TEST_F(AdminServerTest, AuthorizerGuardsEveryRouteButItsOpenPaths) {
     return resp.ok() ? *resp : http::HttpResponse{};
   };
   EXPECT_EQ(get("/healthz", "").status_code, 200);
-  for (const char* path : {"/metrics", "/configz", "/readyz", "/debug/cache", "/livez/ping"}) {
+  for (const char* path :
+       {"/metrics", "/configz", "/readyz", "/debug/cache", "/debug/decisions", "/livez/ping"}) {
     SCOPED_TRACE(path);
     const http::HttpResponse refused = get(path, "");
     EXPECT_EQ(refused.status_code, 401);

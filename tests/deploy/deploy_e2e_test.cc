@@ -7,6 +7,8 @@
 #include <signal.h>
 
 #include <fstream>
+#include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -27,6 +29,7 @@
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 #include "kube/testing/wrappers.h"
+#include "scheduler/decisions/decision_json.h"
 #include "tests/deploy/manifests.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
@@ -516,6 +519,166 @@ profiles:
   const std::string log = (*sched)->LogTail(1 << 20);
   EXPECT_THAT(log, ::testing::Not(::testing::HasSubstr("TokenReview failed")));
   EXPECT_THAT(log, ::testing::Not(::testing::HasSubstr("SubjectAccessReview failed")));
+}
+
+// Live decisions (scheduler/decisions/): the real scheduler, holding only the shipped
+// ServiceAccount's rights, records its decisions; /debug/decisions answers 401 without a
+// token, 403 for users without the shipped trimaran-scheduler-decisions-viewer
+// ClusterRole (the metrics viewer included), 200 with it; and the real `trimaranctl
+// explain` binary names the node the API shows the pod bound to, with plugin scores.
+TEST_F(ShippedRbacTest, DecisionsEndpointAndExplainShowTheRealDecision) {
+  ASSERT_FALSE(scoped_kubeconfig_.empty());
+  kube::RestClient& admin = cluster_->client();
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const std::string dev_token,
+                                cp_->AddTokenUser("dev", "system:authenticated"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const std::string prom_token,
+                                cp_->AddTokenUser("prom", "system:authenticated"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const std::string nobody_token,
+                                cp_->AddTokenUser("nobody", "system:authenticated"));
+  RunResult bound_dev =
+      Kubectl({"create", "clusterrolebinding", "dev-decisions",
+               "--clusterrole=trimaran-scheduler-decisions-viewer", "--user=dev"});
+  ASSERT_EQ(bound_dev.exit_code, 0) << bound_dev.output;
+  RunResult bound_prom =
+      Kubectl({"create", "clusterrolebinding", "prom-metrics",
+               "--clusterrole=trimaran-scheduler-metrics-viewer", "--user=prom"});
+  ASSERT_EQ(bound_prom.exit_code, 0) << bound_prom.output;
+  const std::string dev_token_file = cp_->dir() + "/dev.token";
+  const std::string nobody_token_file = cp_->dir() + "/nobody.token";
+  TRIMARAN_ASSERT_OK(WriteFile(dev_token_file, dev_token + "\n"));
+  TRIMARAN_ASSERT_OK(WriteFile(nobody_token_file, nobody_token + "\n"));
+
+  TRIMARAN_ASSERT_OK(
+      cluster_->AddNodes(e2e::NumberedNames("node", 4), {.cpu = "4", .memory = "8Gi"}));
+  auto web = [](int i) {
+    return e2e::PodShape{.name = absl::StrCat("web-", i),
+                         .scheduler_name = "trimaran",
+                         .cpu = "500m",
+                         .memory = "256Mi"};
+  };
+  TRIMARAN_ASSERT_OK(cluster_->CreatePods(6, web, {.parallelism = 1}));
+  const std::string config = cp_->dir() + "/decisions.yaml";
+  TRIMARAN_ASSERT_OK(WriteFile(config, R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+profiles:
+  - schedulerName: trimaran
+    pluginConfig:
+      - name: NodeResourcesFit
+        args:
+          scoringStrategy:
+            type: MostAllocated
+)"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(const int port, e2e::PickFreePort());
+  auto sched = e2e::Subprocess::Start(
+      {TRIMARAN_SCHEDULER_BIN, "--config", config, "--kubeconfig", scoped_kubeconfig_,
+       "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", port),
+       "--cert-dir=" + cp_->dir() + "/decisions-certs", "--decisions-capacity=50", "--v=2"},
+      cp_->dir() + "/decisions.log");
+  ASSERT_TRUE(sched.ok()) << sched.status();
+  std::map<std::string, std::string> node_of;  // pod name -> spec.nodeName (the API's)
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (absl::Now() < deadline) {
+    auto pods = admin.ListPods("default", {});
+    ASSERT_TRUE(pods.ok()) << pods.status();
+    node_of.clear();
+    for (const kube::Pod& p : pods->items) {
+      if (!p.spec.node_name.empty()) node_of[p.metadata.name] = p.spec.node_name;
+    }
+    if (node_of.size() == 6) break;
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  ASSERT_EQ(node_of.size(), 6u) << (*sched)->LogTail();
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<http::CurlTransport> curl,
+      http::CurlTransport::Create({.tls = {.insecure_skip_verify = true}}));
+  auto get = [&](const std::string& path, const std::string& token) {
+    http::HttpRequest req{.url = absl::StrCat("https://127.0.0.1:", port, path),
+                          .timeout = absl::Seconds(5)};
+    if (!token.empty()) req.headers.Add("Authorization", "Bearer " + token);
+    absl::StatusOr<http::HttpResponse> r = curl->Send(req);
+    return r.ok() ? *r : http::HttpResponse{.status_code = -1, .body = r.status().ToString()};
+  };
+  EXPECT_EQ(get("/debug/decisions", "").status_code, 401);
+  const http::HttpResponse nobody = get("/debug/decisions", nobody_token);
+  EXPECT_EQ(nobody.status_code, 403) << nobody.body;
+  EXPECT_THAT(nobody.body,
+              ::testing::HasSubstr("User \"nobody\" cannot get path \"/debug/decisions\""));
+  EXPECT_EQ(get("/debug/decisions", prom_token).status_code, 403);  // metrics only
+  EXPECT_EQ(get("/debug/decisions?limit=x", dev_token).status_code, 400);
+
+  // The decisions, one Bound per pod, on the node the API shows.
+  bool all_recorded = false;
+  sched::decisions::DecisionList list;
+  for (int i = 0; i < 50 && !all_recorded; ++i) {
+    const http::HttpResponse dev = get("/debug/decisions", dev_token);
+    ASSERT_EQ(dev.status_code, 200) << dev.body;
+    EXPECT_EQ(dev.headers.GetOr("Content-Type"), "application/json");
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(list, sched::decisions::DecodeDecisions(dev.body));
+    all_recorded = list.decisions.size() >= 6;
+    if (!all_recorded) absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(all_recorded) << list.decisions.size();
+  EXPECT_EQ(list.capacity, 50u);
+  for (const sched::decisions::Decision& d : list.decisions) {
+    SCOPED_TRACE(d.pod);
+    ASSERT_EQ(d.result, sched::decisions::DecisionResult::kBound) << d.message;
+    EXPECT_EQ(d.profile, "trimaran");
+    EXPECT_EQ(d.node, node_of[d.pod.substr(std::string("default/").size())]);
+    ASSERT_FALSE(d.top.empty());
+    EXPECT_EQ(d.top[0].node, d.node);
+    EXPECT_EQ(d.evaluated_nodes, 4);
+  }
+  const http::HttpResponse one = get("/debug/decisions?pod=default/web-3&limit=1", dev_token);
+  ASSERT_EQ(one.status_code, 200) << one.body;
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(sched::decisions::DecisionList web3,
+                                sched::decisions::DecodeDecisions(one.body));
+  ASSERT_EQ(web3.decisions.size(), 1u);
+  EXPECT_EQ(web3.decisions[0].pod, "default/web-3");
+
+  // The real trimaranctl binary.
+  const std::string scheduler_url = absl::StrCat("https://127.0.0.1:", port);
+  auto explain = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        TRIMARANCTL_BIN,   "explain",     "default/web-3", "--kubeconfig",
+        admin_kubeconfig_, "--scheduler", scheduler_url,   "--insecure-skip-tls-verify"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    absl::StatusOr<RunResult> r = RunCommand(args, absl::Seconds(60));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : RunResult{};
+  };
+  const RunResult table = explain({"--token-file", dev_token_file});
+  EXPECT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_THAT(table.output, ::testing::HasSubstr("Pod:       default/web-3"));
+  EXPECT_THAT(table.output, ::testing::HasSubstr(absl::StrCat("Node now:  ", node_of["web-3"],
+                                                              " (agrees with the decision)")));
+  EXPECT_THAT(table.output, ::testing::HasSubstr(absl::StrCat("bound to ", node_of["web-3"])));
+  EXPECT_THAT(table.output, ::testing::HasSubstr("NodeResourcesFit"));
+  EXPECT_THAT(table.output, ::testing::HasSubstr("<- chosen"));
+  EXPECT_THAT(table.output, ::testing::HasSubstr("4 evaluated, 4 feasible"));
+  std::cout << "trimaranctl explain default/web-3:\n" << table.output;
+  const RunResult json = explain({"--token-file", dev_token_file, "-o", "json"});
+  EXPECT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_THAT(json.output, ::testing::HasSubstr("\"nodeNameAgrees\":true"));
+  const RunResult denied = explain({"--token-file", nobody_token_file});
+  EXPECT_EQ(denied.exit_code, 1) << denied.output;
+  EXPECT_THAT(denied.output, ::testing::HasSubstr("trimaran-scheduler-decisions-viewer"));
+  const RunResult missing = [&] {
+    absl::StatusOr<RunResult> r =
+        RunCommand({TRIMARANCTL_BIN, "explain", "default/nope", "--kubeconfig", admin_kubeconfig_,
+                    "--scheduler", scheduler_url, "--insecure-skip-tls-verify", "--token-file",
+                    dev_token_file},
+                   absl::Seconds(60));
+    return r.ok() ? *r : RunResult{};
+  }();
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.output, ::testing::HasSubstr("pod default/nope not found"));
+
+  (*sched)->Signal(SIGTERM);
+  auto code = (*sched)->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
 }
 
 }  // namespace

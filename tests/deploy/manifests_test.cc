@@ -344,6 +344,8 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       "Role/trimaran-leader-election: coordination.k8s.io|leases|update|trimaran-scheduler",
       // For the users of /metrics (bound by the operator to Prometheus, not shipped bound).
       "ClusterRole/trimaran-scheduler-metrics-viewer: nonResource|/metrics|get",
+      // For the users of /debug/decisions (trimaranctl explain; bound by the operator).
+      "ClusterRole/trimaran-scheduler-decisions-viewer: nonResource|/debug/decisions|get",
   };
   if (GetParam().metrics_server_rbac) {
     want.push_back("ClusterRole/trimaran-metrics-reader: metrics.k8s.io|nodes|list|*");
@@ -354,7 +356,8 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
   }
 
   // Every role is bound, only to the ServiceAccount, and every binding names a shipped
-  // role, except: the /metrics viewer role (for the operator to bind to Prometheus) and
+  // role, except: the /metrics and /debug/decisions viewer roles (for the operator to bind
+  // to Prometheus and to the users of trimaranctl explain) and
   // the built-in system:auth-delegator (TokenReviews and SubjectAccessReviews of the
   // secure port).
   std::set<std::string> roles, bound;
@@ -374,6 +377,7 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
     }
   }
   roles.erase("ClusterRole/trimaran-scheduler-metrics-viewer");
+  roles.erase("ClusterRole/trimaran-scheduler-decisions-viewer");  // for users, not bound
   roles.insert("ClusterRole/system:auth-delegator");
   EXPECT_EQ(roles, bound);
 }

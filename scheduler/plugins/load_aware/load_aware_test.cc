@@ -395,5 +395,36 @@ TEST(MetricsViewTest, PendingSumsAndBits) {
   EXPECT_EQ(PendingLoad(tracker, *view, a, "a", /*attached=*/true), PodLoad{});
 }
 
+TEST(PluginMetricsTest, FallbackNotesCountOnlyTheCycleSinceTheSnapshot) {
+  ::trimaran::testing::FakeClock clock;
+  stats::Registry registry;
+  TrimaranSpec spec;
+  PluginMetrics metrics(spec, nullptr, clock, stats::Scope(registry, "t_"), "P");
+  metrics.Report("old", MetricsState::kStale);  // an earlier cycle's
+  const FallbackCounts before = metrics.CountsNow();
+  metrics.Report("a", MetricsState::kStale);
+  metrics.Report("b", MetricsState::kStale);
+  metrics.Report("c", MetricsState::kNodeMissing);
+  metrics.Report("d", MetricsState::kOk);
+  std::vector<std::string> notes;
+  metrics.AppendFallbackNotes("P", before, notes);
+  EXPECT_EQ(notes, (std::vector<std::string>{
+                       "P: node missing from the metrics on 1 node(s), used requests",
+                       "P: metrics stale on 2 node(s), used requests"}));
+
+  TrimaranSpec min_score;
+  min_score.fallback = FallbackPolicy::kMinScore;
+  stats::Registry registry2;
+  PluginMetrics zero(min_score, nullptr, clock, stats::Scope(registry2, "t_"), "Q");
+  const FallbackCounts start = zero.CountsNow();
+  zero.Report("a", MetricsState::kNoMetrics);
+  notes.clear();
+  zero.AppendFallbackNotes("Q", start, notes);
+  EXPECT_EQ(notes, std::vector<std::string>{"Q: no metrics on 1 node(s), scored 0"});
+  notes.clear();
+  zero.AppendFallbackNotes("Q", zero.CountsNow(), notes);
+  EXPECT_TRUE(notes.empty());
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins::load_aware

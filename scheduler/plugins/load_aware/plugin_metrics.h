@@ -17,9 +17,12 @@
 // Thread-safety: safe for concurrent use. Ownership: borrows the Handle's clock and
 // client (they outlive the plugin).
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -39,6 +42,9 @@ struct CycleMetrics {
   std::shared_ptr<const MetricsView> view;
   MetricsState state = MetricsState::kNoMetrics;
 };
+
+// The fallback counters of one plugin instance, by MetricsState (kOk's is 0).
+using FallbackCounts = std::array<int64_t, kNumMetricsStates>;
 
 class PluginMetrics {
  public:
@@ -76,6 +82,15 @@ class PluginMetrics {
   void ReportCached(const std::string& node, MetricsState state, std::atomic<uint64_t>& cache) {
     reporter_.ReportCached(node, state, cache);
   }
+
+  // The fallbacks counted so far (PreScore keeps them, so that the decision record can
+  // tell the cycle's own: AppendFallbackNotes). Five relaxed atomic loads.
+  FallbackCounts CountsNow() const;
+  // One line per reason counted since `before` (the cycles of one plugin instance run one
+  // at a time, on the scheduling thread), e.g. "TargetLoadPacking: metrics stale on 12
+  // node(s), used requests" (fallback Requests) or "..., scored 0" (MinScore).
+  void AppendFallbackNotes(absl::string_view plugin, const FallbackCounts& before,
+                           std::vector<std::string>& out) const;
 
   const TrimaranSpec& spec() const { return spec_; }
   FallbackPolicy fallback() const { return spec_.fallback; }

@@ -24,6 +24,8 @@ struct LoadVariationRiskBalancing::CycleData final : public StateData {
   bool attached = false;  // PreScore attached metrics.view to the tracker
   CpuMem request;
   std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
+  // The plugin's fallback counters when PreScore ran (AppendFallbackNotes).
+  load_aware::FallbackCounts fallbacks_before{};
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
 
@@ -66,6 +68,7 @@ Status LoadVariationRiskBalancing::PreScore(CycleState& state, const kube::Pod& 
                                             std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
   data->metrics = metrics_->ForCycle();
+  data->fallbacks_before = metrics_->CountsNow();
   data->request = load_aware::PodRequests(pod);
   if (data->metrics.view != nullptr) {
     // Once per new view: prune what its window covers and link the pending sums.
@@ -186,6 +189,13 @@ Status LoadVariationRiskBalancing::Reserve(CycleState& state, const kube::Pod& p
 void LoadVariationRiskBalancing::Unreserve(CycleState& /*state*/, const kube::Pod& pod,
                                            absl::string_view /*node_name*/) {
   tracker_.Forget(pod);
+}
+
+void LoadVariationRiskBalancing::AppendFallbackNotes(const CycleState& state,
+                                                     std::vector<std::string>& out) const {
+  auto read = state.Read<CycleData>(kStateKey);
+  if (!read.ok()) return;  // no PreScore ran: nothing to compare with
+  metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);
 }
 
 }  // namespace trimaran::sched::plugins

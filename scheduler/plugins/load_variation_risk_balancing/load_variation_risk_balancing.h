@@ -31,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "scheduler/framework/fallback_notes.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/pod_deletion_listener.h"
@@ -47,8 +48,11 @@ namespace trimaran::sched::plugins {
 class LoadVariationRiskBalancing final : public PreScorePlugin,
                                          public ScorePlugin,
                                          public ReservePlugin,
-                                         public PodDeletionListener {
+                                         public PodDeletionListener,
+                                         public FallbackNotes {
  public:
+  // FallbackNotes: the fallbacks of the cycle's Score (counted since its PreScore).
+  void AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const override;
   static constexpr absl::string_view kName = "LoadVariationRiskBalancing";
   static constexpr absl::string_view kStateKey = "LoadVariationRiskBalancing.Cycle";
 

@@ -22,6 +22,8 @@ struct LowRiskOverCommitment::CycleData final : public StateData {
   CpuMem request;
   CpuMem limit;
   std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
+  // The plugin's fallback counters when PreScore ran (AppendFallbackNotes).
+  load_aware::FallbackCounts fallbacks_before{};
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
 
@@ -47,6 +49,7 @@ Status LowRiskOverCommitment::PreScore(CycleState& state, const kube::Pod& pod,
                                        std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
   data->metrics = metrics_->ForCycle();
+  data->fallbacks_before = metrics_->CountsNow();
   data->request = load_aware::PodRequests(pod);
   data->limit = load_aware::PodLimits(pod);
   load_aware::SetMaxLimits(data->request, data->limit);
@@ -175,6 +178,13 @@ ScoreResult LowRiskOverCommitment::ScoreRecord(const CycleData& data,
   const double rank = 1 - std::max(risk_cpu, risk_mem);
   const double exact = 100 * rank;
   return ScoreResult::Of(static_cast<int64_t>(std::round(exact)), exact);
+}
+
+void LowRiskOverCommitment::AppendFallbackNotes(const CycleState& state,
+                                                std::vector<std::string>& out) const {
+  auto read = state.Read<CycleData>(kStateKey);
+  if (!read.ok()) return;  // no PreScore ran: nothing to compare with
+  metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);
 }
 
 }  // namespace trimaran::sched::plugins

@@ -38,6 +38,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "scheduler/framework/fallback_notes.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
@@ -49,8 +50,12 @@
 
 namespace trimaran::sched::plugins {
 
-class LowRiskOverCommitment final : public PreScorePlugin, public ScorePlugin {
+class LowRiskOverCommitment final : public PreScorePlugin,
+                                    public ScorePlugin,
+                                    public FallbackNotes {
  public:
+  // FallbackNotes: the fallbacks of the cycle's Score (counted since its PreScore).
+  void AppendFallbackNotes(const CycleState& state, std::vector<std::string>& out) const override;
   static constexpr absl::string_view kName = "LowRiskOverCommitment";
   static constexpr absl::string_view kStateKey = "LowRiskOverCommitment.PodResources";
   static constexpr double kMaxVarianceAllowance = 0.99;

@@ -68,6 +68,8 @@ struct TargetLoadPacking::CycleData final : public StateData {
   bool attached = false;  // PreScore attached metrics.view to the tracker
   PodLoad prediction;
   std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
+  // The plugin's fallback counters when PreScore ran (AppendFallbackNotes).
+  load_aware::FallbackCounts fallbacks_before{};
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
 
@@ -163,6 +165,7 @@ Status TargetLoadPacking::PreScore(CycleState& state, const kube::Pod& pod,
                                    std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
   data->metrics = metrics_->ForCycle();
+  data->fallbacks_before = metrics_->CountsNow();
   data->prediction = Predict(pod);
   if (data->metrics.view != nullptr) {
     // Once per new view: prune what its window covers and link the pending sums.
@@ -387,6 +390,13 @@ Status TargetLoadPacking::Reserve(CycleState& state, const kube::Pod& pod,
 void TargetLoadPacking::Unreserve(CycleState& /*state*/, const kube::Pod& pod,
                                   absl::string_view /*node_name*/) {
   tracker_.Forget(pod);
+}
+
+void TargetLoadPacking::AppendFallbackNotes(const CycleState& state,
+                                            std::vector<std::string>& out) const {
+  auto read = state.Read<CycleData>(kStateKey);
+  if (!read.ok()) return;  // no PreScore ran: nothing to compare with
+  metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);
 }
 
 }  // namespace trimaran::sched::plugins

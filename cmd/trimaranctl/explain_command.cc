@@ -1,0 +1,323 @@
+#include "cmd/trimaranctl/explain_command.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "cmd/trimaranctl/explain_format.h"
+#include "common/clock.h"
+#include "common/http/curl_transport.h"
+#include "common/logging.h"
+#include "kube/credentials.h"
+#include "kube/rest_client.h"
+#include "kube/rest_config.h"
+#include "scheduler/decisions/decision_json.h"
+
+namespace trimaran::cmd::trimaranctl {
+namespace {
+
+using sched::decisions::DecisionList;
+
+// "ns/name" percent-encoded for a query value.
+std::string QueryEscape(absl::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+        c == '~') {
+      out += c;
+    } else {
+      absl::StrAppend(&out, absl::StrFormat("%%%02X", static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
+}
+
+// GET /debug/decisions[?pod=...]: the decoded answer, or the failure as one message.
+absl::StatusOr<DecisionList> FetchDecisions(const ExplainFlags& flags,
+                                            http::HttpTransport& transport,
+                                            const std::string& token, absl::string_view pod) {
+  std::string base = flags.scheduler;
+  while (absl::EndsWith(base, "/")) base.pop_back();
+  http::HttpRequest req;
+  req.url = absl::StrCat(base, "/debug/decisions");
+  if (!pod.empty()) absl::StrAppend(&req.url, "?pod=", QueryEscape(pod));
+  req.timeout = absl::Seconds(15);
+  req.connect_timeout = absl::Seconds(5);
+  req.max_body_bytes = 64 << 20;
+  req.headers.Add("Accept", "application/json");
+  if (!token.empty()) req.headers.Add("Authorization", absl::StrCat("Bearer ", token));
+  http::TlsOptions tls;
+  tls.ca_file = flags.scheduler_ca_file;
+  tls.insecure_skip_verify = flags.insecure_skip_tls_verify;
+  req.tls = tls;
+  absl::StatusOr<http::HttpResponse> res = transport.Send(req);
+  if (!res.ok()) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot reach the scheduler at ", base, ": ", res.status().message(),
+        " (is it running? `kubectl -n trimaran port-forward deploy/trimaran-scheduler "
+        "10259` makes the default --scheduler work; a self-signed serving certificate needs "
+        "--scheduler-ca-file or --insecure-skip-tls-verify)"));
+  }
+  const std::string body(absl::StripAsciiWhitespace(res->body));
+  if (res->status_code == 401) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "the scheduler at ", base, " did not accept the credentials (401 ", body,
+        "): give a valid bearer token with --token-file, or use a kubeconfig user with a "
+        "token or exec plugin"));
+  }
+  if (res->status_code == 403) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the scheduler at ", base, " refused access to /debug/decisions (403 ", body,
+        "): bind the ClusterRole ", kDecisionsViewerRole,
+        " to your user, e.g. `kubectl create clusterrolebinding my-decisions --clusterrole=",
+        kDecisionsViewerRole, " --user=$USER`"));
+  }
+  if (res->status_code == 404) {
+    return absl::NotFoundError(absl::StrCat("the scheduler at ", base,
+                                            " does not serve /debug/decisions (404): is it a "
+                                            "trimaran-scheduler with decision recording?"));
+  }
+  if (res->status_code != 200) {
+    return absl::UnavailableError(
+        absl::StrCat("the scheduler at ", base, " answered ", res->status_code, ": ", body));
+  }
+  absl::StatusOr<DecisionList> list = sched::decisions::DecodeDecisions(res->body);
+  if (!list.ok()) {
+    return absl::InternalError(
+        absl::StrCat("the scheduler's /debug/decisions answer does not "
+                     "decode: ",
+                     list.status().message()));
+  }
+  return list;
+}
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::string ExplainHelpText() {
+  return R"(Show the real scheduling decision for a pod that trimaran-scheduler scheduled: where it
+was bound, the best nodes with each Score plugin's weighted score, the load-aware
+fallbacks used, how many nodes were evaluated and fit, and when. The scheduler keeps its
+last decisions in a ring (--decisions-capacity, default 1000) and serves them on its
+secure port at /debug/decisions.
+
+Usage:
+  trimaranctl explain NAMESPACE/POD [flags]
+
+Flags:
+  -o, --output string               table (default) or json
+      --scheduler string            the scheduler's secure port (default "https://127.0.0.1:10259";
+                                    kubectl -n trimaran port-forward deploy/trimaran-scheduler 10259)
+      --token-file string           bearer token for the scheduler (default: the kubeconfig's
+                                    token or exec credential)
+      --scheduler-ca-file string    CA that signed the scheduler's serving certificate
+      --insecure-skip-tls-verify    do not verify the scheduler's certificate
+      --kubeconfig string           kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)
+      --context string              kubeconfig context
+  -v, --v int                       log verbosity
+  -h, --help                        this help
+
+Access: the token's user needs the ClusterRole trimaran-scheduler-decisions-viewer (GET on
+the nonResourceURL /debug/decisions) and get on the pod.
+)";
+}
+
+absl::StatusOr<ExplainFlags> ParseExplainFlags(const std::vector<std::string>& args) {
+  ExplainFlags f;
+  std::vector<std::string> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      f.help = true;
+      return f;
+    }
+    if (arg == "--insecure-skip-tls-verify" || arg == "--insecure-skip-tls-verify=true") {
+      f.insecure_skip_tls_verify = true;
+      continue;
+    }
+    if (arg == "--insecure-skip-tls-verify=false") continue;
+    std::string flag;
+    std::string value;
+    bool has_value = false;
+    for (const char* name : {"--output", "-o", "--scheduler", "--token-file", "--scheduler-ca-file",
+                             "--kubeconfig", "--context", "--v", "-v"}) {
+      const std::string n(name);
+      if (arg == n) {
+        if (i + 1 >= args.size())
+          return absl::InvalidArgumentError(absl::StrCat(n, ": needs a value"));
+        flag = n;
+        value = args[++i];
+        has_value = true;
+      } else if (absl::StartsWith(arg, n + "=")) {
+        flag = n;
+        value = arg.substr(n.size() + 1);
+        has_value = true;
+      }
+      if (has_value) break;
+    }
+    if (!has_value && absl::StartsWith(arg, "-o") && arg.size() > 2 && arg[2] != '-') {
+      flag = "-o";
+      value = arg.substr(2);
+      has_value = true;
+    }
+    if (!has_value) {
+      if (absl::StartsWith(arg, "-")) {
+        return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", arg, "\""));
+      }
+      positional.push_back(arg);
+      continue;
+    }
+    if (flag == "--output" || flag == "-o") {
+      if (value != "table" && value != "json") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--output: must be table or json, got \"", value, "\""));
+      }
+      f.output = value;
+    } else if (flag == "--scheduler") {
+      if (!absl::StartsWith(value, "https://") && !absl::StartsWith(value, "http://")) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--scheduler: want https://HOST:PORT, got \"", value, "\""));
+      }
+      f.scheduler = value;
+    } else if (flag == "--token-file") {
+      f.token_file = value;
+    } else if (flag == "--scheduler-ca-file") {
+      f.scheduler_ca_file = value;
+    } else if (flag == "--kubeconfig") {
+      f.kubeconfig = value;
+    } else if (flag == "--context") {
+      f.context = value;
+    } else if (!absl::SimpleAtoi(value, &f.verbosity) || f.verbosity < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--v: must be a non-negative integer, got \"", value, "\""));
+    }
+  }
+  if (positional.size() != 1) {
+    return absl::InvalidArgumentError(
+        positional.empty() ? "needs the pod as NAMESPACE/POD"
+                           : absl::StrCat("takes one pod, got ", positional.size(), " arguments"));
+  }
+  std::vector<std::string> parts = absl::StrSplit(positional[0], '/');
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the pod must be NAMESPACE/POD, got \"", positional[0], "\""));
+  }
+  f.pod_namespace = parts[0];
+  f.pod_name = parts[1];
+  return f;
+}
+
+int RunExplain(const ExplainFlags& flags, kube::Client& client, http::HttpTransport& transport,
+               const std::string& token, std::string& out, std::string& err) {
+  const std::string key = absl::StrCat(flags.pod_namespace, "/", flags.pod_name);
+  auto fail = [&](absl::string_view message) {
+    absl::StrAppend(&err, "trimaranctl explain: error: ", message, "\n");
+    return 1;
+  };
+  absl::StatusOr<kube::Pod> pod = client.GetPod(flags.pod_namespace, flags.pod_name);
+  if (!pod.ok()) {
+    if (pod.status().code() == absl::StatusCode::kNotFound) {
+      return fail(absl::StrCat("pod ", key, " not found"));
+    }
+    return fail(absl::StrCat("reading pod ", key, ": ", pod.status().message()));
+  }
+  absl::StatusOr<DecisionList> list = FetchDecisions(flags, transport, token, key);
+  if (!list.ok()) return fail(list.status().message());
+  if (list->capacity == 0) {
+    return fail(
+        "the scheduler records no decisions (--decisions-capacity=0): start it with a "
+        "positive --decisions-capacity");
+  }
+  if (list->decisions.empty()) {
+    // Another scheduler's pod, or a decision the ring no longer holds? The ring's
+    // profiles say which schedulerNames trimaran has been deciding for.
+    std::set<std::string> profiles;
+    if (absl::StatusOr<DecisionList> all = FetchDecisions(flags, transport, token, ""); all.ok()) {
+      for (const auto& d : all->decisions) profiles.insert(d.profile);
+    }
+    const std::string& scheduler_name = pod->spec.scheduler_name;
+    if (!profiles.empty() && !profiles.contains(scheduler_name)) {
+      return fail(absl::StrCat(
+          "pod ", key, " is not scheduled by trimaran: its schedulerName is \"", scheduler_name,
+          "\", and the scheduler's recent decisions are for profile(s) ",
+          absl::StrJoin(profiles, ", ")));
+    }
+    return fail(absl::StrCat(
+        "no decision for pod ", key, " in the scheduler's ring (it keeps the last ", list->capacity,
+        " decisions): ",
+        pod->spec.node_name.empty()
+            ? "the pod has not been attempted yet, or its decision was replaced by newer ones"
+            : absl::StrCat("the pod (on ", pod->spec.node_name, ") was scheduled more than ",
+                           list->capacity,
+                           " decisions ago, by another scheduler replica, or by another "
+                           "scheduler")));
+  }
+  out += flags.output == "json" ? FormatExplainJson(*pod, *list) : FormatExplainTable(*pod, *list);
+  return 0;
+}
+
+int RunExplainCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  absl::StatusOr<ExplainFlags> flags = ParseExplainFlags(args);
+  if (!flags.ok()) {
+    absl::StrAppend(&err, "trimaranctl explain: error: ", flags.status().message(),
+                    "\nRun 'trimaranctl explain --help' for usage.\n");
+    return 1;
+  }
+  if (flags->help) {
+    out += ExplainHelpText();
+    return 0;
+  }
+  auto fail = [&](const absl::Status& s) {
+    absl::StrAppend(&err, "trimaranctl explain: error: ", s.message(), "\n");
+    return 1;
+  };
+  if (flags->verbosity >= 0) {
+    SetVerbosity(flags->verbosity);
+  } else {
+    for (int c = 0; c < kNumComponents; ++c) {
+      SetComponentLevel(ComponentName(static_cast<Component>(c)), "off").IgnoreError();
+    }
+  }
+  kube::LoadOptions load;
+  load.kubeconfig_path = flags->kubeconfig;
+  load.context = flags->context;
+  absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
+  if (!rest.ok()) return fail(rest.status());
+  rest->user_agent = "trimaranctl";
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
+      kube::RestClient::Create(*rest, RealClock::Get());
+  if (!client.ok()) return fail(client.status());
+  std::string token;
+  if (!flags->token_file.empty()) {
+    token = std::string(absl::StripAsciiWhitespace(ReadFileOrEmpty(flags->token_file)));
+    if (token.empty()) {
+      return fail(absl::InvalidArgumentError(
+          absl::StrCat("--token-file ", flags->token_file, ": empty or unreadable")));
+    }
+  } else {
+    absl::StatusOr<kube::CredentialSourcePtr> creds =
+        kube::MakeCredentialSource(*rest, RealClock::Get());
+    if (creds.ok() && *creds != nullptr) {
+      absl::StatusOr<kube::Credentials> c = (*creds)->Get();
+      if (c.ok()) token = c->bearer_token;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<http::CurlTransport>> transport = http::CurlTransport::Create();
+  if (!transport.ok()) return fail(transport.status());
+  return RunExplain(*flags, **client, **transport, token, out, err);
+}
+
+}  // namespace trimaran::cmd::trimaranctl

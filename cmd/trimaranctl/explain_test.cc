@@ -1,0 +1,225 @@
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cmd/trimaranctl/explain_command.h"
+#include "cmd/trimaranctl/explain_format.h"
+#include "common/http/testing/fake_transport.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/testing/fake_client.h"
+#include "kube/testing/wrappers.h"
+#include "scheduler/decisions/decision_json.h"
+
+namespace trimaran::cmd::trimaranctl {
+namespace {
+
+using sched::decisions::Decision;
+using sched::decisions::DecisionList;
+using sched::decisions::DecisionResult;
+using sched::decisions::TopNode;
+using ::testing::HasSubstr;
+using ::trimaran::kube::testing::MakePod;
+
+std::string TestData(const std::string& name) {
+  return absl::StrCat(TRIMARANCTL_TESTDATA, "/", name);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Compares with a golden file; TRIMARANCTL_UPDATE_GOLDEN=1 rewrites it instead.
+void ExpectGolden(const std::string& actual, const std::string& golden_name) {
+  const std::string path = TestData(golden_name);
+  if (std::getenv("TRIMARANCTL_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path, std::ios::binary) << actual;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  EXPECT_EQ(actual, ReadFile(path)) << "golden " << path;
+}
+
+kube::Pod WebPod(const std::string& node) {
+  return MakePod().Name("web-1").Namespace("default").UID("uid-web-1").NodeName(node).Obj();
+}
+
+// The newest attempt bound the pod; an earlier one found no room.
+DecisionList TwoAttempts() {
+  Decision bound;
+  bound.time = absl::FromUnixMillis(1795726800123);
+  bound.pod = "default/web-1";
+  bound.uid = "uid-web-1";
+  bound.profile = "trimaran";
+  bound.result = DecisionResult::kBound;
+  bound.node = "node-7";
+  bound.evaluated_nodes = 20;
+  bound.feasible_nodes = 12;
+  bound.fallbacks = {"TargetLoadPacking: metrics stale on 2 node(s), used requests"};
+  bound.top = {
+      TopNode{"node-7",
+              285,
+              {{"TargetLoadPacking", 97}, {"NodeResourcesFit", 88}, {"TaintToleration", 100}}},
+      TopNode{"node-3",
+              270,
+              {{"TargetLoadPacking", 90}, {"NodeResourcesFit", 80}, {"TaintToleration", 100}}},
+      TopNode{"node-12",
+              201,
+              {{"TargetLoadPacking", 61}, {"NodeResourcesFit", 40}, {"TaintToleration", 100}}}};
+  Decision failed;
+  failed.time = absl::FromUnixMillis(1795726790000);
+  failed.pod = "default/web-1";
+  failed.uid = "uid-web-1";
+  failed.profile = "trimaran";
+  failed.result = DecisionResult::kUnschedulable;
+  failed.evaluated_nodes = 20;
+  failed.message = "0/20 nodes are available: 20 Insufficient cpu.";
+  return DecisionList{1000, {bound, failed}};
+}
+
+TEST(ExplainFormatTest, GoldenTable) {
+  ExpectGolden(FormatExplainTable(WebPod("node-7"), TwoAttempts()), "explain.table.golden");
+}
+
+TEST(ExplainFormatTest, GoldenJson) {
+  ExpectGolden(FormatExplainJson(WebPod("node-7"), TwoAttempts()), "explain.json.golden");
+}
+
+TEST(ExplainFormatTest, SaysWhenTheNodeNameDiffers) {
+  const std::string table = FormatExplainTable(WebPod("node-9"), TwoAttempts());
+  EXPECT_THAT(table, HasSubstr("Node now:  node-9 (DIFFERS from the decision's node-7)"));
+  EXPECT_THAT(FormatExplainJson(WebPod("node-9"), TwoAttempts()),
+              HasSubstr("\"nodeNameAgrees\":false"));
+}
+
+TEST(ExplainFormatTest, OnlyFeasibleNodeIsNotScored) {
+  Decision d;
+  d.pod = "default/web-1";
+  d.result = DecisionResult::kBound;
+  d.node = "node-1";
+  d.evaluated_nodes = 3;
+  d.feasible_nodes = 1;
+  d.top = {TopNode{"node-1", 0, {}}};
+  EXPECT_THAT(FormatExplainTable(WebPod("node-1"), DecisionList{10, {d}}),
+              HasSubstr("Not scored: node-1 was the only node that fits."));
+}
+
+TEST(ExplainFlagsTest, ParsesAndRejects) {
+  absl::StatusOr<ExplainFlags> f =
+      ParseExplainFlags({"ns/p", "-o", "json", "--scheduler=https://h:1", "--token-file", "t",
+                         "--scheduler-ca-file=ca", "--insecure-skip-tls-verify"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->pod_namespace, "ns");
+  EXPECT_EQ(f->pod_name, "p");
+  EXPECT_EQ(f->output, "json");
+  EXPECT_EQ(f->scheduler, "https://h:1");
+  EXPECT_EQ(f->token_file, "t");
+  EXPECT_EQ(f->scheduler_ca_file, "ca");
+  EXPECT_TRUE(f->insecure_skip_tls_verify);
+  EXPECT_EQ(ParseExplainFlags({"ns/p"})->scheduler, kDefaultSchedulerAddress);
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{},
+                                             {"p"},
+                                             {"ns/p", "x/y"},
+                                             {"ns/p", "-o", "yaml"},
+                                             {"ns/p", "--scheduler", "h:1"},
+                                             {"ns/p", "--bogus"}}) {
+    EXPECT_FALSE(ParseExplainFlags(bad).ok()) << absl::StrJoin(bad, " ");
+  }
+}
+
+class ExplainCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(client_.CreatePod(WebPod("node-7")).ok());
+    flags_ = *ParseExplainFlags({"default/web-1", "--scheduler", "https://sched:10259"});
+  }
+  int Run() { return RunExplain(flags_, client_, transport_, "tok", out_, err_); }
+
+  kube::testing::FakeClient client_;
+  http::testing::FakeTransport transport_;
+  ExplainFlags flags_;
+  std::string out_;
+  std::string err_;
+};
+
+TEST_F(ExplainCommandTest, PrintsTheDecisionAndSendsTheToken) {
+  std::vector<std::shared_ptr<const Decision>> shared;
+  for (const Decision& d : TwoAttempts().decisions) {
+    shared.push_back(std::make_shared<const Decision>(d));
+  }
+  transport_.AddResponse("GET", "https://sched:10259/debug/decisions?pod=default%2Fweb-1", 200,
+                         sched::decisions::EncodeDecisions(1000, shared));
+  ASSERT_EQ(Run(), 0) << err_;
+  EXPECT_EQ(out_, FormatExplainTable(WebPod("node-7"), TwoAttempts()));
+  const auto requests = transport_.Requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].headers.GetOr("Authorization"), "Bearer tok");
+}
+
+TEST_F(ExplainCommandTest, ClearErrors) {
+  struct Case {
+    std::string name;
+    std::function<void(http::testing::FakeTransport&)> script;
+    std::string want;
+  } cases[] = {
+      {"unreachable",
+       [](auto& t) { t.AddError("GET", "https://sched", absl::UnavailableError("refused")); },
+       "cannot reach the scheduler at https://sched:10259: refused"},
+      {"401", [](auto& t) { t.AddResponse("GET", "https://sched", 401, "Unauthorized"); },
+       "did not accept the credentials (401 Unauthorized): give a valid bearer token with "
+       "--token-file"},
+      {"403", [](auto& t) { t.AddResponse("GET", "https://sched", 403, "forbidden"); },
+       "bind the ClusterRole trimaran-scheduler-decisions-viewer"},
+      {"disabled",
+       [](auto& t) {
+         t.AddResponse("GET", "https://sched", 200, R"({"capacity":0,"decisions":[]})");
+       },
+       "records no decisions (--decisions-capacity=0)"},
+      {"not trimaran's",
+       [](auto& t) {
+         t.AddResponse("GET", "https://sched:10259/debug/decisions?pod=", 200,
+                       R"({"capacity":1000,"decisions":[]})");
+         t.AddResponse(
+             "GET", "https://sched:10259/debug/decisions", 200,
+             R"({"capacity":1000,"decisions":[{"result":"Bound","profile":"trimaran"}]})");
+       },
+       "is not scheduled by trimaran: its schedulerName is \"default-scheduler\""},
+      {"out of the ring",
+       [](auto& t) {
+         t.AddResponse("GET", "https://sched:10259/debug/decisions?pod=", 200,
+                       R"({"capacity":1000,"decisions":[]})");
+         t.AddResponse(
+             "GET", "https://sched:10259/debug/decisions", 200,
+             R"({"capacity":1000,"decisions":[{"result":"Bound","profile":"default-scheduler"}]})");
+       },
+       "no decision for pod default/web-1 in the scheduler's ring (it keeps the last 1000 "
+       "decisions)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    http::testing::FakeTransport fresh;
+    c.script(fresh);
+    out_.clear();
+    err_.clear();
+    EXPECT_EQ(RunExplain(flags_, client_, fresh, "tok", out_, err_), 1);
+    EXPECT_THAT(err_, HasSubstr(c.want));
+    EXPECT_EQ(out_, "");
+  }
+}
+
+TEST_F(ExplainCommandTest, PodNotFound) {
+  flags_.pod_name = "missing";
+  EXPECT_EQ(Run(), 1);
+  EXPECT_THAT(err_, HasSubstr("pod default/missing not found"));
+  EXPECT_TRUE(transport_.Requests().empty());
+}
+
+}  // namespace
+}  // namespace trimaran::cmd::trimaranctl

@@ -1,0 +1,191 @@
+#include "scheduler/decisions/decision_json.h"
+
+#include "absl/strings/str_cat.h"
+#include "rapidjson/document.h"
+#include "rapidjson/error/en.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+
+namespace trimaran::sched::decisions {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void Str(Writer& w, absl::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void WriteDecision(Writer& w, const Decision& d) {
+  w.StartObject();
+  w.Key("time");
+  Str(w, FormatDecisionTime(d.time));
+  w.Key("pod");
+  Str(w, d.pod);
+  w.Key("uid");
+  Str(w, d.uid);
+  w.Key("profile");
+  Str(w, d.profile);
+  w.Key("result");
+  Str(w, DecisionResultName(d.result));
+  w.Key("node");
+  Str(w, d.node);
+  w.Key("evaluatedNodes");
+  w.Int(d.evaluated_nodes);
+  w.Key("feasibleNodes");
+  w.Int(d.feasible_nodes);
+  w.Key("fallbacks");
+  w.StartArray();
+  for (const std::string& f : d.fallbacks) Str(w, f);
+  w.EndArray();
+  w.Key("message");
+  Str(w, d.message);
+  w.Key("top");
+  w.StartArray();
+  for (const TopNode& t : d.top) {
+    w.StartObject();
+    w.Key("node");
+    Str(w, t.node);
+    w.Key("total");
+    w.Int64(t.total);
+    w.Key("scores");
+    w.StartObject();
+    for (const auto& [plugin, score] : t.scores) {
+      w.Key(plugin.data(), static_cast<rapidjson::SizeType>(plugin.size()));
+      w.Int64(score);
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+absl::Status Bad(absl::string_view path, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
+}
+
+absl::Status ReadString(const rapidjson::Value& obj, const char* key, absl::string_view path,
+                        std::string* out) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd()) return absl::OkStatus();
+  if (!it->value.IsString()) return Bad(absl::StrCat(path, ".", key), "must be a string");
+  out->assign(it->value.GetString(), it->value.GetStringLength());
+  return absl::OkStatus();
+}
+
+absl::Status ReadInt(const rapidjson::Value& obj, const char* key, absl::string_view path,
+                     int64_t* out) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd()) return absl::OkStatus();
+  if (!it->value.IsInt64()) return Bad(absl::StrCat(path, ".", key), "must be an integer");
+  *out = it->value.GetInt64();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Decision> ReadDecision(const rapidjson::Value& v, const std::string& path) {
+  if (!v.IsObject()) return Bad(path, "must be an object");
+  Decision d;
+  std::string text;
+  if (absl::Status s = ReadString(v, "time", path, &text); !s.ok()) return s;
+  if (!text.empty()) {
+    std::string err;
+    if (!absl::ParseTime("%Y-%m-%d%ET%H:%M:%E*SZ", text, absl::UTCTimeZone(), &d.time, &err)) {
+      return Bad(absl::StrCat(path, ".time"), absl::StrCat("not a UTC time: \"", text, "\""));
+    }
+  }
+  for (auto [key, field] :
+       {std::pair{"pod", &d.pod}, std::pair{"uid", &d.uid}, std::pair{"profile", &d.profile},
+        std::pair{"node", &d.node}, std::pair{"message", &d.message}}) {
+    if (absl::Status s = ReadString(v, key, path, field); !s.ok()) return s;
+  }
+  text.clear();
+  if (absl::Status s = ReadString(v, "result", path, &text); !s.ok()) return s;
+  if (!ParseDecisionResult(text, &d.result)) {
+    return Bad(absl::StrCat(path, ".result"), absl::StrCat("unknown result \"", text, "\""));
+  }
+  int64_t n = 0;
+  if (absl::Status s = ReadInt(v, "evaluatedNodes", path, &n); !s.ok()) return s;
+  d.evaluated_nodes = static_cast<int>(n);
+  n = 0;
+  if (absl::Status s = ReadInt(v, "feasibleNodes", path, &n); !s.ok()) return s;
+  d.feasible_nodes = static_cast<int>(n);
+  if (auto it = v.FindMember("fallbacks"); it != v.MemberEnd()) {
+    if (!it->value.IsArray()) return Bad(absl::StrCat(path, ".fallbacks"), "must be an array");
+    for (rapidjson::SizeType i = 0; i < it->value.Size(); ++i) {
+      const rapidjson::Value& f = it->value[i];
+      if (!f.IsString()) return Bad(absl::StrCat(path, ".fallbacks[", i, "]"), "must be a string");
+      d.fallbacks.emplace_back(f.GetString(), f.GetStringLength());
+    }
+  }
+  if (auto it = v.FindMember("top"); it != v.MemberEnd()) {
+    if (!it->value.IsArray()) return Bad(absl::StrCat(path, ".top"), "must be an array");
+    for (rapidjson::SizeType i = 0; i < it->value.Size(); ++i) {
+      const std::string tpath = absl::StrCat(path, ".top[", i, "]");
+      const rapidjson::Value& t = it->value[i];
+      if (!t.IsObject()) return Bad(tpath, "must be an object");
+      TopNode top;
+      if (absl::Status s = ReadString(t, "node", tpath, &top.node); !s.ok()) return s;
+      if (absl::Status s = ReadInt(t, "total", tpath, &top.total); !s.ok()) return s;
+      if (auto sc = t.FindMember("scores"); sc != t.MemberEnd()) {
+        if (!sc->value.IsObject()) return Bad(absl::StrCat(tpath, ".scores"), "must be an object");
+        for (auto m = sc->value.MemberBegin(); m != sc->value.MemberEnd(); ++m) {
+          const std::string name(m->name.GetString(), m->name.GetStringLength());
+          if (!m->value.IsInt64()) {
+            return Bad(absl::StrCat(tpath, ".scores.", name), "must be an integer");
+          }
+          top.scores.emplace_back(name, m->value.GetInt64());
+        }
+      }
+      d.top.push_back(std::move(top));
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+std::string FormatDecisionTime(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%d%ET%H:%M:%E3SZ", t, absl::UTCTimeZone());
+}
+
+std::string EncodeDecisions(size_t capacity,
+                            const std::vector<std::shared_ptr<const Decision>>& decisions) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  w.Key("capacity");
+  w.Uint64(capacity);
+  w.Key("decisions");
+  w.StartArray();
+  for (const auto& d : decisions) WriteDecision(w, *d);
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+absl::StatusOr<DecisionList> DecodeDecisions(absl::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not JSON: ", rapidjson::GetParseError_En(doc.GetParseError()), " at offset ",
+                     doc.GetErrorOffset()));
+  }
+  if (!doc.IsObject()) return Bad("$", "must be an object");
+  DecisionList out;
+  if (auto it = doc.FindMember("capacity"); it != doc.MemberEnd()) {
+    if (!it->value.IsUint64()) return Bad("capacity", "must be a non-negative integer");
+    out.capacity = it->value.GetUint64();
+  }
+  auto it = doc.FindMember("decisions");
+  if (it == doc.MemberEnd()) return Bad("decisions", "missing");
+  if (!it->value.IsArray()) return Bad("decisions", "must be an array");
+  for (rapidjson::SizeType i = 0; i < it->value.Size(); ++i) {
+    absl::StatusOr<Decision> d = ReadDecision(it->value[i], absl::StrCat("decisions[", i, "]"));
+    if (!d.ok()) return d.status();
+    out.decisions.push_back(*std::move(d));
+  }
+  return out;
+}
+
+}  // namespace trimaran::sched::decisions
