@@ -49,6 +49,8 @@ inline constexpr int kDefaultSecurePort = 10259;
 // gRPC message (lw::kDefaultMaxResponseBytes).
 inline constexpr int64_t kDefaultLoadWatcherMaxResponseBytes = int64_t{64} << 20;
 inline constexpr char kDefaultBindAddress[] = "0.0.0.0";
+// The extender's HTTPS port (--extender-port; docs/extender.md).
+inline constexpr int kDefaultExtenderPort = 8888;
 
 struct SchedulerOptions {
   // Misc.
@@ -90,6 +92,17 @@ struct SchedulerOptions {
   std::string authentication_kubeconfig{};
   std::string authorization_kubeconfig{};
   std::vector<std::string> authorization_always_allow_paths = {"/healthz", "/readyz", "/livez"};
+
+  // Extender mode (docs/extender.md): serve one profile over the scheduler extender
+  // protocol for kube-scheduler instead of scheduling.
+  bool extender = false;           // --extender
+  std::string extender_profile{};  // "": the configuration's only profile
+  std::string extender_bind_address = kDefaultBindAddress;
+  int extender_port = kDefaultExtenderPort;     // 1..65535 (validated with --extender)
+  std::string extender_tls_cert_file{};         // both or neither; neither: the secure
+  std::string extender_tls_private_key_file{};  // port's pair (or its self-signed one)
+  std::string extender_client_ca_file{};        // mutual TLS when set
+  bool extender_bind = false;                   // serve /bind
 
   // Global.
   bool version = false;  // --version: print "trimaran-scheduler <version>" and exit 0
