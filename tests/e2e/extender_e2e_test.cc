@@ -11,6 +11,7 @@
 //      filter and prioritize calls answered.
 //   2. The extender process is stopped: with ignorable: true kube-scheduler skips it and
 //      keeps binding pods.
+//   3. With bindVerb and --extender-bind, the extender creates the Bindings.
 //
 // Run for both nodeCacheCapable values (names only; full Node objects echoed back).
 // Everything on 127.0.0.1.
@@ -91,7 +92,7 @@ profiles:
 // kube-scheduler 1.20.2 (config API v1beta1) with its default profile and the extender
 // (docs/extender.md's snippet). Insecure healthz/metrics kept on 127.0.0.1.
 std::string KubeSchedulerConfig(const std::string& kubeconfig, int insecure_port, int extender_port,
-                                const std::string& ca_file, bool node_cache_capable) {
+                                const std::string& ca_file, bool node_cache_capable, bool bind) {
   return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1beta1
 kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: )",
@@ -105,7 +106,8 @@ extenders:
   - urlPrefix: https://127.0.0.1:)",
                       extender_port, R"(
     filterVerb: filter
-    prioritizeVerb: prioritize
+    prioritizeVerb: prioritize)",
+                      bind ? "\n    bindVerb: bind" : "", R"(
     weight: 5
     nodeCacheCapable: )",
                       node_cache_capable ? "true" : "false", R"(
@@ -168,6 +170,88 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
     }));
   }
 
+  // Nodes "cool" (25 % CPU) and "hot" (75 %) with Prometheus and the load-watcher
+  // sidecar, the extender (serving /bind when `bind`), and kube-scheduler calling it
+  // (bindVerb when `bind`; nodeCacheCapable = the test's parameter).
+  void StartAll(bool bind) {
+    // Two identical nodes (equal requests: none), different live load.
+    TRIMARAN_ASSERT_OK(cluster_->AddNodes({"cool", "hot"}, {.cpu = "4", .memory = "16Gi"}));
+    std::vector<PromSample> history;
+    const int64_t now = absl::ToUnixSeconds(absl::Now());
+    for (const auto& [node, cpu] :
+         std::vector<std::pair<std::string, double>>{{"cool", 0.25}, {"hot", 0.75}}) {
+      for (int64_t t = now - 20 * 60; t <= now - 5; t += 15) {
+        history.push_back({kCpu, {{"instance", node}}, t, cpu});
+        history.push_back({kMem, {{"instance", node}}, t, 0.30});
+      }
+    }
+    auto prom = Prometheus::Start(history);
+    ASSERT_TRUE(prom.ok()) << prom.status();
+    prom_ = *std::move(prom);
+
+    // The load-watcher sidecar (fetch every second).
+    auto lw_port = PickFreePort();
+    ASSERT_TRUE(lw_port.ok());
+    auto lw = Subprocess::Start(
+        {kLoadWatcherBin, "--bind-address=127.0.0.1", absl::StrCat("--port=", *lw_port),
+         "--grpc-port=0", "--fetch-interval=1s", "--kubeconfig=" + kubeconfig_},
+        cp_->dir() + "/load-watcher.log",
+        {"METRICS_PROVIDER_NAME=Prometheus", "METRICS_PROVIDER_ADDRESS=" + prom_->url()});
+    ASSERT_TRUE(lw.ok()) << lw.status();
+    watcher_ = *std::move(lw);
+    const std::string watcher_url = absl::StrCat("http://127.0.0.1:", *lw_port);
+    ASSERT_TRUE(Eventually(
+        [&] {
+          int status = 0;
+          const std::string body = Curl(watcher_url + "/watcher", &status);
+          return status == 200 && absl::StrContains(body, "\"cool\"");
+        },
+        absl::Seconds(30)))
+        << "load-watcher never served the nodes' metrics";
+
+    // The extender.
+    const std::string config = cp_->dir() + "/extender.yaml";
+    std::ofstream(config) << ExtenderConfig(watcher_url);
+    auto secure_port = PickFreePort();
+    auto extender_port = PickFreePort();
+    ASSERT_TRUE(secure_port.ok() && extender_port.ok());
+    extender_port_ = *extender_port;
+    const std::string cert_dir = cp_->dir() + "/extender-certs";
+    auto ext = Subprocess::Start(
+        {kSchedulerBin, "--extender", "--config=" + config, "--kubeconfig=" + kubeconfig_,
+         "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *secure_port),
+         "--cert-dir=" + cert_dir, "--extender-bind-address=127.0.0.1",
+         absl::StrCat("--extender-port=", extender_port_), absl::StrCat("--extender-bind=", bind),
+         "--v=2", kAdminOpenPathsFlag},
+        cp_->dir() + "/extender.log");
+    ASSERT_TRUE(ext.ok()) << ext.status();
+    extender_ = *std::move(ext);
+    ASSERT_TRUE(Eventually(
+        [&] {
+          int status = 0;
+          Curl(ExtenderUrl("/readyz"), &status);
+          return status == 200;
+        },
+        absl::Seconds(30)))
+        << "the extender never became ready";
+
+    // kube-scheduler, configured to call it.
+    auto insecure_port = PickFreePort();
+    auto kube_port = PickFreePort();
+    ASSERT_TRUE(insecure_port.ok() && kube_port.ok());
+    const std::string kube_config = cp_->dir() + "/kube-scheduler.yaml";
+    std::ofstream(kube_config) << KubeSchedulerConfig(kubeconfig_, *insecure_port, extender_port_,
+                                                      cert_dir + "/trimaran-scheduler.crt",
+                                                      GetParam(), bind);
+    auto kube =
+        Subprocess::Start({cp_->assets() + "/kube-scheduler", "--config=" + kube_config, "--port=0",
+                           "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *kube_port),
+                           "--cert-dir=" + cp_->dir() + "/kube-certs", "-v=2"},
+                          cp_->dir() + "/kube-scheduler.log");
+    ASSERT_TRUE(kube.ok()) << kube.status();
+    kube_ = *std::move(kube);
+  }
+
   std::unique_ptr<Cluster> cluster_;
   ControlPlane* cp_ = nullptr;
   std::string kubeconfig_;
@@ -179,83 +263,7 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
 };
 
 TEST_P(ExtenderE2ETest, PodsGoWhereLiveLoadIsLowestAndSchedulingSurvivesTheExtender) {
-  const bool node_cache_capable = GetParam();
-  // Two identical nodes (equal requests: none), different live load.
-  TRIMARAN_ASSERT_OK(cluster_->AddNodes({"cool", "hot"}, {.cpu = "4", .memory = "16Gi"}));
-  std::vector<PromSample> history;
-  const int64_t now = absl::ToUnixSeconds(absl::Now());
-  for (const auto& [node, cpu] :
-       std::vector<std::pair<std::string, double>>{{"cool", 0.25}, {"hot", 0.75}}) {
-    for (int64_t t = now - 20 * 60; t <= now - 5; t += 15) {
-      history.push_back({kCpu, {{"instance", node}}, t, cpu});
-      history.push_back({kMem, {{"instance", node}}, t, 0.30});
-    }
-  }
-  auto prom = Prometheus::Start(history);
-  ASSERT_TRUE(prom.ok()) << prom.status();
-  prom_ = *std::move(prom);
-
-  // The load-watcher sidecar (fetch every second).
-  auto lw_port = PickFreePort();
-  ASSERT_TRUE(lw_port.ok());
-  auto lw = Subprocess::Start(
-      {kLoadWatcherBin, "--bind-address=127.0.0.1", absl::StrCat("--port=", *lw_port),
-       "--grpc-port=0", "--fetch-interval=1s", "--kubeconfig=" + kubeconfig_},
-      cp_->dir() + "/load-watcher.log",
-      {"METRICS_PROVIDER_NAME=Prometheus", "METRICS_PROVIDER_ADDRESS=" + prom_->url()});
-  ASSERT_TRUE(lw.ok()) << lw.status();
-  watcher_ = *std::move(lw);
-  const std::string watcher_url = absl::StrCat("http://127.0.0.1:", *lw_port);
-  ASSERT_TRUE(Eventually(
-      [&] {
-        int status = 0;
-        const std::string body = Curl(watcher_url + "/watcher", &status);
-        return status == 200 && absl::StrContains(body, "\"cool\"");
-      },
-      absl::Seconds(30)))
-      << "load-watcher never served the nodes' metrics";
-
-  // The extender.
-  const std::string config = cp_->dir() + "/extender.yaml";
-  std::ofstream(config) << ExtenderConfig(watcher_url);
-  auto secure_port = PickFreePort();
-  auto extender_port = PickFreePort();
-  ASSERT_TRUE(secure_port.ok() && extender_port.ok());
-  extender_port_ = *extender_port;
-  const std::string cert_dir = cp_->dir() + "/extender-certs";
-  auto ext = Subprocess::Start(
-      {kSchedulerBin, "--extender", "--config=" + config, "--kubeconfig=" + kubeconfig_,
-       "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *secure_port),
-       "--cert-dir=" + cert_dir, "--extender-bind-address=127.0.0.1",
-       absl::StrCat("--extender-port=", extender_port_), "--v=2", kAdminOpenPathsFlag},
-      cp_->dir() + "/extender.log");
-  ASSERT_TRUE(ext.ok()) << ext.status();
-  extender_ = *std::move(ext);
-  ASSERT_TRUE(Eventually(
-      [&] {
-        int status = 0;
-        Curl(ExtenderUrl("/readyz"), &status);
-        return status == 200;
-      },
-      absl::Seconds(30)))
-      << "the extender never became ready";
-
-  // kube-scheduler, configured to call it.
-  auto insecure_port = PickFreePort();
-  auto kube_port = PickFreePort();
-  ASSERT_TRUE(insecure_port.ok() && kube_port.ok());
-  const std::string kube_config = cp_->dir() + "/kube-scheduler.yaml";
-  std::ofstream(kube_config) << KubeSchedulerConfig(kubeconfig_, *insecure_port, extender_port_,
-                                                    cert_dir + "/trimaran-scheduler.crt",
-                                                    node_cache_capable);
-  auto kube =
-      Subprocess::Start({cp_->assets() + "/kube-scheduler", "--config=" + kube_config, "--port=0",
-                         "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *kube_port),
-                         "--cert-dir=" + cp_->dir() + "/kube-certs", "-v=2"},
-                        cp_->dir() + "/kube-scheduler.log");
-  ASSERT_TRUE(kube.ok()) << kube.status();
-  kube_ = *std::move(kube);
-
+  ASSERT_NO_FATAL_FAILURE(StartAll(/*bind=*/false));
   // 1. Live load decides: every pod on "cool".
   CreatePods("live", 4);
   ASSERT_TRUE(Eventually([&] { return Placement("live-").size() == 4; }, absl::Seconds(90)))
@@ -277,6 +285,19 @@ TEST_P(ExtenderE2ETest, PodsGoWhereLiveLoadIsLowestAndSchedulingSurvivesTheExten
   CreatePods("after", 4);
   ASSERT_TRUE(Eventually([&] { return Placement("after-").size() == 4; }, absl::Seconds(90)))
       << "kube-scheduler stopped scheduling without the extender";
+}
+
+// bindVerb with --extender-bind: the extender creates the Bindings (kube-scheduler's
+// bind plugins are skipped), still on the load-aware node.
+TEST_P(ExtenderE2ETest, TheExtenderBindsWhenAskedTo) {
+  ASSERT_NO_FATAL_FAILURE(StartAll(/*bind=*/true));
+  CreatePods("bound", 3);
+  ASSERT_TRUE(Eventually([&] { return Placement("bound-").size() == 3; }, absl::Seconds(90)))
+      << "pods not bound";
+  for (const auto& [pod, node] : Placement("bound-")) EXPECT_EQ(node, "cool") << pod;
+  const std::string metrics = Curl(ExtenderUrl("/metrics"));
+  EXPECT_EQ(Sample(metrics, "trimaran_extender_requests_total", {"verb=\"bind\"", "result=\"ok\""}),
+            3);
 }
 
 INSTANTIATE_TEST_SUITE_P(NodeCacheCapable, ExtenderE2ETest, ::testing::Bool(),
