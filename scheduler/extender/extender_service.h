@@ -16,8 +16,8 @@
 //   POST /preempt     not supported: 501 with a text body ("leave preemptVerb empty").
 //
 // Before `ready` says OK (the informers have not synced) every verb answers an error:
-// the extender never judges a cluster it has not seen. Requests above 64 MiB are refused
-// by the HTTP server.
+// the extender never judges a cluster it has not seen. The body limit is the HTTP
+// server's (the daemon sets 256 MiB: 5,000 full Node objects are tens of MiB).
 //
 // Stats (relative to the scope given; the daemon passes "trimaran_extender_"):
 //   requests_total{verb,result}           counter; result ok | error | bad_request
@@ -28,7 +28,6 @@
 // Thread-safety: the handlers are safe for concurrent calls; AddRoutes before the server
 // starts.
 
-#include <atomic>
 #include <functional>
 #include <string>
 
