@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
 #include "kube/api/pod_resources.h"
 #include "kube/api/pod_status_patch.h"
 #include "scheduler/decisions/decision_builder.h"
@@ -757,6 +758,11 @@ void Scheduler::OnStorageDelete(std::shared_ptr<const kube::StorageObject> objec
   storage_.Remove(*object);
   queue_->MoveAllToActiveOrBackoffQueue(
       ClusterEvent{resource, ActionType::kDelete, "StorageDelete"});
+}
+
+absl::StatusOr<const Snapshot*> Scheduler::RefreshSnapshot() {
+  TRIMARAN_RETURN_IF_ERROR(cache_->UpdateSnapshot(snapshot_));
+  return &snapshot_;
 }
 
 }  // namespace trimaran::sched

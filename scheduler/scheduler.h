@@ -219,6 +219,12 @@ class Scheduler {
   StorageStore& storage() { return storage_; }
   EventRecorder& event_recorder() { return *recorder_; }
 
+  // For an owner that runs its own cycles instead of Run()/ScheduleOne() (the extender,
+  // scheduler/extender/): brings the snapshot the Handle's listers read up to date with
+  // the cache and returns it. Call it only where ScheduleOne would run (one caller at a
+  // time, never while Run() is running).
+  absl::StatusOr<const Snapshot*> RefreshSnapshot();
+
  private:
   class SchedulerHandle;
   class BindingPool;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "common/http/http_server.h"
 #include "common/http/self_signed.h"
 #include "common/logging.h"
 #include "common/stats/process_metrics.h"
@@ -35,6 +36,8 @@
 #include "scheduler/decisions/decision_ring.h"
 #include "scheduler/decisions/decisions_endpoint.h"
 #include "scheduler/event_recorder.h"
+#include "scheduler/extender/extender_service.h"
+#include "scheduler/extender/framework_backend.h"
 #include "scheduler/framework/stats_scopes.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler.h"
@@ -138,6 +141,10 @@ struct SchedulerApp::State {
   sched::SettableCheck synced{absl::UnavailableError("informers have not synced yet")};
   sched::SettableCheck shutdown{absl::OkStatus()};
   std::unique_ptr<sched::AdminServer> admin;
+  // Extender mode (--extender): the profile's backend, the protocol and its server.
+  std::unique_ptr<sched::extender::FrameworkBackend> extender_backend;
+  std::unique_ptr<sched::extender::ExtenderService> extender_service;
+  std::unique_ptr<http::HttpServer> extender_server;
 
   std::stop_source stop;
   // Requested the moment the lease is lost: fences the binding cycles.
@@ -196,7 +203,48 @@ std::string StoreDump(const kube::Informer<T>& informer) {
   return out;
 }
 
+// The secure port's serving pair: --tls-cert-file, or a self-signed one in --cert-dir
+// (a temporary directory when unset), generated once and reused.
+absl::StatusOr<http::ServingCertFiles> ServingCert(const SchedulerOptions& options) {
+  if (!options.tls_cert_file.empty()) {
+    return http::ServingCertFiles{.cert_file = options.tls_cert_file,
+                                  .key_file = options.tls_private_key_file};
+  }
+  std::string dir = options.cert_dir;
+  if (dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    dir = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/trimaran-scheduler-certs-",
+                       getuid());
+  }
+  absl::StatusOr<http::ServingCertFiles> files = http::EnsureSelfSignedCert(dir);
+  if (!files.ok())
+    return Annotate(files.status(), "generating the self-signed serving certificate");
+  if (files->generated) {
+    Log(Component::kAdmin).info("generated a self-signed serving certificate in {}", dir);
+  }
+  return files;
+}
+
 }  // namespace
+
+absl::StatusOr<sched::ProfileConfig> SelectExtenderProfile(
+    std::vector<sched::ProfileConfig> profiles, const std::string& name) {
+  std::vector<std::string> names;
+  for (sched::ProfileConfig& p : profiles) {
+    if (!name.empty() && p.scheduler_name == name) return std::move(p);
+    names.push_back(p.scheduler_name);
+  }
+  if (name.empty() && profiles.size() == 1) return std::move(profiles[0]);
+  if (name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--extender: the configuration has ", profiles.size(),
+                     " profiles; name the one to serve with --extender-profile (one of ",
+                     absl::StrJoin(names, ", "), ")"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--extender-profile ", name,
+                                                 ": no such profile (the configuration has ",
+                                                 absl::StrJoin(names, ", "), ")"));
+}
 
 SchedulerApp::SchedulerApp(std::unique_ptr<State> state) : s_(std::move(state)) {}
 
@@ -208,6 +256,7 @@ SchedulerApp::~SchedulerApp() {
   if (s_->scheduler) s_->scheduler->Stop();
   if (s_->sources) s_->sources->Stop();
   if (s_->admin) s_->admin->Stop();
+  if (s_->extender_server) s_->extender_server->Stop();
 }
 
 absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const SchedulerOptions& options,
@@ -251,6 +300,18 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   const sched::Registry plugins = sched::plugins::InTreeRegistry();
   TRIMARAN_ASSIGN_OR_RETURN(std::vector<sched::ProfileConfig> profiles,
                             config::ExpandProfiles(c, plugins));
+  if (options.extender) {
+    // One profile, no scheduling loop, no leader election: every replica answers.
+    TRIMARAN_ASSIGN_OR_RETURN(sched::ProfileConfig profile,
+                              SelectExtenderProfile(std::move(profiles), options.extender_profile));
+    profiles.clear();
+    profiles.push_back(std::move(profile));
+    if (s->config.leader_election.leader_elect) {
+      Log(Component::kMain)
+          .info("extender mode: leader election is off (every replica answers kube-scheduler)");
+      s->config.leader_election.leader_elect = false;
+    }
+  }
   sched::EventRecorderOptions rec;
   const std::string identity = kube::DefaultLeaderIdentity();
   rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
@@ -298,12 +359,38 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   });
   s->pod_informer =
       std::make_unique<kube::Informer<kube::Pod>>(kube::PodListerWatcher(*s->client), s->clock);
-  s->pod_informer->AddEventHandlers(kube::EventHandlers<kube::Pod>{
-      .on_add = [sch](const std::shared_ptr<const kube::Pod>& p) { sch->OnPodAdd(p); },
-      .on_update = [sch](const std::shared_ptr<const kube::Pod>& o,
-                         const std::shared_ptr<const kube::Pod>& n) { sch->OnPodUpdate(o, n); },
-      .on_delete = [sch](const std::shared_ptr<const kube::Pod>& p, bool) { sch->OnPodDelete(p); },
-  });
+  if (options.extender) {
+    // The extender's cache holds the assigned pods only: pending pods are
+    // kube-scheduler's, and nothing pops the queue here.
+    s->pod_informer->AddEventHandlers(kube::EventHandlers<kube::Pod>{
+        .on_add =
+            [sch](const std::shared_ptr<const kube::Pod>& p) {
+              if (!p->spec.node_name.empty()) sch->OnPodAdd(p);
+            },
+        .on_update =
+            [sch](const std::shared_ptr<const kube::Pod>& o,
+                  const std::shared_ptr<const kube::Pod>& n) {
+              if (n->spec.node_name.empty()) return;
+              if (o->spec.node_name.empty()) {
+                sch->OnPodAdd(n);
+              } else {
+                sch->OnPodUpdate(o, n);
+              }
+            },
+        .on_delete =
+            [sch](const std::shared_ptr<const kube::Pod>& p, bool) {
+              if (!p->spec.node_name.empty()) sch->OnPodDelete(p);
+            },
+    });
+  } else {
+    s->pod_informer->AddEventHandlers(kube::EventHandlers<kube::Pod>{
+        .on_add = [sch](const std::shared_ptr<const kube::Pod>& p) { sch->OnPodAdd(p); },
+        .on_update = [sch](const std::shared_ptr<const kube::Pod>& o,
+                           const std::shared_ptr<const kube::Pod>& n) { sch->OnPodUpdate(o, n); },
+        .on_delete = [sch](const std::shared_ptr<const kube::Pod>& p,
+                           bool) { sch->OnPodDelete(p); },
+    });
+  }
 
   for (kube::SelectorResource resource : kube::kAllSelectorResources) {
     // One informer for both PodDisruptionBudget versions (DisruptionBudgetListerWatcher).
@@ -437,27 +524,9 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
     sched::AdminServerOptions ao;
     ao.bind_address = options.bind_address;
     ao.port = options.secure_port;
-    if (!options.tls_cert_file.empty()) {
-      ao.cert_file = options.tls_cert_file;
-      ao.key_file = options.tls_private_key_file;
-    } else {
-      std::string dir = options.cert_dir;
-      if (dir.empty()) {
-        const char* tmp = std::getenv("TMPDIR");
-        dir = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-                           "/trimaran-scheduler-certs-", getuid());
-      }
-      absl::StatusOr<http::ServingCertFiles> files_or = http::EnsureSelfSignedCert(dir);
-      if (!files_or.ok()) {
-        return Annotate(files_or.status(), "generating the self-signed serving certificate");
-      }
-      const http::ServingCertFiles& files = *files_or;
-      if (files.generated) {
-        Log(Component::kAdmin).info("generated a self-signed serving certificate in {}", dir);
-      }
-      ao.cert_file = files.cert_file;
-      ao.key_file = files.key_file;
-    }
+    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(options));
+    ao.cert_file = files.cert_file;
+    ao.key_file = files.key_file;
     // Delegated authentication and authorization: the given kubeconfigs, else the
     // scheduler's own connection, each on a client of its own (reviews are cached 10 s).
     auto review_client =
@@ -522,7 +591,88 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
       return st->scheduler->cache().Dump().DebugString();
     });
   }
+  if (options.extender) {
+    TRIMARAN_RETURN_IF_ERROR(CreateExtender(*s, sched_stats.own));
+  }
   return std::unique_ptr<SchedulerApp>(new SchedulerApp(std::move(s)));
+}
+
+absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
+  const SchedulerOptions& options = s.options;
+  sched::Scheduler* sch = s.scheduler.get();
+  sched::Framework* fwk = nullptr;
+  for (const config::Profile& p : s.config.profiles) {
+    fwk = sch->FrameworkFor(p.scheduler_name);
+    if (fwk != nullptr) break;
+  }
+  if (fwk == nullptr) return absl::InternalError("extender: the profile's framework is missing");
+  s.extender_backend = std::make_unique<sched::extender::FrameworkBackend>(
+      *fwk,
+      [sch]() -> absl::StatusOr<const sched::NodeInfoLister*> {
+        absl::StatusOr<const sched::Snapshot*> snapshot = sch->RefreshSnapshot();
+        if (!snapshot.ok()) return snapshot.status();
+        return *snapshot;
+      },
+      options.extender_bind ? s.client.get() : nullptr);
+  sched::HealthChecks* checks = &s.checks;
+  s.extender_service = std::make_unique<sched::extender::ExtenderService>(
+      *s.extender_backend, s.clock, own.Child("extender_"),
+      sched::extender::ExtenderServiceOptions{
+          .bind = options.extender_bind,
+          .ready = [st = &s] { return st->synced.Get(); },
+      });
+  http::HttpServerOptions ho;
+  ho.name = "extender";
+  ho.address = options.extender_bind_address;
+  ho.port = options.extender_port;
+  if (!options.extender_tls_cert_file.empty()) {
+    ho.tls_cert_file = options.extender_tls_cert_file;
+    ho.tls_key_file = options.extender_tls_private_key_file;
+  } else {
+    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(options));
+    ho.tls_cert_file = files.cert_file;
+    ho.tls_key_file = files.key_file;
+  }
+  ho.client_ca_file = options.extender_client_ca_file;
+  ho.tls_min_version = options.tls_min_version;
+  // kube-scheduler sends full Node objects without nodeCacheCapable: 5,000 nodes are
+  // tens of MiB.
+  ho.max_request_body_bytes = size_t{256} << 20;
+  ho.read_timeout = absl::Seconds(30);
+  ho.write_timeout = absl::Seconds(30);
+  ho.worker_threads = 16;
+  ho.log_component = Component::kAdmin;
+  TRIMARAN_ASSIGN_OR_RETURN(s.extender_server, http::HttpServer::Create(ho));
+  TRIMARAN_RETURN_IF_ERROR(s.extender_service->AddRoutes(*s.extender_server));
+  stats::Registry* registry = &s.registry;
+  TRIMARAN_RETURN_IF_ERROR(s.extender_server->AddRoute(http::Route{
+      .path = "/metrics",
+      .help = "Prometheus metrics (the same as the secure port's)",
+      .handler =
+          [registry](const http::ServerRequest&, http::ServerResponse& res) {
+            res.content_type = "text/plain; version=0.0.4; charset=utf-8";
+            res.body = registry->PrometheusText();
+          },
+  }));
+  for (const char* path : {"/healthz", "/readyz"}) {
+    const bool ready = std::string(path) == "/readyz";
+    TRIMARAN_RETURN_IF_ERROR(s.extender_server->AddRoute(http::Route{
+        .path = path,
+        .help = ready ? "ok once the informers synced (the extender answers)" : "ok while alive",
+        .handler =
+            [checks, ready](const http::ServerRequest&, http::ServerResponse& res) {
+              std::string failed;
+              for (const sched::HealthChecks::Result& r :
+                   checks->Run(ready ? sched::kReadyz : sched::kHealthz, {})) {
+                if (!r.status.ok())
+                  absl::StrAppend(&failed, r.name, ": ", r.status.message(), "\n");
+              }
+              res.status = failed.empty() ? 200 : 503;
+              res.body = failed.empty() ? "ok" : failed;
+            },
+    }));
+  }
+  return absl::OkStatus();
 }
 
 void SchedulerApp::RequestStop() {
@@ -539,6 +689,15 @@ int SchedulerApp::Run() {
     }
     Log(Component::kMain)
         .info("serving healthz, readyz, metrics and configz on {}", s.admin->url());
+  }
+  if (s.extender_server) {
+    if (absl::Status st = s.extender_server->Start(); !st.ok()) {
+      Log(Component::kMain).error("cannot serve the extender: {}", st);
+      return 1;
+    }
+    Log(Component::kMain)
+        .info("serving the scheduler extender protocol on {} (bind {})", s.extender_server->url(),
+              s.options.extender_bind ? "on" : "off");
   }
   std::vector<std::string> names;
   for (const config::Profile& p : s.config.profiles) names.push_back(p.scheduler_name);
@@ -604,7 +763,10 @@ int SchedulerApp::Run() {
   }
 
   std::stop_token token = s.stop.get_token();
-  if (s.elector) {
+  if (s.extender_server) {
+    // No scheduling loop: answer kube-scheduler until asked to stop.
+    s.clock.SleepUntil(absl::InfiniteFuture(), token);
+  } else if (s.elector) {
     std::jthread election([&s, token] { s.elector->Run(token); });
     // Wait until asked to stop (signal or lost leadership).
     s.clock.SleepUntil(absl::InfiniteFuture(), token);
@@ -619,6 +781,7 @@ int SchedulerApp::Run() {
   s.StopInformers();
   s.recorder->Flush();
   if (s.admin) s.admin->Stop();
+  if (s.extender_server) s.extender_server->Stop();
   if (s.leadership_lost.load()) {
     Log(Component::kMain).error("leaderelection lost");
     return 1;

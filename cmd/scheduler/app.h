@@ -37,10 +37,13 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cmd/scheduler/options.h"
+#include "common/stats/scope.h"
 #include "scheduler/config/types.h"
+#include "scheduler/framework/profile_config.h"
 
 namespace trimaran::cmd {
 
@@ -61,6 +64,11 @@ absl::StatusOr<sched::config::SchedulerConfig> LoadEffectiveConfig(const Schedul
 absl::Status WriteEffectiveConfig(const sched::config::SchedulerConfig& config,
                                   const std::string& path);
 
+// --extender: the profile to serve, `name` or (empty) the only one. InvalidArgument
+// listing the profiles otherwise.
+absl::StatusOr<sched::ProfileConfig> SelectExtenderProfile(
+    std::vector<sched::ProfileConfig> profiles, const std::string& name);
+
 class SchedulerApp {
  public:
   // Builds everything (nothing is started). Errors: unusable kubeconfig, TLS files,
@@ -78,6 +86,9 @@ class SchedulerApp {
  private:
   struct State;
   explicit SchedulerApp(std::unique_ptr<State> state);
+  // --extender: the backend over the scheduler's one profile, the service and its
+  // HTTPS server (routes added, not started).
+  static absl::Status CreateExtender(State& s, const stats::Scope& own);
   std::unique_ptr<State> s_;
 };
 

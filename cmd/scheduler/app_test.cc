@@ -122,6 +122,25 @@ TEST(LoadEffectiveConfigTest, BadYamlNamesTheLine) {
   EXPECT_THAT(c.status(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("invalid YAML")));
 }
 
+TEST(SelectExtenderProfileTest, TheNamedOrTheOnlyProfile) {
+  auto profile = [](const char* name) {
+    sched::ProfileConfig p;
+    p.scheduler_name = name;
+    return p;
+  };
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(sched::ProfileConfig only,
+                                SelectExtenderProfile({profile("a")}, ""));
+  EXPECT_EQ(only.scheduler_name, "a");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(sched::ProfileConfig named,
+                                SelectExtenderProfile({profile("a"), profile("b")}, "b"));
+  EXPECT_EQ(named.scheduler_name, "b");
+  EXPECT_THAT(
+      SelectExtenderProfile({profile("a"), profile("b")}, "").status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--extender-profile (one of a, b)")));
+  EXPECT_THAT(SelectExtenderProfile({profile("a")}, "c").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no such profile")));
+}
+
 TEST(WriteEffectiveConfigTest, WrittenConfigLoadsBackEqual) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(sched::config::SchedulerConfig c,
                                 LoadEffectiveConfig(SchedulerOptions{}));

@@ -41,6 +41,7 @@ struct FlagDef {
 constexpr absl::string_view kSections[][2] = {
     {"misc", "Misc flags"},
     {"secure serving", "Secure serving flags"},
+    {"extender", "Extender flags"},
     {"authentication", "Authentication flags"},
     {"authorization", "Authorization flags"},
     {"deprecated", "Deprecated flags"},
@@ -204,6 +205,61 @@ const std::vector<FlagDef>& Flags() {
            }
            o.tls_min_version = v;
            return std::string();
+         }},
+        // Extender mode.
+        {"extender", 0, "extender", "", "",
+         "Trimaran: serve the scheduler extender protocol (/filter, /prioritize, optionally "
+         "/bind) over HTTPS for kube-scheduler from one profile (--extender-profile) instead "
+         "of scheduling pods; see docs/extender.md.",
+         [](SchedulerOptions& o, const std::string& v) { return ParseBoolInto(o.extender, v); }},
+        {"extender-profile", 0, "extender", "string", "",
+         "The profile (schedulerName) whose plugins the extender runs. Empty: the "
+         "configuration's only profile.",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.extender_profile = v;
+           return std::string();
+         }},
+        {"extender-bind-address", 0, "extender", "ip", kDefaultBindAddress,
+         "The IP address on which the extender listens.",
+         [](SchedulerOptions& o, const std::string& v) {
+           if (v.empty()) {
+             o.extender_bind_address = kDefaultBindAddress;
+             return std::string();
+           }
+           if (!IsIpLiteral(v)) return absl::StrCat("failed to parse IP: ", Quoted(v));
+           o.extender_bind_address = v;
+           return std::string();
+         }},
+        {"extender-port", 0, "extender", "int", absl::StrCat(kDefaultExtenderPort),
+         "The HTTPS port of the extender (also serves /healthz, /readyz and /metrics).",
+         [](SchedulerOptions& o, const std::string& v) {
+           return ParseIntInto(o.extender_port, v);
+         }},
+        {"extender-tls-cert-file", 0, "extender", "string", "",
+         "The extender's serving certificate (PEM). Empty: the secure port's "
+         "(--tls-cert-file, or the self-signed one in --cert-dir).",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.extender_tls_cert_file = v;
+           return std::string();
+         }},
+        {"extender-tls-private-key-file", 0, "extender", "string", "",
+         "The private key matching --extender-tls-cert-file.",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.extender_tls_private_key_file = v;
+           return std::string();
+         }},
+        {"extender-client-ca-file", 0, "extender", "string", "",
+         "When set, the extender requires a client certificate signed by one of these CAs "
+         "(kube-scheduler's extender tlsConfig certFile/keyFile): mutual TLS.",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.extender_client_ca_file = v;
+           return std::string();
+         }},
+        {"extender-bind", 0, "extender", "", "",
+         "Serve /bind: the extender creates the Binding (set bindVerb in kube-scheduler's "
+         "extender configuration; needs create on pods/binding).",
+         [](SchedulerOptions& o, const std::string& v) {
+           return ParseBoolInto(o.extender_bind, v);
          }},
         // Authentication and authorization.
         {"authentication-kubeconfig", 0, "authentication", "string", "",
@@ -483,6 +539,14 @@ absl::StatusOr<SchedulerOptions> ParseSchedulerFlags(int argc, char** argv) {
   }
   if (options.tls_cert_file.empty() != options.tls_private_key_file.empty()) {
     problems.push_back("--tls-cert-file and --tls-private-key-file must be given together");
+  }
+  if (options.extender && (options.extender_port < 1 || options.extender_port > 65535)) {
+    problems.push_back(absl::StrCat("--extender-port ", options.extender_port,
+                                    " must be between 1 and 65535, inclusive"));
+  }
+  if (options.extender_tls_cert_file.empty() != options.extender_tls_private_key_file.empty()) {
+    problems.push_back(
+        "--extender-tls-cert-file and --extender-tls-private-key-file must be given together");
   }
   if (!problems.empty()) {
     return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));

@@ -52,6 +52,8 @@ inline constexpr char kDefaultBindAddress[] = "0.0.0.0";
 // --decisions-capacity: the decision ring's size (scheduler/decisions/decision_ring.h).
 inline constexpr int kDefaultDecisionsCapacity = 1000;
 inline constexpr int kMaxDecisionsCapacity = 1000000;
+// The extender's HTTPS port (--extender-port; docs/extender.md).
+inline constexpr int kDefaultExtenderPort = 8888;
 
 struct SchedulerOptions {
   // Misc.
@@ -95,6 +97,17 @@ struct SchedulerOptions {
   std::string authentication_kubeconfig{};
   std::string authorization_kubeconfig{};
   std::vector<std::string> authorization_always_allow_paths = {"/healthz", "/readyz", "/livez"};
+
+  // Extender mode (docs/extender.md): serve one profile over the scheduler extender
+  // protocol for kube-scheduler instead of scheduling.
+  bool extender = false;           // --extender
+  std::string extender_profile{};  // "": the configuration's only profile
+  std::string extender_bind_address = kDefaultBindAddress;
+  int extender_port = kDefaultExtenderPort;     // 1..65535 (validated with --extender)
+  std::string extender_tls_cert_file{};         // both or neither; neither: the secure
+  std::string extender_tls_private_key_file{};  // port's pair (or its self-signed one)
+  std::string extender_client_ca_file{};        // mutual TLS when set
+  bool extender_bind = false;                   // serve /bind
 
   // Global.
   bool version = false;  // --version: print "trimaran-scheduler <version>" and exit 0

@@ -58,6 +58,33 @@ TEST(ParseSchedulerFlagsTest, DecisionsCapacity) {
   EXPECT_FALSE(Parse({"--decisions-capacity=many"}).ok());
 }
 
+TEST(ParseSchedulerFlagsTest, ExtenderFlags) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions d, Parse({}));
+  EXPECT_FALSE(d.extender);
+  EXPECT_EQ(d.extender_port, kDefaultExtenderPort);
+  EXPECT_FALSE(d.extender_bind);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerOptions o,
+      Parse({"--extender", "--extender-profile=load-aware", "--extender-port", "9443",
+             "--extender-bind-address=127.0.0.1", "--extender-bind",
+             "--extender-tls-cert-file=/c.pem", "--extender-tls-private-key-file=/k.pem",
+             "--extender-client-ca-file=/ca.pem"}));
+  EXPECT_TRUE(o.extender);
+  EXPECT_EQ(o.extender_profile, "load-aware");
+  EXPECT_EQ(o.extender_port, 9443);
+  EXPECT_EQ(o.extender_bind_address, "127.0.0.1");
+  EXPECT_TRUE(o.extender_bind);
+  EXPECT_EQ(o.extender_tls_cert_file, "/c.pem");
+  EXPECT_EQ(o.extender_tls_private_key_file, "/k.pem");
+  EXPECT_EQ(o.extender_client_ca_file, "/ca.pem");
+  EXPECT_THAT(Parse({"--extender", "--extender-port=0"}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--extender-port 0")));
+  EXPECT_THAT(Parse({"--extender-tls-cert-file=/c.pem"}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("given together")));
+  EXPECT_THAT(Parse({"--extender-bind-address=nope"}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("failed to parse IP")));
+}
+
 TEST(ParseSchedulerFlagsTest, EqualsAndSpaceForms) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions o,
                                 Parse({"--config=/etc/c.yaml",

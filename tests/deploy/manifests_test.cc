@@ -45,6 +45,9 @@ struct Expectation {
   bool target_load_packing = false;  // TLP in the profile
   std::string watcher_address;       // TLP args watcherAddress ("" = absent)
   std::string metric_provider;       // TLP args metricProvider.type ("" = absent)
+  // trimaran-scheduler --extender (docs/extender.md): extender port + Service, read-only
+  // RBAC, no leader election, TargetLoadPacking the only scorer.
+  bool extender = false;
 };
 
 // gtest prints the directory instead of the struct's bytes.
@@ -75,6 +78,13 @@ const std::vector<Expectation>& Expectations() {
        .target_load_packing = true,
        .metric_provider = "KubernetesMetricsServer"},
       {.dir = "overlays/request-only"},
+      {.dir = "overlays/extender",
+       .sidecar = true,
+       .provider = "KubernetesMetricsServer",
+       .metrics_server_rbac = true,
+       .target_load_packing = true,
+       .watcher_address = kWatcherAddress,
+       .extender = true},
   };
   return *kAll;
 }
@@ -240,8 +250,26 @@ TEST_P(ManifestsTest, SchedulerContainer) {
   }
   EXPECT_TRUE(config_mounted);
 
-  ASSERT_EQ(c["ports"].size(), 1u);
-  EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(0), 10259);
+  ASSERT_EQ(c["ports"].size(), GetParam().extender ? 2u : 1u);
+  std::map<std::string, int> ports;  // name -> containerPort
+  for (const YAML::Node& p : c["ports"]) ports[Str(p["name"])] = p["containerPort"].as<int>(0);
+  EXPECT_EQ(ports["https"], 10259);
+  if (GetParam().extender) {
+    // The protocol on 8888, behind Service trimaran-extender.
+    EXPECT_THAT(args, ::testing::Contains("--extender"));
+    EXPECT_THAT(args, ::testing::Contains("--extender-port=8888"));
+    EXPECT_EQ(ports["extender"], 8888);
+    const YAML::Node service = FindOne(docs_, "Service", "trimaran-extender");
+    ASSERT_TRUE(service.IsMap()) << "no Service trimaran-extender";
+    EXPECT_EQ(service["spec"]["ports"][0]["port"].as<int>(0), 8888);
+    EXPECT_EQ(Str(service["spec"]["ports"][0]["targetPort"]), "extender");
+    for (const auto& kv : service["spec"]["selector"]) {
+      EXPECT_EQ(Str(deployment_["spec"]["template"]["metadata"]["labels"][Str(kv.first)]),
+                Str(kv.second));
+    }
+  } else {
+    EXPECT_THAT(args, ::testing::Not(::testing::Contains("--extender")));
+  }
   // Liveness on /healthz, readiness on /readyz: both among the paths served without a
   // token (--authorization-always-allow-paths' default).
   for (const auto& [probe, path] :
@@ -251,7 +279,7 @@ TEST_P(ManifestsTest, SchedulerContainer) {
     const YAML::Node get = c[probe]["httpGet"];
     EXPECT_EQ(Str(get["scheme"]), "HTTPS");
     EXPECT_EQ(Str(get["path"]), path);
-    EXPECT_EQ(Str(get["port"]), Str(c["ports"][0]["name"]));
+    EXPECT_EQ(Str(get["port"]), "https");
   }
 }
 
@@ -347,6 +375,13 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       // For the users of /debug/decisions (trimaranctl explain; bound by the operator).
       "ClusterRole/trimaran-scheduler-decisions-viewer: nonResource|/debug/decisions|get",
   };
+  if (GetParam().extender) {
+    // Read-only: no evictions, PV/PVC patches, binding, status patches, events or Lease.
+    std::erase_if(want, [](const std::string& rule) {
+      return absl::StrContains(rule, "|delete|") || absl::StrContains(rule, "|patch|") ||
+             absl::StrContains(rule, "|create|") || absl::StartsWith(rule, "Role/");
+    });
+  }
   if (GetParam().metrics_server_rbac) {
     want.push_back("ClusterRole/trimaran-metrics-reader: metrics.k8s.io|nodes|list|*");
   }
@@ -388,10 +423,13 @@ TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
       sched::config::ParseConfig(config_text_, "config.yaml");
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->api_version, sched::config::ApiVersion::kV1);
-  EXPECT_TRUE(cfg->leader_election.leader_elect);
-  EXPECT_EQ(cfg->leader_election.resource_namespace, kNamespace);
-  // The Role grants get/update on exactly this name.
-  EXPECT_EQ(cfg->leader_election.resource_name, kLeaseName);
+  // The extender never elects (every replica answers kube-scheduler).
+  EXPECT_EQ(cfg->leader_election.leader_elect, !want.extender);
+  if (!want.extender) {
+    EXPECT_EQ(cfg->leader_election.resource_namespace, kNamespace);
+    // The Role grants get/update on exactly this name.
+    EXPECT_EQ(cfg->leader_election.resource_name, kLeaseName);
+  }
   ASSERT_EQ(cfg->profiles.size(), 1u);
   EXPECT_EQ(cfg->profiles[0].scheduler_name, "trimaran");
 
@@ -402,8 +440,16 @@ TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
     if (Str(pc["name"]) == "NodeResourcesFit") fit.reset(pc["args"]);
     if (Str(pc["name"]) == "TargetLoadPacking") tlp.reset(pc["args"]);
   }
-  ASSERT_TRUE(fit.IsMap());
-  EXPECT_EQ(Str(fit["scoringStrategy"]["type"]), "MostAllocated");
+  if (want.extender) {
+    // Live load only: kube-scheduler's own plugins score allocation.
+    const YAML::Node score = doc["profiles"][0]["plugins"]["score"];
+    EXPECT_EQ(Str(score["disabled"][0]["name"]), "*");
+    ASSERT_EQ(score["enabled"].size(), 1u);
+    EXPECT_EQ(Str(score["enabled"][0]["name"]), "TargetLoadPacking");
+  } else {
+    ASSERT_TRUE(fit.IsMap());
+    EXPECT_EQ(Str(fit["scoringStrategy"]["type"]), "MostAllocated");
+  }
   EXPECT_EQ(tlp.IsMap(), want.target_load_packing);
   if (want.target_load_packing) {
     EXPECT_EQ(Str(tlp["watcherAddress"]), want.watcher_address);

@@ -68,7 +68,7 @@ constexpr char kSchedulerColumn[] = "trimaran-scheduler";
 constexpr char kLoadWatcherColumn[] = "load-watcher";
 const std::set<std::string>& PresenceWords() {
   static const auto* const kWords = new std::set<std::string>{
-      "always", "load-aware", "metricProvider", "kube-client", "after-event", "—"};
+      "always", "load-aware", "metricProvider", "kube-client", "extender", "after-event", "—"};
   return *kWords;
 }
 
