@@ -21,6 +21,7 @@
 // a plugin may keep one beyond its removal from the map (Allow/Reject are then no-ops).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,9 @@ class WaitingPod final : public WaitingPodHandle {
   // Rejects the pod (kUnschedulable with `message`, attributed to `plugin`). A no-op
   // after resolution.
   void Reject(absl::string_view plugin, absl::string_view message) override;
+
+  // The outcome once resolved (Success or the rejection); nullopt while waiting.
+  std::optional<Status> Result() const;
 
   // Blocks until the pod is resolved or the earliest plugin deadline passes (which
   // rejects it). Returns Success when allowed, else the rejection.
