@@ -36,9 +36,9 @@
 #include "kube/api/list.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
+#include "kube/api/pod_group.h"
 #include "kube/api/pod_status_patch.h"
 #include "kube/api/selector_object.h"
-#include "kube/api/pod_group.h"
 #include "kube/api/storage.h"
 #include "kube/api/watch_event.h"
 

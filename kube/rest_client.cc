@@ -562,8 +562,7 @@ absl::Status RestClient::WatchPodGroups(const WatchOptions& options,
   return Stream(
       absl::StrCat(kPodGroupsPath, "?", EncodeWatchQuery(options)), what,
       [&](std::string_view line, bool* keep) -> absl::Status {
-        WatchEvent<PodGroup> ev =
-            DecodeWatchLine<PodGroup>(line, DecodePodGroupWatchEvent(line));
+        WatchEvent<PodGroup> ev = DecodeWatchLine<PodGroup>(line, DecodePodGroupWatchEvent(line));
         counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
         if (ev.undecodable) counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
         *keep = handler(std::move(ev));

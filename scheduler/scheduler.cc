@@ -594,14 +594,16 @@ void Scheduler::NotePodGroupMember(const kube::Pod* old_pod,
 }
 
 void Scheduler::OnPodGroupAdd(std::shared_ptr<const kube::PodGroup> group) {
-  if (pod_group_observer_) pod_group_observer_(group->metadata.namespace_name, group->metadata.name);
+  if (pod_group_observer_)
+    pod_group_observer_(group->metadata.namespace_name, group->metadata.name);
   pod_groups_.Apply(std::move(group));
   queue_->MoveAllToActiveOrBackoffQueue(
       ClusterEvent{EventResource::kPodGroup, ActionType::kAdd, "PodGroupAdd"});
 }
 
 void Scheduler::OnPodGroupUpdate(std::shared_ptr<const kube::PodGroup> group) {
-  if (pod_group_observer_) pod_group_observer_(group->metadata.namespace_name, group->metadata.name);
+  if (pod_group_observer_)
+    pod_group_observer_(group->metadata.namespace_name, group->metadata.name);
   pod_groups_.Apply(std::move(group));
   queue_->MoveAllToActiveOrBackoffQueue(
       ClusterEvent{EventResource::kPodGroup, ActionType::kUpdateOther, "PodGroupUpdate"});

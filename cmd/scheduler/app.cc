@@ -34,9 +34,9 @@
 #include "scheduler/config/write.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/framework/stats_scopes.h"
-#include "scheduler/plugins/registry.h"
 #include "scheduler/plugins/coscheduling/coscheduling.h"
 #include "scheduler/plugins/coscheduling/pod_group_status.h"
+#include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/server/admin_server.h"
 #include "scheduler/server/delegating_authorizer.h"
@@ -365,10 +365,9 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
         kube::PodGroupListerWatcher(*s->client), s->clock);
     s->pod_group_informer->AddEventHandlers(kube::EventHandlers<kube::PodGroup>{
         .on_add = [sch](const std::shared_ptr<const kube::PodGroup>& g) { sch->OnPodGroupAdd(g); },
-        .on_update = [sch](const std::shared_ptr<const kube::PodGroup>&,
-                           const std::shared_ptr<const kube::PodGroup>& g) {
-          sch->OnPodGroupUpdate(g);
-        },
+        .on_update =
+            [sch](const std::shared_ptr<const kube::PodGroup>&,
+                  const std::shared_ptr<const kube::PodGroup>& g) { sch->OnPodGroupUpdate(g); },
         .on_delete = [sch](const std::shared_ptr<const kube::PodGroup>& g,
                            bool) { sch->OnPodGroupDelete(g); },
     });
@@ -594,8 +593,8 @@ int SchedulerApp::Run() {
               "PodGroups cannot be listed: is the PodGroup CRD (podgroups.scheduling.x-k8s.io) "
               "installed and may the scheduler list and watch it? "
               "(deploy/components/coscheduling)");
-          Log(Component::kMain).warn("{}; pods with the scheduling.x-k8s.io/pod-group label wait",
-                                     why.message());
+          Log(Component::kMain)
+              .warn("{}; pods with the scheduling.x-k8s.io/pod-group label wait", why.message());
           s.scheduler->SetPodGroupsHealth(std::move(why));
         }
         if (s.leading.load()) s.pod_group_status->SyncDirty();

@@ -27,10 +27,9 @@ std::string_view PodGroupPhaseName(PodGroupPhase phase) {
 }
 
 PodGroupPhase ParsePodGroupPhase(std::string_view name) {
-  for (PodGroupPhase p :
-       {PodGroupPhase::kNone, PodGroupPhase::kPending, PodGroupPhase::kScheduling,
-        PodGroupPhase::kScheduled, PodGroupPhase::kRunning, PodGroupPhase::kFinished,
-        PodGroupPhase::kFailed}) {
+  for (PodGroupPhase p : {PodGroupPhase::kNone, PodGroupPhase::kPending, PodGroupPhase::kScheduling,
+                          PodGroupPhase::kScheduled, PodGroupPhase::kRunning,
+                          PodGroupPhase::kFinished, PodGroupPhase::kFailed}) {
     if (PodGroupPhaseName(p) == name) return p;
   }
   return PodGroupPhase::kUnrecognized;
@@ -45,7 +44,8 @@ std::string_view PodGroupNameOf(const Pod& pod) {
 std::string PodGroupFullNameOf(const Pod& pod) {
   std::string_view name = PodGroupNameOf(pod);
   if (name.empty()) return "";
-  return absl::StrCat(pod.metadata.namespace_name, "/", absl::string_view(name.data(), name.size()));
+  return absl::StrCat(pod.metadata.namespace_name, "/",
+                      absl::string_view(name.data(), name.size()));
 }
 
 }  // namespace trimaran::kube

@@ -26,8 +26,8 @@ std::string Str(const YAML::Node& n) { return n.IsScalar() ? n.as<std::string>()
 class CoschedulingComponentTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           absl::StrCat("trimaran-coscheduling-", ::getpid());
+    dir_ =
+        std::filesystem::temp_directory_path() / absl::StrCat("trimaran-coscheduling-", ::getpid());
     std::filesystem::create_directories(dir_);
     std::filesystem::create_directory_symlink(DeployPath(""), dir_ / "deploy");
     TRIMARAN_ASSERT_OK(WriteFile((dir_ / "kustomization.yaml").string(),

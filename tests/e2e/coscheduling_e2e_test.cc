@@ -12,6 +12,7 @@
 //      them for this scheduler, scheduleTimeoutSeconds 3): its 3 pods are reserved, time
 //      out, and release the room; a 3-cpu pod then binds on the one 4-cpu node; no
 //      member of the gang is ever bound. Status: Scheduling, scheduled 0.
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -116,13 +117,12 @@ class CoschedulingE2ETest : public ::testing::Test {
   }
 
   absl::StatusOr<kube::PodGroup> GetGroup(const std::string& name) {
-    TRIMARAN_ASSIGN_OR_RETURN(
-        http::HttpResponse r,
-        cluster_->control_plane().Request(
-            "GET",
-            absl::StrCat("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/", kNs, "/podgroups/",
-                         name),
-            ""));
+    TRIMARAN_ASSIGN_OR_RETURN(http::HttpResponse r,
+                              cluster_->control_plane().Request(
+                                  "GET",
+                                  absl::StrCat("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/",
+                                               kNs, "/podgroups/", name),
+                                  ""));
     if (r.status_code != 200) return absl::InternalError(r.body);
     return kube::DecodePodGroup(r.body);
   }
@@ -130,17 +130,17 @@ class CoschedulingE2ETest : public ::testing::Test {
   // `n` members "<group>-<i>" of one cpu; those from `foreign_from` on belong to another
   // scheduler (they exist, count for minMember, and are never placed).
   absl::Status CreateMembers(const std::string& group, int n, int foreign_from = 1 << 30) {
-    return cluster_->CreatePods(
-        n,
-        [&](int i) {
-          return PodShape{.name = absl::StrCat(group, "-", i),
-                          .namespace_name = kNs,
-                          .scheduler_name = i >= foreign_from ? "nobody" : "trimaran",
-                          .cpu = "1",
-                          .memory = "64Mi",
-                          .labels = {{std::string(kube::kPodGroupLabel), group}}};
-        },
-        {.parallelism = 1});
+    return cluster_->CreatePods(n,
+                                [&](int i) {
+                                  return PodShape{
+                                      .name = absl::StrCat(group, "-", i),
+                                      .namespace_name = kNs,
+                                      .scheduler_name = i >= foreign_from ? "nobody" : "trimaran",
+                                      .cpu = "1",
+                                      .memory = "64Mi",
+                                      .labels = {{std::string(kube::kPodGroupLabel), group}}};
+                                },
+                                {.parallelism = 1});
   }
 
   // Bound pods per pod-group label ("" for pods without one).
@@ -155,12 +155,12 @@ class CoschedulingE2ETest : public ::testing::Test {
   }
 
   void StartScheduler() {
-    absl::StatusOr<SchedulerProcess> s = StartSchedulerProcess(
-        {.binary = kSchedulerBin,
-         .dir = cluster_->control_plane().dir(),
-         .tag = "gang",
-         .config_yaml = SchedulerConfigYaml("trimaran", false, kProfile),
-         .kubeconfig = cluster_->kubeconfig()});
+    absl::StatusOr<SchedulerProcess> s =
+        StartSchedulerProcess({.binary = kSchedulerBin,
+                               .dir = cluster_->control_plane().dir(),
+                               .tag = "gang",
+                               .config_yaml = SchedulerConfigYaml("trimaran", false, kProfile),
+                               .kubeconfig = cluster_->kubeconfig()});
     ASSERT_TRUE(s.ok()) << s.status();
     sched_ = std::move(s->process);
   }
@@ -170,8 +170,7 @@ class CoschedulingE2ETest : public ::testing::Test {
 };
 
 TEST_F(CoschedulingE2ETest, TwoGangsForOneGangsRoomNeverBindHalf) {
-  TRIMARAN_ASSERT_OK(
-      cluster_->AddNodes(NumberedNames("node", 3), {.cpu = "4", .memory = "16Gi"}));
+  TRIMARAN_ASSERT_OK(cluster_->AddNodes(NumberedNames("node", 3), {.cpu = "4", .memory = "16Gi"}));
   TRIMARAN_ASSERT_OK(CreateGroup("a", 8, 10));
   absl::SleepFor(absl::Seconds(1));  // a is older than b (second resolution)
   TRIMARAN_ASSERT_OK(CreateGroup("b", 8, 10));

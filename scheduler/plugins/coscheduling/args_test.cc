@@ -28,19 +28,19 @@ TEST(CoschedulingArgsTest, DefaultsAsUpstream) {
 }
 
 TEST(CoschedulingArgsTest, DecodesEveryField) {
-  absl::StatusOr<CoschedulingArgs> args =
-      Decode("kind: CoschedulingArgs\napiVersion: kubescheduler.config.k8s.io/v1\n"
-             "permitWaitingTimeSeconds: 30\npodGroupBackoffSeconds: 5\n"
-             "podGroupRejectPercentage: 0\n");
+  absl::StatusOr<CoschedulingArgs> args = Decode(
+      "kind: CoschedulingArgs\napiVersion: kubescheduler.config.k8s.io/v1\n"
+      "permitWaitingTimeSeconds: 30\npodGroupBackoffSeconds: 5\n"
+      "podGroupRejectPercentage: 0\n");
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(*args, (CoschedulingArgs{30, 5, 0}));
   EXPECT_EQ(args->permit_waiting_time(), absl::Seconds(30));
 }
 
 TEST(CoschedulingArgsTest, NamesEveryBadField) {
-  absl::StatusOr<CoschedulingArgs> args =
-      Decode("permitWaitingTimeSeconds: 0\npodGroupBackoffSeconds: -1\n"
-             "podGroupRejectPercentage: 101\nbogus: 1\nkind: Other\n");
+  absl::StatusOr<CoschedulingArgs> args = Decode(
+      "permitWaitingTimeSeconds: 0\npodGroupBackoffSeconds: -1\n"
+      "podGroupRejectPercentage: 101\nbogus: 1\nkind: Other\n");
   ASSERT_FALSE(args.ok());
   const std::string msg(args.status().message());
   EXPECT_THAT(msg, HasSubstr(std::string(kPath) + ".permitWaitingTimeSeconds: Invalid value: 0"));

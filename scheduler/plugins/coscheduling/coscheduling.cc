@@ -51,8 +51,8 @@ std::atomic<bool> g_logged_unreadable{false};
 
 kube::Resource ResourceGap(const kube::PodGroup& pg, const std::string& group_full_name,
                            std::span<const NodeInfo* const> nodes) {
-  kube::Resource need = kube::Resource::FromResourceList(pg.spec.min_resources.value_or(
-      kube::ResourceList{}));
+  kube::Resource need =
+      kube::Resource::FromResourceList(pg.spec.min_resources.value_or(kube::ResourceList{}));
   need.allowed_pod_number = pg.spec.min_member;
   for (const NodeInfo* info : nodes) {
     if (info == nullptr || info->node() == nullptr) continue;
@@ -86,8 +86,7 @@ kube::Resource ResourceGap(const kube::PodGroup& pg, const std::string& group_fu
   return need;
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> Coscheduling::New(const PluginArgs& args,
-                                                          Handle& handle) {
+absl::StatusOr<std::unique_ptr<Plugin>> Coscheduling::New(const PluginArgs& args, Handle& handle) {
   absl::StatusOr<CoschedulingArgs> decoded = DecodeCoschedulingArgs(args);
   if (!decoded.ok()) return decoded.status();
   return std::make_unique<Coscheduling>(*decoded, handle);
@@ -175,18 +174,21 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
     }
   }
   const std::vector<std::shared_ptr<const kube::Pod>> pods = lister.Pods(ns, group);
-  int64_t quorum_gap = static_cast<int64_t>(pg->spec.min_member) - static_cast<int64_t>(pods.size());
+  int64_t quorum_gap =
+      static_cast<int64_t>(pg->spec.min_member) - static_cast<int64_t>(pods.size());
   if (quorum_gap > 0) {
-    return Status::UnschedulableAndUnresolvable(absl::StrCat(
-        "pre-filter pod ", pod.metadata.name, " cannot find enough sibling pods, current pods number: ",
-        pods.size(), ", minMember of group: ", pg->spec.min_member));
+    return Status::UnschedulableAndUnresolvable(
+        absl::StrCat("pre-filter pod ", pod.metadata.name,
+                     " cannot find enough sibling pods, current pods number: ", pods.size(),
+                     ", minMember of group: ", pg->spec.min_member));
   }
   for (const auto& p : pods) {
     if (!p->spec.scheduling_gates.empty()) ++quorum_gap;
   }
   if (quorum_gap > 0) {
-    return Status::UnschedulableAndUnresolvable(absl::StrCat(
-        "pre-filter pod ", pod.metadata.name, " cannot proceed due to gated pods in the same PodGroup"));
+    return Status::UnschedulableAndUnresolvable(
+        absl::StrCat("pre-filter pod ", pod.metadata.name,
+                     " cannot proceed due to gated pods in the same PodGroup"));
   }
   if (!pg->spec.min_resources.has_value()) return Status();
   {
@@ -288,16 +290,14 @@ Status Coscheduling::PostFilter(CycleState& state, const kube::Pod& pod,
                                             " is unschedulable even after PostFilter"));
 }
 
-Status Coscheduling::Reserve(CycleState& state, const kube::Pod& pod,
-                             absl::string_view node_name) {
+Status Coscheduling::Reserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) {
   (void)state;
   (void)pod;
   (void)node_name;
   return Status();
 }
 
-void Coscheduling::Unreserve(CycleState& state, const kube::Pod& pod,
-                             absl::string_view node_name) {
+void Coscheduling::Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) {
   (void)state;
   (void)node_name;
   const std::string_view group_view = kube::PodGroupNameOf(pod);
@@ -346,9 +346,9 @@ Status Coscheduling::Permit(CycleState& state, const kube::Pod& pod, absl::strin
     if (gs.deadline.has_value() && now > *gs.deadline - kQuorumMargin) {
       // Too close to the gang's deadline: a member may be timing out right now. Refuse;
       // this pod's Unreserve rejects the others, and the gang retries whole.
-      return Status::Unschedulable(absl::StrCat(
-          "PodGroup ", full, " reached minMember within ", absl::FormatDuration(kQuorumMargin),
-          " of its Permit deadline; the gang is retried"));
+      return Status::Unschedulable(absl::StrCat("PodGroup ", full, " reached minMember within ",
+                                                absl::FormatDuration(kQuorumMargin),
+                                                " of its Permit deadline; the gang is retried"));
     }
     gs.deadline.reset();
     gs.last_failed.reset();

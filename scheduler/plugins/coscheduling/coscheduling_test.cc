@@ -78,8 +78,7 @@ class CoschedulingTest : public ::testing::Test {
     if (s.IsWait()) {
       handle_->waiting_pods().Add(std::make_shared<WaitingPod>(
           std::make_shared<const kube::Pod>(pod), "n1",
-          std::vector<WaitingPod::PendingPlugin>{{"Coscheduling", timeout}},
-          handle_->clock()));
+          std::vector<WaitingPod::PendingPlugin>{{"Coscheduling", timeout}}, handle_->clock()));
     }
     return s;
   }
@@ -143,8 +142,7 @@ TEST_F(CoschedulingTest, QueueSortKeepsGroupsTogether) {
        true},
       {"same time: by group name", info(Member("z", "late"), 1), info(Member("a", "late2"), 1),
        true},
-      {"same group: by pod name", info(Member("a", "late"), 9), info(Member("b", "late"), 1),
-       true},
+      {"same group: by pod name", info(Member("a", "late"), 9), info(Member("b", "late"), 1), true},
       {"missing group: pod time", info(Member("a", "ghost"), 50), info(Member("b", "early"), 1),
        true},
   };
@@ -343,8 +341,8 @@ TEST(ResourceGapTest, IgnoresTheGroupsOwnPods) {
   kube::PodGroup pg;
   pg.spec.min_member = 2;
   pg.spec.min_resources = kube::ResourceList{{"cpu", Q("4")}};
-  auto infos = testing::MakeNodeInfos({Node("n1", "4")}, {Member("g-0", "g", "n1"),
-                                                          Member("g-1", "g", "n1")});
+  auto infos = testing::MakeNodeInfos({Node("n1", "4")},
+                                      {Member("g-0", "g", "n1"), Member("g-1", "g", "n1")});
   std::vector<const NodeInfo*> nodes = {infos[0].get()};
   EXPECT_TRUE(ResourceGap(pg, "jobs/g", nodes).IsZero());
   EXPECT_EQ(ResourceGap(pg, "jobs/other", nodes).milli_cpu, 2000);

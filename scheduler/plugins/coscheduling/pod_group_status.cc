@@ -92,11 +92,11 @@ int PodGroupStatusWriter::SyncDirty() {
     const auto pods = lister_.Pods(ns, name);
     kube::PodGroupStatus status = ComputePodGroupStatus(*pg, pods, clock_.Now());
     if (status == pg->status) continue;
-    absl::StatusOr<std::string> r = client_.Raw(
-        "PATCH",
-        absl::StrCat("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/", ns, "/podgroups/", name,
-                     "/status"),
-        kube::EncodePodGroupStatusPatch(status), "application/merge-patch+json");
+    absl::StatusOr<std::string> r =
+        client_.Raw("PATCH",
+                    absl::StrCat("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/", ns,
+                                 "/podgroups/", name, "/status"),
+                    kube::EncodePodGroupStatusPatch(status), "application/merge-patch+json");
     if (r.ok()) {
       ++patched;
       continue;
