@@ -574,7 +574,7 @@ int SchedulerApp::Run() {
   for (auto& informer : s.storage_informers) informer->Start();
   // PodGroups: their own thread watches the informer's sync (an apiserver without the
   // CRD is survived: pods of a group wait with a clear message until it appears) and,
-  // while this replica leads, writes the groups' status once a second.
+  // while this replica leads, writes the groups' status every 500 ms.
   std::jthread pod_groups;
   if (s.pod_group_informer) {
     s.pod_group_informer->Start();
