@@ -47,6 +47,22 @@ void Take(int64_t& need, int64_t free) {
 
 std::atomic<bool> g_logged_unreadable{false};
 
+// Written by PreFilter when it turns the pod away: PostFilter then leaves the group alone
+// (the pod never reached Filter, nothing of the group was tried; backing the group off
+// again would extend its backoff for as long as its pods keep coming).
+constexpr absl::string_view kRejectedAtPreFilterKey = "Coscheduling/rejectedAtPreFilter";
+class RejectedAtPreFilter final : public StateData {
+ public:
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<RejectedAtPreFilter>();
+  }
+};
+
+Status RejectAtPreFilter(CycleState& state, std::string message) {
+  state.Write(kRejectedAtPreFilterKey, std::make_unique<RejectedAtPreFilter>());
+  return Status::UnschedulableAndUnresolvable(message);
+}
+
 }  // namespace
 
 kube::Resource ResourceGap(const kube::PodGroup& pg, const std::string& group_full_name,
@@ -143,7 +159,6 @@ bool Coscheduling::Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
 
 Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
                                std::span<const NodeInfo* const> nodes, PreFilterResult& result) {
-  (void)state;
   (void)result;
   const std::string_view group = kube::PodGroupNameOf(pod);
   if (group.empty()) return Status();
@@ -156,12 +171,12 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
           .warn("Coscheduling: PodGroups cannot be read; pods with the {} label wait: {}",
                 kube::kPodGroupLabel, health.message());
     }
-    return Status::UnschedulableAndUnresolvable(
+    return RejectAtPreFilter(state, 
         absl::StrCat("PodGroup ", full, " cannot be read: ", health.message()));
   }
   std::shared_ptr<const kube::PodGroup> pg = lister.Get(ns, group);
   if (pg == nullptr) {
-    return Status::UnschedulableAndUnresolvable(absl::StrCat("PodGroup ", full, " not found"));
+    return RejectAtPreFilter(state, absl::StrCat("PodGroup ", full, " not found"));
   }
   const absl::Time now = handle_.clock().Now();
   {
@@ -169,7 +184,7 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
     auto it = groups_.find(full);
     if (it != groups_.end() && it->second.backoff_until.has_value() &&
         now < *it->second.backoff_until) {
-      return Status::UnschedulableAndUnresolvable(
+      return RejectAtPreFilter(state, 
           absl::StrCat("podGroup ", full, " failed recently"));
     }
   }
@@ -177,7 +192,7 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
   int64_t quorum_gap =
       static_cast<int64_t>(pg->spec.min_member) - static_cast<int64_t>(pods.size());
   if (quorum_gap > 0) {
-    return Status::UnschedulableAndUnresolvable(
+    return RejectAtPreFilter(state, 
         absl::StrCat("pre-filter pod ", pod.metadata.name,
                      " cannot find enough sibling pods, current pods number: ", pods.size(),
                      ", minMember of group: ", pg->spec.min_member));
@@ -186,7 +201,7 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
     if (!p->spec.scheduling_gates.empty()) ++quorum_gap;
   }
   if (quorum_gap > 0) {
-    return Status::UnschedulableAndUnresolvable(
+    return RejectAtPreFilter(state, 
         absl::StrCat("pre-filter pod ", pod.metadata.name,
                      " cannot proceed due to gated pods in the same PodGroup"));
   }
@@ -201,7 +216,7 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
   }
   const kube::Resource gap = ResourceGap(*pg, full, nodes);
   if (!gap.IsZero()) {
-    return Status::UnschedulableAndUnresolvable(absl::StrCat(
+    return RejectAtPreFilter(state, absl::StrCat(
         "PodGroup ", full, " minResources do not fit the cluster: resource gap: ", FormatGap(gap)));
   }
   absl::MutexLock lock(&mu_);
@@ -254,9 +269,11 @@ int Coscheduling::RejectWaiting(const kube::Pod& trigger, const std::string& ns,
 Status Coscheduling::PostFilter(CycleState& state, const kube::Pod& pod,
                                 const NodeToStatus& filtered_node_status,
                                 PostFilterResult& result) {
-  (void)state;
   (void)filtered_node_status;
   (void)result;
+  if (state.Read<RejectedAtPreFilter>(kRejectedAtPreFilterKey).ok()) {
+    return Status(Code::kUnschedulable);
+  }
   const std::string_view group_view = kube::PodGroupNameOf(pod);
   const std::string& ns = pod.metadata.namespace_name;
   std::shared_ptr<const kube::PodGroup> pg =

@@ -16,7 +16,8 @@
 //   PostFilter a member fits no node: unless minMember is already assigned or the gap is
 //              at most podGroupRejectPercentage of minMember, reject the group's waiting
 //              pods (their reservations are released), back the group off, mark it
-//              failed for QueueSort.
+//              failed for QueueSort. Nothing when this plugin's own PreFilter turned
+//              the pod away (the group was not tried; re-backing it off would starve it).
 //   Reserve    nothing. Unreserve: a member's reservation was undone (Permit timeout,
 //              rejection, bind failure): reject every waiting member of the group.
 //   Permit     count the group's assigned members (bound per the PodGroupLister, or

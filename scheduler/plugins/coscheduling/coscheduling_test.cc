@@ -322,6 +322,32 @@ TEST_F(CoschedulingTest, PostFilterSparesANearlyCompleteGang) {
   EXPECT_EQ(PostFilter(*pl, Member("x", "")).Message(), "can not find pod group");
 }
 
+TEST_F(CoschedulingTest, PostFilterAfterItsOwnPreFilterRejectionChangesNothing) {
+  // A member turned away at PreFilter (here: the group is backed off) never reached
+  // Filter: PostFilter must not reject the group's waiting pods nor extend the backoff.
+  Group("g", 3);
+  std::vector<kube::Pod> pods = Members("g", 3);
+  CoschedulingArgs args;
+  args.pod_group_backoff_seconds = 5;
+  auto pl = Plugin(args);
+  EXPECT_TRUE(Permit(*pl, pods[0]).IsWait());
+  EXPECT_FALSE(PostFilter(*pl, pods[1]).IsSuccess());  // rejects pods[0], backs g off 5 s
+  handle_->waiting_pods().Remove(pods[0]);
+  CycleState first;
+  pl->Unreserve(first, pods[0], "n1");
+  ASSERT_TRUE(Permit(*pl, pods[0]).IsWait());  // tried again, waits
+  handle_->fake_clock().Advance(absl::Seconds(4));
+  CycleState state;
+  PreFilterResult pre;
+  Status s = pl->PreFilter(state, pods[1], handle_->snapshot_lister().NodeInfos().List(), pre);
+  EXPECT_EQ(s.Message(), "podGroup jobs/g failed recently");
+  PostFilterResult post;
+  EXPECT_EQ(pl->PostFilter(state, pods[1], NodeToStatus(), post).code(), Code::kUnschedulable);
+  EXPECT_FALSE(Outcome(pods[0]).has_value());  // still waiting
+  handle_->fake_clock().Advance(absl::Seconds(2));  // the original 5 s are over
+  EXPECT_TRUE(PreFilter(*pl, pods[1]).IsSuccess());
+}
+
 TEST_F(CoschedulingTest, QuorumAtTheDeadlineIsRefused) {
   Group("g", 2, 10);
   std::vector<kube::Pod> pods = Members("g", 2);
