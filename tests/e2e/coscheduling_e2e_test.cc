@@ -4,7 +4,7 @@
 // as the only QueueSort plugin and at PreFilter, PostFilter, Reserve and Permit.
 //
 //   1. Two gangs of 8 one-cpu pods (minMember 8) on 3 nodes of 4 cpus (room for 12):
-//      one gang binds completely, the other binds nothing (never part of it) for as
+//      one gang binds completely (either), the other binds nothing (never part of it) for as
 //      long as the first holds the room; once the first gang's pods are deleted, the
 //      second binds completely. PodGroup status: Scheduled with scheduled = 8 for the
 //      bound gang, Scheduling with scheduled = 0 for the waiting one.
@@ -178,42 +178,53 @@ TEST_F(CoschedulingE2ETest, TwoGangsForOneGangsRoomNeverBindHalf) {
   TRIMARAN_ASSERT_OK(CreateMembers("b", 8));
   StartScheduler();
 
-  ASSERT_TRUE(Eventually([&] { return BoundByGroup()["a"] == 8; }, kTimeout))
-      << "gang a bound " << BoundByGroup()["a"];
-  // For as long as a holds the room (well past b's 10 s Permit timeout), b binds nothing.
+  // One of the two gangs binds completely (usually a, the older one; which one depends
+  // on the order the members reach the queue).
+  std::string first, second;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        std::map<std::string, int> bound = BoundByGroup();
+        if (bound["a"] == 8) first = "a", second = "b";
+        if (bound["b"] == 8) first = "b", second = "a";
+        return !first.empty();
+      },
+      kTimeout))
+      << "no gang bound completely: a " << BoundByGroup()["a"] << ", b " << BoundByGroup()["b"];
+  // For as long as it holds the room (well past the other's 10 s Permit timeout), the
+  // other gang binds nothing.
   const absl::Time until = absl::Now() + absl::Seconds(15);
   while (absl::Now() < until) {
     std::map<std::string, int> bound = BoundByGroup();
-    ASSERT_EQ(bound["b"], 0) << "a partial gang b was bound";
-    ASSERT_EQ(bound["a"], 8);
+    ASSERT_EQ(bound[second], 0) << "a partial gang " << second << " was bound";
+    ASSERT_EQ(bound[first], 8);
     absl::SleepFor(absl::Milliseconds(250));
   }
   ASSERT_TRUE(Eventually(
       [&] {
-        auto a = GetGroup("a");
-        auto b = GetGroup("b");
-        return a.ok() && b.ok() && a->status.phase == kube::PodGroupPhase::kScheduled &&
-               a->status.scheduled == 8 && b->status.phase == kube::PodGroupPhase::kScheduling &&
-               b->status.scheduled == 0;
+        auto f = GetGroup(first);
+        auto w = GetGroup(second);
+        return f.ok() && w.ok() && f->status.phase == kube::PodGroupPhase::kScheduled &&
+               f->status.scheduled == 8 && w->status.phase == kube::PodGroupPhase::kScheduling &&
+               w->status.scheduled == 0;
       },
       kTimeout))
       << "PodGroup status";
-  EXPECT_TRUE(GetGroup("b")->status.schedule_start_time.has_value());
+  EXPECT_TRUE(GetGroup(second)->status.schedule_start_time.has_value());
 
-  // Room appears: b binds, completely.
+  // Room appears: the other gang binds, completely.
   for (int i = 0; i < 8; ++i) {
-    TRIMARAN_ASSERT_OK(cluster_->client().DeletePod(kNs, absl::StrCat("a-", i)));
+    TRIMARAN_ASSERT_OK(cluster_->client().DeletePod(kNs, absl::StrCat(first, "-", i)));
   }
-  ASSERT_TRUE(Eventually([&] { return BoundByGroup()["b"] == 8; }, kTimeout))
-      << "gang b bound " << BoundByGroup()["b"];
+  ASSERT_TRUE(Eventually([&] { return BoundByGroup()[second] == 8; }, kTimeout))
+      << "gang " << second << " bound " << BoundByGroup()[second];
   ASSERT_TRUE(Eventually(
       [&] {
-        auto b = GetGroup("b");
-        return b.ok() && b->status.phase == kube::PodGroupPhase::kScheduled &&
-               b->status.scheduled == 8;
+        auto w = GetGroup(second);
+        return w.ok() && w->status.phase == kube::PodGroupPhase::kScheduled &&
+               w->status.scheduled == 8;
       },
       kTimeout))
-      << "PodGroup b status";
+      << "PodGroup " << second << " status";
 }
 
 TEST_F(CoschedulingE2ETest, GangBelowMinMemberTimesOutAndReleasesItsRoom) {
