@@ -214,9 +214,9 @@ TEST_F(CoschedulingE2ETest, TwoGangsForOneGangsRoomNeverBindHalf) {
   // Room appears: the other gang binds, completely.
   // At once (no kubelet here to finish a graceful deletion).
   for (int i = 0; i < 8; ++i) {
-    TRIMARAN_ASSERT_OK(Send("DELETE",
-                            absl::StrCat("/api/v1/namespaces/", kNs, "/pods/", first, "-", i),
-                            R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})"));
+    TRIMARAN_ASSERT_OK(
+        Send("DELETE", absl::StrCat("/api/v1/namespaces/", kNs, "/pods/", first, "-", i),
+             R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})"));
   }
   ASSERT_TRUE(Eventually([&] { return BoundByGroup()[second] == 8; }, kTimeout))
       << "gang " << second << " bound " << BoundByGroup()[second];

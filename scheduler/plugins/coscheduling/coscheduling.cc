@@ -171,8 +171,8 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
           .warn("Coscheduling: PodGroups cannot be read; pods with the {} label wait: {}",
                 kube::kPodGroupLabel, health.message());
     }
-    return RejectAtPreFilter(state, 
-        absl::StrCat("PodGroup ", full, " cannot be read: ", health.message()));
+    return RejectAtPreFilter(
+        state, absl::StrCat("PodGroup ", full, " cannot be read: ", health.message()));
   }
   std::shared_ptr<const kube::PodGroup> pg = lister.Get(ns, group);
   if (pg == nullptr) {
@@ -184,26 +184,25 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
     auto it = groups_.find(full);
     if (it != groups_.end() && it->second.backoff_until.has_value() &&
         now < *it->second.backoff_until) {
-      return RejectAtPreFilter(state, 
-          absl::StrCat("podGroup ", full, " failed recently"));
+      return RejectAtPreFilter(state, absl::StrCat("podGroup ", full, " failed recently"));
     }
   }
   const std::vector<std::shared_ptr<const kube::Pod>> pods = lister.Pods(ns, group);
   int64_t quorum_gap =
       static_cast<int64_t>(pg->spec.min_member) - static_cast<int64_t>(pods.size());
   if (quorum_gap > 0) {
-    return RejectAtPreFilter(state, 
-        absl::StrCat("pre-filter pod ", pod.metadata.name,
-                     " cannot find enough sibling pods, current pods number: ", pods.size(),
-                     ", minMember of group: ", pg->spec.min_member));
+    return RejectAtPreFilter(
+        state, absl::StrCat("pre-filter pod ", pod.metadata.name,
+                            " cannot find enough sibling pods, current pods number: ", pods.size(),
+                            ", minMember of group: ", pg->spec.min_member));
   }
   for (const auto& p : pods) {
     if (!p->spec.scheduling_gates.empty()) ++quorum_gap;
   }
   if (quorum_gap > 0) {
-    return RejectAtPreFilter(state, 
-        absl::StrCat("pre-filter pod ", pod.metadata.name,
-                     " cannot proceed due to gated pods in the same PodGroup"));
+    return RejectAtPreFilter(
+        state, absl::StrCat("pre-filter pod ", pod.metadata.name,
+                            " cannot proceed due to gated pods in the same PodGroup"));
   }
   if (!pg->spec.min_resources.has_value()) return Status();
   {
@@ -216,8 +215,10 @@ Status Coscheduling::PreFilter(CycleState& state, const kube::Pod& pod,
   }
   const kube::Resource gap = ResourceGap(*pg, full, nodes);
   if (!gap.IsZero()) {
-    return RejectAtPreFilter(state, absl::StrCat(
-        "PodGroup ", full, " minResources do not fit the cluster: resource gap: ", FormatGap(gap)));
+    return RejectAtPreFilter(
+        state,
+        absl::StrCat("PodGroup ", full,
+                     " minResources do not fit the cluster: resource gap: ", FormatGap(gap)));
   }
   absl::MutexLock lock(&mu_);
   groups_[full].permitted_until = now + args_.permit_waiting_time();

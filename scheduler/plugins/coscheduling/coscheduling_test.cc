@@ -343,7 +343,7 @@ TEST_F(CoschedulingTest, PostFilterAfterItsOwnPreFilterRejectionChangesNothing) 
   EXPECT_EQ(s.Message(), "podGroup jobs/g failed recently");
   PostFilterResult post;
   EXPECT_EQ(pl->PostFilter(state, pods[1], NodeToStatus(), post).code(), Code::kUnschedulable);
-  EXPECT_FALSE(Outcome(pods[0]).has_value());  // still waiting
+  EXPECT_FALSE(Outcome(pods[0]).has_value());       // still waiting
   handle_->fake_clock().Advance(absl::Seconds(2));  // the original 5 s are over
   EXPECT_TRUE(PreFilter(*pl, pods[1]).IsSuccess());
 }
