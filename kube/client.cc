@@ -25,6 +25,19 @@ absl::Status Client::Bind(const Binding& binding, const CallOptions& options) {
   return Bind(binding);
 }
 
+absl::StatusOr<PodGroupList> Client::ListPodGroups(const ListOptions& options) {
+  (void)options;
+  return absl::UnimplementedError("this client does not serve podgroups");
+}
+
+absl::Status Client::WatchPodGroups(const WatchOptions& options,
+                                    const WatchHandler<PodGroup>& handler, std::stop_token stop) {
+  (void)options;
+  (void)handler;
+  (void)stop;
+  return absl::UnimplementedError("this client does not serve podgroups");
+}
+
 absl::StatusOr<Lease> Client::GetLease(absl::string_view ns, absl::string_view name,
                                        const CallOptions& options) {
   if (absl::Status s = CheckStop(options, "get lease"); !s.ok()) return s;

@@ -36,6 +36,7 @@
 #include "kube/api/list.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
+#include "kube/api/pod_group.h"
 #include "kube/api/pod_status_patch.h"
 #include "kube/api/selector_object.h"
 #include "kube/api/storage.h"
@@ -135,6 +136,14 @@ class Client {
                                                            absl::string_view ns,
                                                            absl::string_view name,
                                                            const StoragePatch& patch) = 0;
+
+  // ---- PodGroups (scheduling.x-k8s.io/v1alpha1, a CRD: kube/api/pod_group.h), across
+  // all namespaces; as ListPods/WatchPods otherwise. Not pure: clients that do not
+  // serve them (fakes, tools) return Unimplemented, and an apiserver without the CRD
+  // answers NotFound. Status is written with Raw (merge PATCH of podgroups/status). ----
+  virtual absl::StatusOr<PodGroupList> ListPodGroups(const ListOptions& options);
+  virtual absl::Status WatchPodGroups(const WatchOptions& options,
+                                      const WatchHandler<PodGroup>& handler, std::stop_token stop);
 
   // ---- Events (events.k8s.io/v1). ----
   virtual absl::Status CreateEvent(const Event& event) = 0;

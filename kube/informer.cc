@@ -83,6 +83,15 @@ ListerWatcher<StorageObject> StorageObjectListerWatcher(Client& client, StorageR
   return lw;
 }
 
+ListerWatcher<PodGroup> PodGroupListerWatcher(Client& client) {
+  ListerWatcher<PodGroup> lw;
+  lw.list = [&client](const ListOptions& o) { return client.ListPodGroups(o); };
+  lw.watch = [&client](const WatchOptions& o, const WatchHandler<PodGroup>& h,
+                       std::stop_token stop) { return client.WatchPodGroups(o, h, stop); };
+  lw.description = "podgroups";
+  return lw;
+}
+
 namespace internal {
 
 Reflector::Reflector(ReflectorTarget& target, ReflectorSource source, const Clock& clock,

@@ -124,6 +124,8 @@ ListerWatcher<SelectorObject> DisruptionBudgetListerWatcher(Client& client);
 
 // Every object of `resource` (kube/api/storage.h) in every namespace.
 ListerWatcher<StorageObject> StorageObjectListerWatcher(Client& client, StorageResource resource);
+// Every PodGroup (scheduling.x-k8s.io/v1alpha1) in every namespace.
+ListerWatcher<PodGroup> PodGroupListerWatcher(Client& client);
 
 template <typename T>
 struct EventHandlers {

@@ -536,6 +536,41 @@ absl::Status RestClient::WatchStorageObjects(StorageResource resource, const Wat
       stop);
 }
 
+// ---- PodGroups ----
+
+namespace {
+constexpr char kPodGroupsPath[] = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
+}  // namespace
+
+absl::StatusOr<PodGroupList> RestClient::ListPodGroups(const ListOptions& options) {
+  std::string q = EncodeListQuery(options);
+  Call call{.method = "GET",
+            .path = absl::StrCat(kPodGroupsPath, q.empty() ? "" : "?", q),
+            .what = "list podgroups"};
+  TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
+  absl::StatusOr<PodGroupList> list = DecodePodGroupList(body);
+  if (!list.ok())
+    return absl::InternalError(absl::StrCat(call.what, ": ", list.status().message()));
+  return list;
+}
+
+absl::Status RestClient::WatchPodGroups(const WatchOptions& options,
+                                        const WatchHandler<PodGroup>& handler,
+                                        std::stop_token stop) {
+  std::string what =
+      absl::StrCat("watch podgroups from resourceVersion ", options.resource_version);
+  return Stream(
+      absl::StrCat(kPodGroupsPath, "?", EncodeWatchQuery(options)), what,
+      [&](std::string_view line, bool* keep) -> absl::Status {
+        WatchEvent<PodGroup> ev = DecodeWatchLine<PodGroup>(line, DecodePodGroupWatchEvent(line));
+        counters_.watch_events.fetch_add(1, std::memory_order_relaxed);
+        if (ev.undecodable) counters_.watch_decode_errors.fetch_add(1, std::memory_order_relaxed);
+        *keep = handler(std::move(ev));
+        return absl::OkStatus();
+      },
+      stop);
+}
+
 absl::StatusOr<StorageObject> RestClient::PatchStorageObject(StorageResource resource,
                                                              absl::string_view ns,
                                                              absl::string_view name,

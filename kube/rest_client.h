@@ -111,6 +111,9 @@ class RestClient final : public Client {
   absl::Status WatchStorageObjects(StorageResource resource, const WatchOptions& options,
                                    const WatchHandler<StorageObject>& handler,
                                    std::stop_token stop) override;
+  absl::StatusOr<PodGroupList> ListPodGroups(const ListOptions& options) override;
+  absl::Status WatchPodGroups(const WatchOptions& options, const WatchHandler<PodGroup>& handler,
+                              std::stop_token stop) override;
   absl::StatusOr<StorageObject> PatchStorageObject(StorageResource resource, absl::string_view ns,
                                                    absl::string_view name,
                                                    const StoragePatch& patch) override;

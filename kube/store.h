@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
+#include "kube/api/pod_group.h"
 #include "kube/api/selector_object.h"
 #include "kube/api/storage.h"
 
@@ -35,6 +36,7 @@ inline std::string ObjectKey(const Node& node) { return node.metadata.name; }
 inline std::string ObjectKey(const SelectorObject& object) {
   return NamespacedName(object.metadata);
 }
+inline std::string ObjectKey(const PodGroup& object) { return NamespacedName(object.metadata); }
 inline std::string ObjectKey(const StorageObject& object) {
   return NamespacedName(object.metadata);
 }

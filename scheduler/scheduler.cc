@@ -75,6 +75,7 @@ class Scheduler::SchedulerHandle final : public Handle {
   const ObjectLister& object_lister() const override { return s_.objects_; }
   PodNominator* nominator() const override { return s_.queue_.get(); }
   const StorageLister& storage_lister() const override { return s_.storage_; }
+  const PodGroupLister& pod_group_lister() const override { return s_.pod_groups_; }
 
  private:
   Scheduler& s_;
@@ -621,7 +622,68 @@ void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Stat
 
 // ---- Event handlers ----
 
+void Scheduler::NotePodGroupMember(const kube::Pod* old_pod,
+                                   const std::shared_ptr<const kube::Pod>& pod) {
+  const std::string_view old_group =
+      old_pod != nullptr ? kube::PodGroupNameOf(*old_pod) : std::string_view();
+  const std::string_view new_group =
+      pod != nullptr ? kube::PodGroupNameOf(*pod) : std::string_view();
+  if (old_group.empty() && new_group.empty()) return;
+  if (pod != nullptr) {
+    pod_groups_.ApplyPod(pod);
+  } else {
+    pod_groups_.RemovePod(*old_pod);
+  }
+  if (pod_group_observer_) {
+    if (!old_group.empty()) {
+      pod_group_observer_(old_pod->metadata.namespace_name, std::string(old_group));
+    }
+    if (!new_group.empty() && new_group != old_group) {
+      pod_group_observer_(pod->metadata.namespace_name, std::string(new_group));
+    }
+  }
+}
+
+void Scheduler::OnPodGroupAdd(std::shared_ptr<const kube::PodGroup> group) {
+  if (pod_group_observer_)
+    pod_group_observer_(group->metadata.namespace_name, group->metadata.name);
+  pod_groups_.Apply(std::move(group));
+  queue_->MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{EventResource::kPodGroup, ActionType::kAdd, "PodGroupAdd"});
+}
+
+void Scheduler::OnPodGroupUpdate(std::shared_ptr<const kube::PodGroup> group) {
+  if (pod_group_observer_)
+    pod_group_observer_(group->metadata.namespace_name, group->metadata.name);
+  pod_groups_.Apply(std::move(group));
+  queue_->MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{EventResource::kPodGroup, ActionType::kUpdateOther, "PodGroupUpdate"});
+}
+
+void Scheduler::SetPodGroupsHealth(absl::Status health) {
+  const bool ok = health.ok();
+  pod_groups_.SetHealth(std::move(health));
+  if (ok) {
+    queue_->MoveAllToActiveOrBackoffQueue(
+        ClusterEvent{EventResource::kPodGroup, ActionType::kUpdateOther, "PodGroupsReadable"});
+  }
+}
+
+void Scheduler::OnPodGroupDelete(std::shared_ptr<const kube::PodGroup> group) {
+  pod_groups_.Remove(*group);
+  queue_->MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{EventResource::kPodGroup, ActionType::kDelete, "PodGroupDelete"});
+}
+
 void Scheduler::OnPodAdd(std::shared_ptr<const kube::Pod> pod) {
+  if (!kube::PodGroupNameOf(*pod).empty()) {
+    NotePodGroupMember(nullptr, pod);
+    if (!kube::IsAssigned(*pod)) {
+      // A new pending member may complete its group's minMember.
+      queue_->MoveAllToActiveOrBackoffQueue(
+          ClusterEvent{EventResource::kPodGroup, ActionType::kUpdateOther, "PodGroupMemberAdd"});
+    }
+  }
   if (kube::IsAssigned(*pod)) {
     if (kube::IsTerminal(*pod)) return;
     if (absl::Status s = cache_->AddPod(pod); !s.ok()) {
@@ -636,6 +698,7 @@ void Scheduler::OnPodAdd(std::shared_ptr<const kube::Pod> pod) {
 
 void Scheduler::OnPodUpdate(std::shared_ptr<const kube::Pod> old_pod,
                             std::shared_ptr<const kube::Pod> new_pod) {
+  NotePodGroupMember(old_pod.get(), new_pod);
   if (kube::IsAssigned(*new_pod)) {
     if (!kube::IsAssigned(*old_pod)) {
       // Bound (by us or someone else): leaves the queue, enters the cache.
@@ -645,6 +708,8 @@ void Scheduler::OnPodUpdate(std::shared_ptr<const kube::Pod> old_pod,
     }
     if (kube::IsTerminal(*new_pod)) {
       OnPodDelete(std::move(old_pod));
+      // Still a member of its PodGroup (succeeded/failed counts).
+      if (!kube::PodGroupNameOf(*new_pod).empty()) pod_groups_.ApplyPod(new_pod);
       return;
     }
     if (absl::Status s = cache_->UpdatePod(*old_pod, new_pod); !s.ok()) {
@@ -663,6 +728,7 @@ void Scheduler::OnPodUpdate(std::shared_ptr<const kube::Pod> old_pod,
 }
 
 void Scheduler::OnPodDelete(std::shared_ptr<const kube::Pod> pod) {
+  NotePodGroupMember(pod.get(), nullptr);
   if (kube::IsAssigned(*pod) || cache_->IsAssumedPod(*pod)) {
     // Plugins that remember placed pods (the load-aware plugins' recent placements) drop
     // it: a deleted pod (a preemption victim, say) no longer loads its node.

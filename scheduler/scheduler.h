@@ -90,6 +90,7 @@
 #include "kube/client.h"
 #include "scheduler/backend/cache/cache_impl.h"
 #include "scheduler/backend/cache/object_store.h"
+#include "scheduler/backend/cache/pod_group_store.h"
 #include "scheduler/backend/cache/snapshot.h"
 #include "scheduler/backend/cache/storage_store.h"
 #include "scheduler/backend/queue/priority_queue.h"
@@ -202,6 +203,21 @@ class Scheduler {
   void OnStorageAdd(std::shared_ptr<const kube::StorageObject> object);
   void OnStorageUpdate(std::shared_ptr<const kube::StorageObject> object);
   void OnStorageDelete(std::shared_ptr<const kube::StorageObject> object);
+  // PodGroups (scheduling.x-k8s.io): kept in pod_groups() (with the pods carrying the
+  // pod-group label, fed by the pod handlers above) and turned into kPodGroup
+  // ClusterEvents for Coscheduling; a new pending member is one too (UpdateOther).
+  void OnPodGroupAdd(std::shared_ptr<const kube::PodGroup> group);
+  void OnPodGroupUpdate(std::shared_ptr<const kube::PodGroup> group);
+  void OnPodGroupDelete(std::shared_ptr<const kube::PodGroup> group);
+  // Whether PodGroups can be read (the informer synced) or why not; turning OK moves the
+  // pods Coscheduling turned away (kPodGroup event).
+  void SetPodGroupsHealth(absl::Status health);
+  // Called (on the informer's thread) with "ns", "group" whenever a PodGroup or one of
+  // its member pods changes: the daemon's PodGroup status writer. Set before the
+  // informers start.
+  void SetPodGroupObserver(std::function<void(const std::string&, const std::string&)> fn) {
+    pod_group_observer_ = std::move(fn);
+  }
 
   // ---- Introspection ----
 
@@ -217,6 +233,8 @@ class Scheduler {
   ObjectStore& objects() { return objects_; }
   // PVs, PVCs, StorageClasses and CSINodes: the Handle's storage_lister().
   StorageStore& storage() { return storage_; }
+  // PodGroups and their member pods: the Handle's pod_group_lister().
+  PodGroupStore& pod_groups() { return pod_groups_; }
   EventRecorder& event_recorder() { return *recorder_; }
 
   // For an owner that runs its own cycles instead of Run()/ScheduleOne() (the extender,
@@ -281,6 +299,10 @@ class Scheduler {
   Snapshot snapshot_;
   ObjectStore objects_;
   StorageStore storage_;
+  PodGroupStore pod_groups_;
+  std::function<void(const std::string&, const std::string&)> pod_group_observer_;
+  // Feeds pod_groups_ and the observer with a pod's change (either version may be null).
+  void NotePodGroupMember(const kube::Pod* old_pod, const std::shared_ptr<const kube::Pod>& pod);
   std::unique_ptr<CacheImpl> cache_;
   std::vector<FrameworkPtr> frameworks_;
   absl::flat_hash_map<std::string, Framework*> by_name_;

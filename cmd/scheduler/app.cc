@@ -39,6 +39,8 @@
 #include "scheduler/extender/extender_service.h"
 #include "scheduler/extender/framework_backend.h"
 #include "scheduler/framework/stats_scopes.h"
+#include "scheduler/plugins/coscheduling/coscheduling.h"
+#include "scheduler/plugins/coscheduling/pod_group_status.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/server/admin_server.h"
@@ -135,6 +137,11 @@ struct SchedulerApp::State {
   // kube::kAllStorageResources order): the scheduler's StorageStore.
   std::vector<std::unique_ptr<kube::Informer<kube::StorageObject>>> storage_informers;
   std::vector<std::unique_ptr<kube::InformerStats>> storage_informer_stats;
+  // PodGroups (scheduling.x-k8s.io), only when a profile enables Coscheduling: the
+  // scheduler's PodGroupStore, and the thread that writes their status while leading.
+  std::unique_ptr<kube::Informer<kube::PodGroup>> pod_group_informer;
+  std::unique_ptr<kube::InformerStats> pod_group_informer_stats;
+  std::unique_ptr<sched::plugins::PodGroupStatusWriter> pod_group_status;
   std::unique_ptr<kube::LeaderElector> elector;
 
   sched::HealthChecks checks;
@@ -159,10 +166,12 @@ struct SchedulerApp::State {
     if (node_informer) node_informer->RequestStop();
     for (auto& informer : object_informers) informer->RequestStop();
     for (auto& informer : storage_informers) informer->RequestStop();
+    if (pod_group_informer) pod_group_informer->RequestStop();
     if (pod_informer) pod_informer->Stop();
     if (node_informer) node_informer->Stop();
     for (auto& informer : object_informers) informer->Stop();
     for (auto& informer : storage_informers) informer->Stop();
+    if (pod_group_informer) pod_group_informer->Stop();
   }
 };
 
@@ -342,6 +351,13 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
   so.percentage_of_nodes_to_score = c.percentage_of_nodes_to_score;
   so.assumed_pod_ttl = sched::kDaemonAssumedPodTtl;
+  const bool coscheduling = std::any_of(profiles.begin(), profiles.end(), [](const auto& p) {
+    const std::string_view name(sched::plugins::Coscheduling::kName.data(),
+                                sched::plugins::Coscheduling::kName.size());
+    return std::find(p.queue_sort.begin(), p.queue_sort.end(), name) != p.queue_sort.end() ||
+           std::find(p.pre_filter.begin(), p.pre_filter.end(), name) != p.pre_filter.end() ||
+           std::find(p.permit.begin(), p.permit.end(), name) != p.permit.end();
+  });
   TRIMARAN_ASSIGN_OR_RETURN(
       s->scheduler, sched::Scheduler::Create(std::move(profiles), plugins, *s->client, s->clock,
                                              sched_stats, so, s->recorder.get()));
@@ -435,6 +451,25 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
         trimaran_stats.Child("informer_"), std::string(kube::PluralName(resource)),
         informer->counters()));
     s->storage_informers.push_back(std::move(informer));
+  }
+  if (coscheduling) {
+    s->pod_group_status = std::make_unique<sched::plugins::PodGroupStatusWriter>(
+        sch->pod_groups(), *s->client, s->clock);
+    sched::plugins::PodGroupStatusWriter* writer = s->pod_group_status.get();
+    sch->SetPodGroupObserver(
+        [writer](const std::string& ns, const std::string& name) { writer->MarkDirty(ns, name); });
+    s->pod_group_informer = std::make_unique<kube::Informer<kube::PodGroup>>(
+        kube::PodGroupListerWatcher(*s->client), s->clock);
+    s->pod_group_informer->AddEventHandlers(kube::EventHandlers<kube::PodGroup>{
+        .on_add = [sch](const std::shared_ptr<const kube::PodGroup>& g) { sch->OnPodGroupAdd(g); },
+        .on_update =
+            [sch](const std::shared_ptr<const kube::PodGroup>&,
+                  const std::shared_ptr<const kube::PodGroup>& g) { sch->OnPodGroupUpdate(g); },
+        .on_delete = [sch](const std::shared_ptr<const kube::PodGroup>& g,
+                           bool) { sch->OnPodGroupDelete(g); },
+    });
+    s->pod_group_informer_stats = std::make_unique<kube::InformerStats>(
+        trimaran_stats.Child("informer_"), "podgroups", s->pod_group_informer->counters());
   }
   s->node_informer_stats = std::make_unique<kube::InformerStats>(
       trimaran_stats.Child("informer_"), "nodes", s->node_informer->counters());
@@ -711,6 +746,35 @@ int SchedulerApp::Run() {
   s.pod_informer->Start();
   for (auto& informer : s.object_informers) informer->Start();
   for (auto& informer : s.storage_informers) informer->Start();
+  // PodGroups: their own thread watches the informer's sync (an apiserver without the
+  // CRD is survived: pods of a group wait with a clear message until it appears) and,
+  // while this replica leads, writes the groups' status every 500 ms.
+  std::jthread pod_groups;
+  if (s.pod_group_informer) {
+    s.pod_group_informer->Start();
+    pod_groups = std::jthread([&s](std::stop_token st) {
+      const absl::Time deadline = s.clock.Now() + kObjectInformersSyncTimeout;
+      bool readable = false;
+      bool warned = false;
+      while (s.clock.SleepFor(absl::Milliseconds(500), st)) {
+        if (!readable && s.pod_group_informer->HasSynced()) {
+          readable = true;
+          s.scheduler->SetPodGroupsHealth(absl::OkStatus());
+          Log(Component::kMain).info("PodGroups synced (Coscheduling)");
+        } else if (!readable && !warned && s.clock.Now() >= deadline) {
+          warned = true;
+          absl::Status why = absl::FailedPreconditionError(
+              "PodGroups cannot be listed: is the PodGroup CRD (podgroups.scheduling.x-k8s.io) "
+              "installed and may the scheduler list and watch it? "
+              "(deploy/components/coscheduling)");
+          Log(Component::kMain)
+              .warn("{}; pods with the scheduling.x-k8s.io/pod-group label wait", why.message());
+          s.scheduler->SetPodGroupsHealth(std::move(why));
+        }
+        if (s.leading.load()) s.pod_group_status->SyncDirty();
+      }
+    });
+  }
   while (!s.stop.stop_requested()) {
     if (s.node_informer->WaitForSync(absl::Milliseconds(200)) &&
         s.pod_informer->WaitForSync(absl::Milliseconds(200))) {

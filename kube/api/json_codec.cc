@@ -182,6 +182,34 @@ absl::StatusOr<StorageObject> DecodeStorageObject(std::string_view json, Storage
       });
 }
 
+absl::StatusOr<PodGroup> DecodePodGroup(std::string_view json) {
+  return DecodeObject<PodGroup>(json);
+}
+
+absl::StatusOr<PodGroupList> DecodePodGroupList(std::string_view json) {
+  return DecodeList<PodGroup>(json, "PodGroupList");
+}
+
+absl::StatusOr<WatchEvent<PodGroup>> DecodePodGroupWatchEvent(std::string_view json) {
+  return DecodeRoot<WatchEvent<PodGroup>>(
+      json, [](const json_internal::Value& v, const Path& p, WatchEvent<PodGroup>& out) {
+        return json_internal::ReadWatchEvent(v, p, out);
+      });
+}
+
+std::string EncodePodGroup(const PodGroup& group) {
+  return Encode([&](Writer& w) { json_internal::Write(w, group); });
+}
+
+std::string EncodePodGroupStatusPatch(const PodGroupStatus& status) {
+  return Encode([&](Writer& w) {
+    w.StartObject();
+    Key(w, "status");
+    json_internal::Write(w, status);
+    w.EndObject();
+  });
+}
+
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(std::string_view json) {
   return DecodeRoot<WatchEvent<Pod>>(
       json, [](const json_internal::Value& v, const Path& p, WatchEvent<Pod>& out) {

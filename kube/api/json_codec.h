@@ -44,6 +44,7 @@
 #include "kube/api/list.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
+#include "kube/api/pod_group.h"
 #include "kube/api/pod_status_patch.h"
 #include "kube/api/selector_object.h"
 #include "kube/api/storage.h"
@@ -73,6 +74,13 @@ absl::StatusOr<WatchEvent<StorageObject>> DecodeStorageObjectWatchEvent(std::str
                                                                         StorageResource resource);
 absl::StatusOr<StorageObject> DecodeStorageObject(std::string_view json, StorageResource resource);
 absl::StatusOr<Binding> DecodeBinding(std::string_view json);
+// PodGroups (scheduling.x-k8s.io/v1alpha1): an object, a list (bad items skipped), a
+// watch event; the merge patch of pods/status the scheduler writes ({"status": ...}).
+absl::StatusOr<PodGroup> DecodePodGroup(std::string_view json);
+absl::StatusOr<PodGroupList> DecodePodGroupList(std::string_view json);
+absl::StatusOr<WatchEvent<PodGroup>> DecodePodGroupWatchEvent(std::string_view json);
+std::string EncodePodGroup(const PodGroup& group);
+std::string EncodePodGroupStatusPatch(const PodGroupStatus& status);
 // The JSON merge patch body of a StoragePatch.
 std::string EncodeStoragePatch(const StoragePatch& patch);
 absl::StatusOr<Event> DecodeEvent(std::string_view json);

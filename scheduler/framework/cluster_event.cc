@@ -31,6 +31,8 @@ absl::string_view EventResourceName(EventResource resource) {
       return "StorageClass";
     case EventResource::kCSINode:
       return "CSINode";
+    case EventResource::kPodGroup:
+      return "PodGroup";
     case EventResource::kWildCard:
       return "*";
   }

@@ -29,6 +29,9 @@ enum class EventResource : uint8_t {
   kPersistentVolumeClaim,
   kStorageClass,
   kCSINode,
+  // scheduling.x-k8s.io PodGroups; also a new pending member of a group (UpdateOther):
+  // unscheduled pods' adds are otherwise no event (Coscheduling).
+  kPodGroup,
   kWildCard,  // any resource (only meaningful for registrations)
 };
 

@@ -46,6 +46,27 @@ const StorageLister& EmptyStorageLister() {
   return *kEmpty;
 }
 
+namespace {
+class EmptyPodGroups final : public PodGroupLister {
+ public:
+  absl::Status Health() const override {
+    return absl::FailedPreconditionError("the scheduler reads no PodGroups (no informer)");
+  }
+  std::shared_ptr<const kube::PodGroup> Get(std::string_view, std::string_view) const override {
+    return nullptr;
+  }
+  std::vector<std::shared_ptr<const kube::Pod>> Pods(std::string_view,
+                                                     std::string_view) const override {
+    return {};
+  }
+};
+}  // namespace
+
+const PodGroupLister& EmptyPodGroupLister() {
+  static const EmptyPodGroups* const kEmpty = new EmptyPodGroups();
+  return *kEmpty;
+}
+
 const ObjectLister& EmptyObjectLister() {
   static const EmptyLister* const kEmpty = new EmptyLister();
   return *kEmpty;

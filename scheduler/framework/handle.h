@@ -34,8 +34,10 @@
 #include "loadwatcher/source_pool.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/plugins_runner.h"
+#include "scheduler/framework/pod_group_lister.h"
 #include "scheduler/framework/pod_nominator.h"
 #include "scheduler/framework/stats_scopes.h"
+#include "scheduler/framework/waiting_pod.h"
 
 namespace trimaran::sched {
 
@@ -194,7 +196,13 @@ class Handle {
   // PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes (see
   // StorageLister). Empty unless the runtime has informers for them.
   virtual const StorageLister& storage_lister() const { return EmptyStorageLister(); }
-  // Still to come: waiting-pod access for Permit plugins.
+  // PodGroups and their member pods (Coscheduling). Empty unless the runtime has a
+  // PodGroup informer (pod_group_lister.h).
+  virtual const PodGroupLister& pod_group_lister() const { return EmptyPodGroupLister(); }
+  // Calls fn for each pod of this profile held at Permit (upstream's
+  // IterateOverWaitingPods), outside the map's lock: fn may Allow or Reject. Set in the
+  // Handle a plugin's factory receives from the runtime; no pods elsewhere.
+  virtual void IterateOverWaitingPods(absl::FunctionRef<void(WaitingPodHandle&)> fn) { (void)fn; }
 };
 
 }  // namespace trimaran::sched

@@ -265,7 +265,7 @@ class ReservePlugin : public virtual Plugin {
 class PermitPlugin : public virtual Plugin {
  public:
   // Success: allow. kWait: hold the pod until allowed/rejected through the Handle
-  // (TODO: waiting-pod access) or `timeout` (set by the plugin, capped at
+  // (IterateOverWaitingPods, waiting_pod.h) or `timeout` (set by the plugin, capped at
   // kMaxPermitTimeout) elapses, which rejects it. Rejections and kError: Unreserve and
   // re-queue.
   virtual Status Permit(CycleState& state, const kube::Pod& pod, absl::string_view node_name,

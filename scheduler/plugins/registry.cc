@@ -5,6 +5,7 @@
 #include "absl/strings/string_view.h"
 #include "common/check.h"
 #include "common/status_macros.h"
+#include "scheduler/plugins/coscheduling/coscheduling.h"
 #include "scheduler/plugins/default_binder/default_binder.h"
 #include "scheduler/plugins/default_preemption/default_preemption.h"
 #include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
@@ -31,6 +32,7 @@ namespace trimaran::sched::plugins {
 absl::Status RegisterInTreePlugins(Registry& registry) {
   // One line per plugin, sorted by name; each describes itself in its own folder.
   const std::pair<absl::string_view, PluginDescriptor (*)()> kInTree[] = {
+      {Coscheduling::kName, &Coscheduling::Descriptor},
       {DefaultBinder::kName, &DefaultBinder::Descriptor},
       {DefaultPreemption::kName, &DefaultPreemption::Descriptor},
       {InterPodAffinity::kName, &InterPodAffinity::Descriptor},

@@ -44,11 +44,11 @@ std::vector<ExtensionPoint> PointsOfInstance(Plugin* plugin) {
 TEST(RegisterInTreePluginsTest, TheInTreePlugins) {
   // The default v1 profile's plugins (spec kube-scheduler.md §1.5) that Trimaran
   // implements and its own Score plugins (issue 7: TargetLoadPacking,
-  // LoadVariationRiskBalancing, LowRiskOverCommitment). Not yet implemented:
-  // ImageLocality.
+  // LoadVariationRiskBalancing, LowRiskOverCommitment), and scheduler-plugins'
+  // Coscheduling (issue 21). Not yet implemented: ImageLocality.
   EXPECT_THAT(
       InTreeRegistry().Names(),
-      ElementsAre("DefaultBinder", "DefaultPreemption", "InterPodAffinity",
+      ElementsAre("Coscheduling", "DefaultBinder", "DefaultPreemption", "InterPodAffinity",
                   "LoadVariationRiskBalancing", "LowRiskOverCommitment", "NodeAffinity", "NodeName",
                   "NodePorts", "NodeResourcesBalancedAllocation", "NodeResourcesFit",
                   "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread", "PrioritySort",

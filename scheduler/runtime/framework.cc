@@ -21,7 +21,8 @@ namespace {
 // relative to them, as every component does; the runtime adds no per-plugin prefix).
 class PluginHandle final : public Handle {
  public:
-  PluginHandle(Handle& base, const PluginsRunner& runner) : base_(base), runner_(runner) {}
+  PluginHandle(Handle& base, const PluginsRunner& runner, WaitingPods& waiting)
+      : base_(base), runner_(runner), waiting_(waiting) {}
   const SharedLister& snapshot_lister() const override { return base_.snapshot_lister(); }
   kube::Client& client() override { return base_.client(); }
   EventRecorder& event_recorder() override { return base_.event_recorder(); }
@@ -35,10 +36,15 @@ class PluginHandle final : public Handle {
   PodNominator* nominator() const override { return base_.nominator(); }
   const PluginsRunner* plugins_runner() const override { return &runner_; }
   const StorageLister& storage_lister() const override { return base_.storage_lister(); }
+  const PodGroupLister& pod_group_lister() const override { return base_.pod_group_lister(); }
+  void IterateOverWaitingPods(absl::FunctionRef<void(WaitingPodHandle&)> fn) override {
+    waiting_.ForEach([&fn](WaitingPod& pod) { fn(pod); });
+  }
 
  private:
   Handle& base_;
   const PluginsRunner& runner_;
+  WaitingPods& waiting_;
 };
 
 // Wraps a kError from a plugin as upstream does; attributes every non-success status.
@@ -171,7 +177,7 @@ absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const ProfileConfig
       return absl::InvalidArgumentError(
           absl::StrCat(profile, ": plugin \"", name, "\" is not registered"));
     }
-    auto plugin_handle = std::make_unique<PluginHandle>(handle, *fw);
+    auto plugin_handle = std::make_unique<PluginHandle>(handle, *fw, fw->waiting_pods_);
     const auto args_it = config.plugin_args.find(name);
     absl::StatusOr<PluginPtr> plugin = descriptor->factory(
         args_it == config.plugin_args.end() ? kNoArgs : args_it->second, *plugin_handle);

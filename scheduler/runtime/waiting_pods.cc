@@ -47,6 +47,12 @@ void WaitingPod::Reject(absl::string_view plugin, absl::string_view message) {
   ResolveLocked(Status::Unschedulable(message).WithPlugin(plugin));
 }
 
+std::optional<Status> WaitingPod::Result() const {
+  absl::MutexLock lock(&mu_);
+  if (!resolved_) return std::nullopt;
+  return result_;
+}
+
 Status WaitingPod::Wait() {
   absl::MutexLock lock(&mu_);
   while (!resolved_) {

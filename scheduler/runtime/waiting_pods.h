@@ -21,6 +21,7 @@
 // a plugin may keep one beyond its removal from the map (Allow/Reject are then no-ops).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,10 +35,11 @@
 #include "common/clock.h"
 #include "kube/api/pod.h"
 #include "scheduler/framework/status.h"
+#include "scheduler/framework/waiting_pod.h"
 
 namespace trimaran::sched {
 
-class WaitingPod {
+class WaitingPod final : public WaitingPodHandle {
  public:
   struct PendingPlugin {
     std::string name;
@@ -50,17 +52,20 @@ class WaitingPod {
   WaitingPod(const WaitingPod&) = delete;
   WaitingPod& operator=(const WaitingPod&) = delete;
 
-  const kube::Pod& pod() const { return *pod_; }
+  const kube::Pod& pod() const override { return *pod_; }
   const std::string& node_name() const { return node_name_; }
   // Names of the plugins that have not allowed the pod yet.
   std::vector<std::string> GetPendingPlugins() const;
 
   // `plugin` allows the pod; once no plugin is pending, the pod is allowed. A no-op
   // after resolution or for a plugin that is not pending.
-  void Allow(absl::string_view plugin);
+  void Allow(absl::string_view plugin) override;
   // Rejects the pod (kUnschedulable with `message`, attributed to `plugin`). A no-op
   // after resolution.
-  void Reject(absl::string_view plugin, absl::string_view message);
+  void Reject(absl::string_view plugin, absl::string_view message) override;
+
+  // The outcome once resolved (Success or the rejection); nullopt while waiting.
+  std::optional<Status> Result() const;
 
   // Blocks until the pod is resolved or the earliest plugin deadline passes (which
   // rejects it). Returns Success when allowed, else the rejection.

@@ -34,10 +34,12 @@
 #include "kube/api/pod.h"
 #include "kube/testing/fake_client.h"
 #include "scheduler/backend/cache/object_store.h"
+#include "scheduler/backend/cache/pod_group_store.h"
 #include "scheduler/backend/cache/storage_store.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/runtime/inline_parallelizer.h"
+#include "scheduler/runtime/waiting_pods.h"
 
 namespace trimaran::sched::testing {
 
@@ -130,12 +132,20 @@ class FakeHandle final : public Handle {
   // Hands `nominator` (not owned; may be null) to plugins and the runtime.
   void SetNominator(PodNominator* nominator) { nominator_ = nominator; }
   const StorageLister& storage_lister() const override { return storage_; }
+  const PodGroupLister& pod_group_lister() const override { return pod_groups_; }
+  void IterateOverWaitingPods(absl::FunctionRef<void(WaitingPodHandle&)> fn) override {
+    waiting_pods_.ForEach([&fn](WaitingPod& pod) { fn(pod); });
+  }
 
   // ---- Test access ----
   // Namespaces, services and controllers the plugins see (object_lister()).
   ObjectStore& objects() { return objects_; }
   // PVs, PVCs, StorageClasses and CSINodes the plugins see (storage_lister()).
   StorageStore& storage() { return storage_; }
+  // PodGroups and their member pods the plugins see (pod_group_lister()).
+  PodGroupStore& pod_groups() { return pod_groups_; }
+  // The pods IterateOverWaitingPods hands out.
+  WaitingPods& waiting_pods() { return waiting_pods_; }
   FakeSnapshot& snapshot() { return snapshot_; }
   FakeEventRecorder& recorder() { return recorder_; }
   kube::testing::FakeClient& fake_client() { return client_; }
@@ -151,6 +161,8 @@ class FakeHandle final : public Handle {
   FakeSnapshot snapshot_;
   ObjectStore objects_;
   StorageStore storage_;
+  PodGroupStore pod_groups_;
+  WaitingPods waiting_pods_;
   FakeEventRecorder recorder_;
   InlineParallelizer parallelizer_;
   stats::Registry registry_;

@@ -29,6 +29,7 @@
 #include "kube/api/list.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
+#include "kube/api/pod_group.h"
 #include "kube/api/pod_status_patch.h"
 #include "kube/api/quantity.h"
 #include "kube/api/resource_list.h"
@@ -235,6 +236,11 @@ absl::Status Read(const Value& v, const Path& path, Volume& out);
 // Decodes the alternative `out.object` holds, unless a "kind" member names another of
 // the four storage kinds (watch events carry it; list items do not).
 absl::Status Read(const Value& v, const Path& path, StorageObject& out);
+// PodGroup (pod_group_json.cc).
+absl::Status Read(const Value& v, const Path& path, PodGroupPhase& out);
+absl::Status Read(const Value& v, const Path& path, PodGroupSpec& out);
+absl::Status Read(const Value& v, const Path& path, PodGroupStatus& out);
+absl::Status Read(const Value& v, const Path& path, PodGroup& out);
 
 // ---- Containers of the above. ----
 template <typename T>
@@ -362,6 +368,8 @@ void StringMapField(Writer& w, std::string_view key, const StringMap& values);
 void ResourceListField(Writer& w, std::string_view key, const ResourceList& values);
 
 void Write(Writer& w, const OwnerReference& v);
+void Write(Writer& w, const PodGroupStatus& v);
+void Write(Writer& w, const PodGroup& v);
 void Write(Writer& w, const ObjectMeta& v);
 void Write(Writer& w, const ObjectReference& v);
 void Write(Writer& w, const ListMeta& v);
