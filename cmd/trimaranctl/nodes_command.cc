@@ -61,6 +61,8 @@ constexpr const char* kValueFlags[] = {"--output",
                                        "--context",
                                        "--master",
                                        "--watcher",
+                                       "--watcher-ca-file",
+                                       "--watcher-token-file",
                                        "--window",
                                        "--node-selector",
                                        "--resources",
@@ -92,6 +94,10 @@ absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v)
     f.master = v;
   } else if (flag == "--watcher") {
     f.watcher = v;
+  } else if (flag == "--watcher-ca-file") {
+    f.watcher_ca_file = v;
+  } else if (flag == "--watcher-token-file") {
+    f.watcher_token_file = v;
   } else if (flag == "--window") {
     if (lw::WindowSeconds(v) == 0) {
       return FlagError("--window", absl::StrCat("must be 15m, 10m or 5m, got \"", v, "\""));
@@ -415,10 +421,26 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
   std::unique_ptr<lw::Client> watcher;
   if (!flags->watcher.empty()) {
     absl::string_view target = flags->watcher;
-    if (absl::ConsumePrefix(&target, "grpc://")) {
+    const bool grpcs = absl::ConsumePrefix(&target, "grpcs://");
+    if (grpcs || absl::ConsumePrefix(&target, "grpc://")) {
       lw::GrpcClientOptions g;
       g.target = std::string(target);
       g.timeout = absl::Seconds(10);
+      g.token_file = flags->watcher_token_file;
+      if (grpcs) {
+        grpc::SslCredentialsOptions ssl;
+        if (!flags->watcher_ca_file.empty()) {
+          std::ifstream in(flags->watcher_ca_file, std::ios::binary);
+          std::ostringstream pem;
+          pem << in.rdbuf();
+          if (!in || pem.str().empty()) {
+            return fail(absl::InvalidArgumentError(absl::StrCat(
+                "--watcher-ca-file \"", flags->watcher_ca_file, "\": cannot read the file")));
+          }
+          ssl.pem_root_certs = pem.str();
+        }
+        g.credentials = grpc::SslCredentials(ssl);
+      }
       watcher = std::make_unique<lw::GrpcClient>(g);
     } else {
       std::string address = flags->watcher;
@@ -429,6 +451,8 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
       lw::HttpClientOptions h;
       h.address = address;
       h.timeout = absl::Seconds(10);
+      h.ca_file = flags->watcher_ca_file;
+      h.token_file = flags->watcher_token_file;
       watcher = std::make_unique<lw::HttpClient>(*transport, h);
     }
   }
@@ -465,7 +489,10 @@ Flags:
   --context NAME            kubeconfig context
   --master URL              override the apiserver address
   --watcher ADDR            load watcher: http://host:2020 (REST /watcher; a bare
-                            host:port is http) or grpc://host:2021 (WatchMetrics API)
+                            host:port is http), https://host:2020, grpc://host:2021 or
+                            grpcs://host:2021 (TLS gRPC)
+  --watcher-ca-file PATH    PEM CA verifying an https:// or grpcs:// watcher
+  --watcher-token-file PATH bearer token for a watcher run with --token-file
   --window 15m|10m|5m       load-watcher window (default 15m)
   --stale-after DUR         usage older than this is stale (default 2m)
   --resources LIST          bars per node, e.g. cpu,memory (default cpu)

@@ -39,7 +39,9 @@ struct NodesFlags {
   std::string kubeconfig;
   std::string context;
   std::string master;
-  std::string watcher;  // "http://127.0.0.1:2020" (REST) or "grpc://host:port"; "" none
+  std::string watcher;             // "http://127.0.0.1:2020" (REST) or "grpc://host:port"; "" none
+  std::string watcher_ca_file;     // https:// and grpcs://: the CA verifying the watcher
+  std::string watcher_token_file;  // the watcher's bearer token (--token-file on its side)
   std::string window = "15m";
   std::string node_selector;
   std::vector<std::string> resources = {"cpu"};
