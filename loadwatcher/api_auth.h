@@ -28,6 +28,7 @@
 #include "common/http/bearer_auth.h"
 #include "common/http/http_server.h"
 #include "common/stats/scope.h"
+#include "common/stats/stats.h"
 #include "grpcpp/server_context.h"
 
 namespace trimaran::lw {

@@ -106,7 +106,7 @@ TEST_F(ApiAuthTest, RestNeedsTheTokenExceptOnProbePaths) {
   EXPECT_EQ(Status("/watcher", ""), 401);
   EXPECT_EQ(Status("/watcher", "Bearer t0ke"), 401);
   EXPECT_EQ(Status("/watcher", "Basic dDBrZW4="), 401);
-  EXPECT_EQ(Status("/", ""), 401);            // the index lists the API: protected too
+  EXPECT_EQ(Status("/", ""), 401);              // the index lists the API: protected too
   EXPECT_EQ(Status("/no-such-path", ""), 401);  // no probing for routes without a token
   EXPECT_EQ(Status("/no-such-path", "Bearer t0ken"), 404);
   EXPECT_EQ(Status("/healthz", ""), 200);

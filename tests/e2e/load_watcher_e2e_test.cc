@@ -17,12 +17,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
-#include <functional>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -170,11 +171,12 @@ class LoadWatcherE2eTest : public ::testing::Test {
                    std::function<bool()> ready = nullptr) {
     TRIMARAN_ASSERT_OK_AND_ASSIGN(port_, PickFreePort());
     TRIMARAN_ASSERT_OK_AND_ASSIGN(grpc_port_, PickFreePort());
-    std::vector<std::string> args = {TRIMARAN_LOAD_WATCHER_BIN, "--bind-address=127.0.0.1",
-                                     absl::StrCat("--port=", port_),
-                                     absl::StrCat("--grpc-port=", grpc_port_),
-                                     "--fetch-interval=1s"};
-    const bool tls = !extra_args.empty();
+    std::vector<std::string> args = {
+        TRIMARAN_LOAD_WATCHER_BIN, "--bind-address=127.0.0.1", absl::StrCat("--port=", port_),
+        absl::StrCat("--grpc-port=", grpc_port_), "--fetch-interval=1s"};
+    const bool tls = std::any_of(extra_args.begin(), extra_args.end(), [](const std::string& a) {
+      return absl::StartsWith(a, "--tls-cert-file");
+    });
     args.insert(args.end(), extra_args.begin(), extra_args.end());
     TRIMARAN_ASSERT_OK_AND_ASSIGN(
         daemon_, Subprocess::Start(args, ::testing::TempDir() + "/load-watcher.log",
@@ -336,7 +338,8 @@ class SecuredLoadWatcherE2eTest : public LoadWatcherE2eTest {
     if (IsSkipped() || HasFatalFailure()) return;
     dir_ = ::testing::TempDir() + "/secured-load-watcher";
     std::filesystem::remove_all(dir_);
-    for (const char* sub : {"a", "b", "live"}) std::filesystem::create_directories(dir_ + "/" + sub);
+    for (const char* sub : {"a", "b", "live"})
+      std::filesystem::create_directories(dir_ + "/" + sub);
     TRIMARAN_ASSERT_OK_AND_ASSIGN(a_, http::testing::MakeTestPki(dir_ + "/a"));
     TRIMARAN_ASSERT_OK_AND_ASSIGN(b_, http::testing::MakeTestPki(dir_ + "/b"));
     cert_ = dir_ + "/live/tls.crt";
@@ -384,14 +387,14 @@ class SecuredLoadWatcherE2eTest : public LoadWatcherE2eTest {
 };
 
 TEST_F(SecuredLoadWatcherE2eTest, RestAndGrpcNeedTheTokenOverTlsAndFollowRotation) {
-  ASSERT_NO_FATAL_FAILURE(StartDaemon(
-      prom_->url(),
-      {"--tls-cert-file=" + cert_, "--tls-private-key-file=" + key_,
-       "--token-file=" + token_file_, "--tls-reload-interval=1s"},
-      [this] {
-        absl::StatusOr<http::HttpResponse> r = SecureGet("/watcher", a_.ca.cert_file, "token-one");
-        return r.ok() && r->status_code == 200;
-      }));
+  ASSERT_NO_FATAL_FAILURE(StartDaemon(prom_->url(),
+                                      {"--tls-cert-file=" + cert_, "--tls-private-key-file=" + key_,
+                                       "--token-file=" + token_file_, "--tls-reload-interval=1s"},
+                                      [this] {
+                                        absl::StatusOr<http::HttpResponse> r =
+                                            SecureGet("/watcher", a_.ca.cert_file, "token-one");
+                                        return r.ok() && r->status_code == 200;
+                                      }));
 
   // REST: the token opens /watcher and /metrics; without it, or with another, 401.
   for (const char* path : {"/watcher", "/watcher/health", "/metrics", "/"}) {
@@ -428,12 +431,12 @@ TEST_F(SecuredLoadWatcherE2eTest, RestAndGrpcNeedTheTokenOverTlsAndFollowRotatio
   // Refusals are counted per API.
   TRIMARAN_ASSERT_OK_AND_ASSIGN(http::HttpResponse scrape,
                                 SecureGet("/metrics", a_.ca.cert_file, "token-one"));
-  EXPECT_THAT(ScrapeValue(scrape.body,
-                          "trimaran_loadwatcher_unauthenticated_requests_total{api=\"rest\"}"),
-              ::testing::Optional(8.0));
-  EXPECT_THAT(ScrapeValue(scrape.body,
-                          "trimaran_loadwatcher_unauthenticated_requests_total{api=\"grpc\"}"),
-              ::testing::Optional(1.0));
+  EXPECT_THAT(
+      ScrapeValue(scrape.body, "trimaran_loadwatcher_unauthenticated_requests_total{api=\"rest\"}"),
+      ::testing::Optional(8.0));
+  EXPECT_THAT(
+      ScrapeValue(scrape.body, "trimaran_loadwatcher_unauthenticated_requests_total{api=\"grpc\"}"),
+      ::testing::Optional(1.0));
 
   // Rotation: a new certificate (another CA) and a new token, no restart.
   Replace(key_, b_.server.key_pem);

@@ -218,8 +218,7 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
 
     const std::string config = cp_->dir() + "/tlp.yaml";
     const std::string scheduler_watcher_url =
-        grpc ? absl::StrCat(secure ? "grpcs" : "grpc", "://127.0.0.1:", *grpc_port)
-             : watcher_url_;
+        grpc ? absl::StrCat(secure ? "grpcs" : "grpc", "://127.0.0.1:", *grpc_port) : watcher_url_;
     std::ofstream(config) << SchedulerConfig(scheduler_watcher_url,
                                              absl::StrCat(watcher_args, extra_args));
     auto port = PickFreePort();
@@ -332,10 +331,12 @@ TEST_P(SecuredWatcherE2ETest, SchedulerPlacesPodOnLiveLoadThroughTlsAndToken) {
   // The watcher counted exactly the one refusal above (the scheduler's calls all passed).
   const std::string watcher_metrics = Curl(watcher_url_ + "/metrics", &status, auth_header_);
   ASSERT_EQ(status, 200);
-  EXPECT_THAT(watcher_metrics, ::testing::HasSubstr(
-                                   "trimaran_loadwatcher_unauthenticated_requests_total{api=\"rest\"} 1"));
-  EXPECT_THAT(watcher_metrics, ::testing::HasSubstr(
-                                   "trimaran_loadwatcher_unauthenticated_requests_total{api=\"grpc\"} 0"));
+  EXPECT_THAT(
+      watcher_metrics,
+      ::testing::HasSubstr("trimaran_loadwatcher_unauthenticated_requests_total{api=\"rest\"} 1"));
+  EXPECT_THAT(
+      watcher_metrics,
+      ::testing::HasSubstr("trimaran_loadwatcher_unauthenticated_requests_total{api=\"grpc\"} 0"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Rest, SecuredWatcherE2ETest, ::testing::Values(false));
@@ -382,11 +383,10 @@ TEST_F(TrimaranPluginsE2ETest, PrometheusHttpsWithRotatingTokenAndWrongCaFallsBa
     return r.headers.GetOr("Authorization") == "Bearer prom-token-2";
   }};
 
-  ASSERT_NO_FATAL_FAILURE(StartWatcherAndScheduler(
-      "", false, false,
-      {"METRICS_PROVIDER_ADDRESS=" + (*proxy)->url(),
-       "METRICS_PROVIDER_CA_FILE=" + pki->ca.cert_file,
-       "METRICS_PROVIDER_TOKEN_FILE=" + token_file}));
+  ASSERT_NO_FATAL_FAILURE(StartWatcherAndScheduler("", false, false,
+                                                   {"METRICS_PROVIDER_ADDRESS=" + (*proxy)->url(),
+                                                    "METRICS_PROVIDER_CA_FILE=" + pki->ca.cert_file,
+                                                    "METRICS_PROVIDER_TOKEN_FILE=" + token_file}));
   CreatePods("before", 3, "0");
   ASSERT_TRUE(AllBound("before-", 3));
   for (const auto& [pod, node] : Placement("before-")) EXPECT_EQ(node, "uses-2-cores") << pod;
@@ -414,18 +414,19 @@ TEST_F(TrimaranPluginsE2ETest, PrometheusHttpsWithRotatingTokenAndWrongCaFallsBa
   // The wrong CA: a fresh watcher and scheduler.
   scheduler_->Stop();
   watcher_->Stop();
-  ASSERT_NO_FATAL_FAILURE(StartWatcherAndScheduler(
-      "", false, false,
-      {"METRICS_PROVIDER_ADDRESS=" + (*proxy)->url(),
-       "METRICS_PROVIDER_CA_FILE=" + pki->other_ca.cert_file,
-       "METRICS_PROVIDER_TOKEN_FILE=" + token_file},
-      /*wait_for_snapshot=*/false));
+  ASSERT_NO_FATAL_FAILURE(
+      StartWatcherAndScheduler("", false, false,
+                               {"METRICS_PROVIDER_ADDRESS=" + (*proxy)->url(),
+                                "METRICS_PROVIDER_CA_FILE=" + pki->other_ca.cert_file,
+                                "METRICS_PROVIDER_TOKEN_FILE=" + token_file},
+                               /*wait_for_snapshot=*/false));
   int status = 0;
   ASSERT_TRUE(Eventually(
       [&] {
         const std::string m = Curl(watcher_url_ + "/metrics", &status);
         return absl::StrContains(m, "trimaran_loadwatcher_fetch_errors_total{") &&
-               !absl::StrContains(m, "trimaran_loadwatcher_fetch_errors_total{provider=\"Prometheus\"} 0");
+               !absl::StrContains(
+                   m, "trimaran_loadwatcher_fetch_errors_total{provider=\"Prometheus\"} 0");
       },
       absl::Seconds(30)))
       << "wrong-CA fetch errors are not counted";
@@ -433,8 +434,8 @@ TEST_F(TrimaranPluginsE2ETest, PrometheusHttpsWithRotatingTokenAndWrongCaFallsBa
   EXPECT_THAT(watcher_->LogTail(), ::testing::ContainsRegex("(certificate|SSL|TLS)"));
   CreatePods("wrongca", 2, "0");
   ASSERT_TRUE(AllBound("wrongca-", 2));
-  ASSERT_TRUE(Eventually(
-      [&] { return FallbackCount(SchedulerMetrics(), "no_metrics") >= 2; }, absl::Seconds(30)))
+  ASSERT_TRUE(Eventually([&] { return FallbackCount(SchedulerMetrics(), "no_metrics") >= 2; },
+                         absl::Seconds(30)))
       << SchedulerMetrics();
 }
 
