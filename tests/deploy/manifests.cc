@@ -13,7 +13,7 @@ namespace trimaran::deploy_testing {
 
 const std::vector<std::string>& Overlays() {
   static const auto* const kOverlays = new std::vector<std::string>{
-      "prometheus", "metrics-server", "single-container", "request-only"};
+      "prometheus", "metrics-server", "single-container", "request-only", "secure-load-watcher"};
   return *kOverlays;
 }
 

@@ -89,7 +89,9 @@ const std::vector<Expectation>& Expectations() {
   return *kAll;
 }
 
-std::string Str(const YAML::Node& n) { return n.IsScalar() ? n.as<std::string>() : ""; }
+std::string Str(const YAML::Node& n) {
+  return n.IsDefined() && n.IsScalar() ? n.as<std::string>() : "";
+}
 
 std::vector<std::string> Strings(const YAML::Node& seq) {
   std::vector<std::string> out;
@@ -439,7 +441,7 @@ TEST_P(ManifestsTest, EachContainerHasItsOwnServiceAccountToken) {
   ASSERT_TRUE(scheduler.IsMap()) << "the scheduler container mounts no token";
   bool projected_token = false;
   for (const YAML::Node& src : scheduler["projected"]["sources"]) {
-    projected_token |= src["serviceAccountToken"].IsMap();
+    projected_token |= src["serviceAccountToken"].IsDefined() && src["serviceAccountToken"].IsMap();
   }
   EXPECT_TRUE(projected_token);
   const YAML::Node secret = FindOne(docs_, "Secret", "trimaran-load-watcher-token");
