@@ -21,6 +21,7 @@ GrpcClient::GrpcClient(GrpcClientOptions options) : options_(std::move(options))
       options_.credentials != nullptr ? options_.credentials : grpc::InsecureChannelCredentials(),
       args);
   stub_ = loadwatcher::v1::LoadWatcher::NewStub(channel_);
+  if (!options_.token_file.empty()) token_ = std::make_unique<http::TokenFile>(options_.token_file);
 }
 
 absl::StatusOr<WatcherMetricsPtr> GrpcClient::GetLatestMetrics(const MetricsRequest& request) {
@@ -28,6 +29,14 @@ absl::StatusOr<WatcherMetricsPtr> GrpcClient::GetLatestMetrics(const MetricsRequ
   req.set_window(request.window);
   for (const std::string& host : request.hosts) req.add_hosts(host);
   grpc::ClientContext context;
+  if (token_ != nullptr) {
+    absl::StatusOr<std::string> token = token_->Get();
+    if (!token.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("load-watcher bearer token: ", token.status().message()));
+    }
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", *token));
+  }
   context.set_deadline(
       absl::ToChronoTime(absl::Now() + std::min(options_.timeout, request.timeout)));
   loadwatcher::v1::WatcherMetrics response;

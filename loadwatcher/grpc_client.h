@@ -1,7 +1,10 @@
 #pragma once
 // GrpcClient: loadwatcher::Client over trimaran.loadwatcher.v1.LoadWatcher
 // (`watcherAddress: grpc://host:port` or `dns:///host:port`; the caller strips
-// "grpc://"). Plaintext channel unless credentials are given.
+// "grpc://" or "grpcs://"). Plaintext channel unless credentials are given (the pool
+// passes TLS credentials for grpcs://). With `token_file`, every call carries the
+// metadata "authorization: Bearer <token>", the file re-read when it rotates; a token
+// file that cannot be read fails the call (FailedPrecondition) before sending.
 //
 // gRPC status codes map to absl codes one to one (UNAVAILABLE before the server's
 // first fetch or when the server cannot be reached; RESOURCE_EXHAUSTED for an answer
@@ -14,6 +17,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "common/http/token_file.h"
 #include "grpcpp/grpcpp.h"
 #include "loadwatcher/client.h"
 #include "proto/loadwatcher/v1/loadwatcher.grpc.pb.h"
@@ -25,6 +29,7 @@ struct GrpcClientOptions {
   absl::Duration timeout = absl::Seconds(55);
   std::shared_ptr<grpc::ChannelCredentials> credentials{};      // default: insecure
   size_t max_receive_message_bytes = kDefaultMaxResponseBytes;  // at most INT_MAX
+  std::string token_file{};                                     // bearer token file
 };
 
 class GrpcClient final : public Client {
@@ -38,6 +43,7 @@ class GrpcClient final : public Client {
   const GrpcClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<loadwatcher::v1::LoadWatcher::Stub> stub_;
+  std::unique_ptr<http::TokenFile> token_;  // null without token_file
 };
 
 }  // namespace trimaran::lw

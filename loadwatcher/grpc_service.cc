@@ -21,9 +21,12 @@ std::string WindowOrDefault(const std::string& window) {
 
 }  // namespace
 
-grpc::Status GrpcService::GetLatestMetrics(grpc::ServerContext* /*context*/,
+grpc::Status GrpcService::GetLatestMetrics(grpc::ServerContext* context,
                                            const loadwatcher::v1::GetLatestMetricsRequest* request,
                                            loadwatcher::v1::WatcherMetrics* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->CheckGrpc(*context); !s.ok()) return s;
+  }
   absl::StatusOr<Snapshot> snapshot = watcher_.Latest(WindowOrDefault(request->window()));
   if (!snapshot.ok()) return ToGrpc(snapshot.status());
   std::vector<std::string> hosts(request->hosts().begin(), request->hosts().end());
@@ -38,6 +41,9 @@ grpc::Status GrpcService::GetLatestMetrics(grpc::ServerContext* /*context*/,
 grpc::Status GrpcService::WatchMetrics(
     grpc::ServerContext* context, const loadwatcher::v1::WatchMetricsRequest* request,
     grpc::ServerWriter<loadwatcher::v1::WatcherMetrics>* writer) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->CheckGrpc(*context); !s.ok()) return s;
+  }
   const std::string window = WindowOrDefault(request->window());
   if (WindowSeconds(window) == 0) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,

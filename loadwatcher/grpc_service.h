@@ -10,12 +10,16 @@
 //                     server thread; it polls for cancellation every
 //                     `poll_interval` of real time.
 //
+// With RequireAuth(auth), every method first checks the call's bearer token
+// (ApiAuthenticator) and answers UNAUTHENTICATED without it.
+//
 // Thread-safety: safe for concurrent use. Borrows the Watcher, which must outlive it.
 // Call Shutdown() before grpc::Server::Shutdown() so open streams end at once.
 
 #include <atomic>
 
 #include "absl/time/time.h"
+#include "loadwatcher/api_auth.h"
 #include "loadwatcher/watcher.h"
 #include "proto/loadwatcher/v1/loadwatcher.grpc.pb.h"
 
@@ -30,6 +34,9 @@ class GrpcService final : public loadwatcher::v1::LoadWatcher::Service {
   // Ends every WatchMetrics stream (they return OK) and refuses new ones.
   void Shutdown() { shutdown_.store(true); }
 
+  // Requires the bearer token on every method (before the server starts). Borrowed.
+  void RequireAuth(ApiAuthenticator* auth) { auth_ = auth; }
+
   grpc::Status GetLatestMetrics(grpc::ServerContext* context,
                                 const loadwatcher::v1::GetLatestMetricsRequest* request,
                                 loadwatcher::v1::WatcherMetrics* response) override;
@@ -41,6 +48,7 @@ class GrpcService final : public loadwatcher::v1::LoadWatcher::Service {
   const Watcher& watcher_;
   const absl::Duration poll_interval_;
   std::atomic<bool> shutdown_{false};
+  ApiAuthenticator* auth_ = nullptr;
 };
 
 }  // namespace trimaran::lw

@@ -11,15 +11,23 @@
 // than 15m is requested with `?window=`, which our server honours and upstream's
 // ignores (it always answers 15m-with-fallback); hosts are filtered client-side.
 //
-// Errors: transport failures as HttpTransport reports them; any non-200 is Unavailable
+// Secured watchers: with `ca_file` an https:// address is verified against that CA
+// bundle (otherwise the system's); with `token_file` every request carries
+// "Authorization: Bearer <token>", the file re-read when it rotates (TokenFile). A
+// token file that cannot be read fails the request (FailedPrecondition) before sending.
+//
+// Errors: transport failures as HttpTransport reports them; 401/403 are
+// Unauthenticated/PermissionDenied naming the watcher; any other non-200 is Unavailable
 // "received status code N from watcher" (upstream's clients treat it as "not ready
 // yet"); an undecodable body is the decoder's error (json.h).
 //
 // Thread-safety: safe for concurrent use. Borrows the transport, which must outlive it.
 
+#include <memory>
 #include <string>
 
 #include "absl/time/time.h"
+#include "common/http/token_file.h"
 #include "common/http/transport.h"
 #include "loadwatcher/client.h"
 
@@ -29,6 +37,8 @@ struct HttpClientOptions {
   std::string address{};  // "http://host:2020"
   absl::Duration timeout = absl::Seconds(55);
   size_t max_body_bytes = kDefaultMaxResponseBytes;
+  std::string ca_file{};     // https://: PEM CA bundle verifying the watcher
+  std::string token_file{};  // bearer token file
 };
 
 class HttpClient final : public Client {
@@ -41,6 +51,7 @@ class HttpClient final : public Client {
  private:
   http::HttpTransport& transport_;
   const HttpClientOptions options_;
+  const std::unique_ptr<http::TokenFile> token_;  // null without token_file
 };
 
 }  // namespace trimaran::lw

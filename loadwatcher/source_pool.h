@@ -3,8 +3,11 @@
 // LowRiskOverCommitment) gets its metrics from, per plugin args (spec
 // trimaran-and-load-watcher.md §1/§6):
 //
-//   args.watcherAddress set   -> Remote(address): "http://host:port" / "https://..."
-//                                (paypal REST /watcher) or "grpc://host:port".
+//   args.watcherAddress set   -> ConnectRemote({address, watcherCAFile,
+//                                watcherTokenFile}): "http://host:port" / "https://..."
+//                                (paypal REST /watcher), "grpc://host:port" or, over TLS,
+//                                "grpcs://host:port". Remote(address) is the same
+//                                without a CA file or token.
 //   otherwise                 -> InProcess(args.metricProvider): an in-process Watcher
 //                                over the provider the spec describes.
 //
@@ -25,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "loadwatcher/client.h"
@@ -60,6 +64,21 @@ struct ProviderSpec {
   }
 };
 
+// A remote load watcher and how to reach a secured one (plugin args watcherAddress,
+// watcherCAFile, watcherTokenFile; trimaranctl --watcher, --watcher-ca-file,
+// --watcher-token-file).
+struct RemoteSpec {
+  std::string address{};     // http://, https://, grpc://, grpcs:// or dns:///
+  std::string ca_file{};     // https:// and grpcs:// only: PEM CA bundle (default: system's)
+  std::string token_file{};  // bearer token sent with every call, re-read when it rotates
+
+  friend bool operator==(const RemoteSpec&, const RemoteSpec&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const RemoteSpec& s) {
+    return H::combine(std::move(h), s.address, s.ca_file, s.token_file);
+  }
+};
+
 class SourcePool {
  public:
   virtual ~SourcePool() = default;
@@ -69,6 +88,15 @@ class SourcePool {
   // A Client for a remote load watcher. InvalidArgument for an address that is not
   // http://, https:// or grpc://.
   virtual absl::StatusOr<Client*> Remote(absl::string_view address) = 0;
+  // A Client for a remote load watcher with TLS settings and a token. Pools that only
+  // know plain addresses (test fakes) forward a spec without CA file or token to
+  // Remote(address) and refuse the others with Unimplemented.
+  virtual absl::StatusOr<Client*> ConnectRemote(const RemoteSpec& remote) {
+    if (!remote.ca_file.empty() || !remote.token_file.empty()) {
+      return absl::UnimplementedError("this source pool has no secured remote watchers");
+    }
+    return Remote(remote.address);
+  }
 };
 
 }  // namespace trimaran::lw

@@ -1,5 +1,7 @@
 #include "providers/provider_source_pool.h"
 
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -92,11 +94,32 @@ void ProviderSourcePool::RunWatcher(InProcessEntry& entry, std::stop_token stop)
   entry.watcher->Run(stop);
 }
 
-absl::StatusOr<lw::Client*> ProviderSourcePool::Remote(absl::string_view raw_address) {
-  std::string address(raw_address);
-  absl::MutexLock lock(&mu_);
-  if (auto it = remote_.find(address); it != remote_.end()) return it->second.get();
+absl::StatusOr<lw::Client*> ProviderSourcePool::Remote(absl::string_view address) {
+  return ConnectRemote(lw::RemoteSpec{.address = std::string(address)});
+}
 
+absl::StatusOr<lw::Client*> ProviderSourcePool::ConnectRemote(const lw::RemoteSpec& remote) {
+  const std::string& address = remote.address;
+  absl::MutexLock lock(&mu_);
+  if (auto it = remote_.find(remote); it != remote_.end()) return it->second.get();
+
+  const bool tls = absl::StartsWith(address, "https://") || absl::StartsWith(address, "grpcs://");
+  std::string ca_pem;
+  if (!remote.ca_file.empty()) {
+    if (!tls) {
+      return absl::InvalidArgumentError(absl::StrCat("watcherCAFile is set but watcherAddress \"",
+                                                     address,
+                                                     "\" is not TLS: use https:// or grpcs://"));
+    }
+    std::ifstream in(remote.ca_file, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (!in || content.str().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("watcherCAFile \"", remote.ca_file, "\": cannot read the file"));
+    }
+    ca_pem = content.str();
+  }
   std::unique_ptr<lw::Client> client;
   if (absl::StartsWith(address, "http://") || absl::StartsWith(address, "https://")) {
     absl::string_view base = address;
@@ -117,11 +140,15 @@ absl::StatusOr<lw::Client*> ProviderSourcePool::Remote(absl::string_view raw_add
     http_options.address = std::string(base);
     http_options.timeout = options_.remote_timeout;
     http_options.max_body_bytes = options_.remote_max_response_bytes;
+    http_options.ca_file = remote.ca_file;
+    http_options.token_file = remote.token_file;
     client = std::make_unique<lw::HttpClient>(*remote_transport_, std::move(http_options));
-  } else if (absl::StartsWith(address, "grpc://") || absl::StartsWith(address, "dns:///")) {
+  } else if (absl::StartsWith(address, "grpc://") || absl::StartsWith(address, "grpcs://") ||
+             absl::StartsWith(address, "dns:///")) {
     lw::GrpcClientOptions grpc_options;
     absl::string_view target = address;
     (void)absl::ConsumePrefix(&target, "grpc://");
+    (void)absl::ConsumePrefix(&target, "grpcs://");
     while (absl::ConsumeSuffix(&target, "/")) {
     }
     if (target.empty() || target == "dns://") {
@@ -131,15 +158,21 @@ absl::StatusOr<lw::Client*> ProviderSourcePool::Remote(absl::string_view raw_add
     grpc_options.target = std::string(target);
     grpc_options.timeout = options_.remote_timeout;
     grpc_options.max_receive_message_bytes = options_.remote_max_response_bytes;
+    grpc_options.token_file = remote.token_file;
+    if (tls) {
+      grpc::SslCredentialsOptions ssl;
+      ssl.pem_root_certs = ca_pem;  // empty: gRPC's default roots
+      grpc_options.credentials = grpc::SslCredentials(ssl);
+    }
     client = std::make_unique<lw::GrpcClient>(std::move(grpc_options));
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "watcherAddress \"", address,
-        "\": want http://host:port or https://host:port (REST /watcher), or grpc://host:port "
-        "or dns:///host:port (gRPC)"));
+        "\": want http://host:port or https://host:port (REST /watcher), or grpc://host:port, "
+        "grpcs://host:port (TLS) or dns:///host:port (gRPC)"));
   }
   lw::Client* out = client.get();
-  remote_.emplace(std::move(address), std::move(client));
+  remote_.emplace(remote, std::move(client));
   return out;
 }
 

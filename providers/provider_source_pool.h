@@ -16,8 +16,13 @@
 //   Remote(address)   once per distinct address: "http://..." / "https://..." -> an
 //                     lw::HttpClient (paypal REST /watcher; a trailing "/" is dropped),
 //                     "grpc://host:port" -> an lw::GrpcClient to host:port,
+//                     "grpcs://host:port" -> the same over TLS,
 //                     "dns:///host:port" -> an lw::GrpcClient to that target as given.
 //                     Anything else is InvalidArgument.
+//   ConnectRemote(r)  the same, once per distinct RemoteSpec, with r.ca_file verifying
+//                     an https:// or grpcs:// watcher (InvalidArgument with any other
+//                     scheme, or when the file cannot be read) and r.token_file's bearer
+//                     token on every call.
 //   Stop()            requests stop on every watcher thread and joins them (the
 //                     destructor calls it). Clients stay valid and keep answering
 //                     with the last data; InProcess after Stop is FailedPrecondition.
@@ -85,6 +90,8 @@ class ProviderSourcePool final : public lw::SourcePool {
   absl::StatusOr<lw::Client*> InProcess(const lw::ProviderSpec& spec) override
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<lw::Client*> Remote(absl::string_view address) override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<lw::Client*> ConnectRemote(const lw::RemoteSpec& remote) override
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // The watcher InProcess(spec) created, or null. (The daemon serves it over REST and
   // gRPC.) Specs are compared after the type is canonicalised ("" = metrics-server).
@@ -112,7 +119,7 @@ class ProviderSourcePool final : public lw::SourcePool {
   std::shared_ptr<http::HttpTransport> remote_transport_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<lw::ProviderSpec, std::unique_ptr<InProcessEntry>> in_process_
       ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::unique_ptr<lw::Client>> remote_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<lw::RemoteSpec, std::unique_ptr<lw::Client>> remote_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace trimaran::providers

@@ -10,6 +10,7 @@
 #include "common/stats/registry.h"
 #include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
+#include "common/testing/temp_dir_for_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/fake_client.h"
@@ -161,6 +162,47 @@ TEST_F(ProviderSourcePoolTest, RemoteChoosesTheClientByScheme) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * http_client, pool.Remote("http://lw.example:2020"));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::WatcherMetricsPtr got, http_client->GetLatestMetrics());
   EXPECT_TRUE(got->data.node_metrics_map.contains("n9"));
+}
+
+// A secured remote watcher: CA file and token file reach the HTTPS client's request;
+// the CA file needs a TLS scheme and must be readable; specs are deduplicated whole.
+TEST_F(ProviderSourcePoolTest, ConnectRemoteSendsCaAndTokenToASecuredWatcher) {
+  trimaran::testing::TempDirForTest dir;
+  const std::string ca = dir.Write("ca.crt", "-----BEGIN CERTIFICATE-----\n");
+  const std::string token = dir.Write("token", "s3cret\n");
+  auto transport = std::make_shared<http::testing::FakeTransport>();
+  transport->AddResponse(
+      "GET", "https://lw.example:2020/watcher", 200,
+      R"({"timestamp":1700000000,"window":{"duration":"15m","start":1699999100,)"
+      R"("end":1700000000},"source":"Prometheus","data":{"NodeMetricsMap":{}}})");
+  ProviderSourcePoolOptions options;
+  options.remote_transport = transport;
+  ProviderSourcePool pool(clock_, stats::Scope(registry_), nullptr, options);
+
+  const lw::RemoteSpec spec{
+      .address = "https://lw.example:2020", .ca_file = ca, .token_file = token};
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * client, pool.ConnectRemote(spec));
+  TRIMARAN_ASSERT_OK(client->GetLatestMetrics().status());
+  std::optional<http::HttpRequest> sent = transport->LastRequest();
+  ASSERT_TRUE(sent.has_value());
+  EXPECT_EQ(sent->headers.GetOr("Authorization"), "Bearer s3cret");
+  ASSERT_TRUE(sent->tls.has_value());
+  EXPECT_EQ(sent->tls->ca_file, ca);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * again, pool.ConnectRemote(spec));
+  EXPECT_EQ(client, again);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(lw::Client * plain, pool.Remote("https://lw.example:2020"));
+  EXPECT_NE(client, plain);  // another spec, another client
+  TRIMARAN_EXPECT_OK(
+      pool.ConnectRemote({.address = "grpcs://127.0.0.1:2021", .ca_file = ca, .token_file = token})
+          .status());
+
+  EXPECT_THAT(pool.ConnectRemote({.address = "http://lw.example:2020", .ca_file = ca}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not TLS")));
+  EXPECT_THAT(pool.ConnectRemote({.address = "grpc://127.0.0.1:2021", .ca_file = ca}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not TLS")));
+  EXPECT_THAT(
+      pool.ConnectRemote({.address = "https://lw.example:2020", .ca_file = dir.Path("missing")}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("missing")));
 }
 
 TEST_F(ProviderSourcePoolTest, PrometheusWithKubeClientMapsSeriesToListedNodes) {

@@ -2,10 +2,15 @@
 // Configuration: options.h (paypal/load-watcher's environment variables + flags).
 //
 //   REST  --bind-address:--port (2020)   GET /watcher[?host=][&window=], /watcher/health,
-//                                        /metrics (Prometheus text), /healthz
+//                                        /metrics (Prometheus text), /healthz, /livez,
+//                                        /readyz (provider health)
 //   gRPC  --bind-address:--grpc-port (2021)  trimaran.loadwatcher.v1.LoadWatcher
 //   --dashboard: also the node dashboard at /dashboard/ on the REST port
 //                (cmd/trimaranctl/dashboard_service.h; list/watch nodes and pods)
+//
+// --tls-cert-file/--tls-private-key-file: HTTPS and TLS gRPC, the files re-read when
+// they change (REST at each handshake, gRPC every --tls-reload-interval).
+// --token-file: a bearer token on both APIs (loadwatcher/api_auth.h).
 //
 // SIGTERM / SIGINT: stop serving, stop the watcher, exit 0. Startup and configuration
 // errors exit 1 with the reason on stderr.
@@ -29,8 +34,12 @@
 #include "common/stats/text_format.h"
 #include "common/version.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_credentials_options.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
+#include "loadwatcher/api_auth.h"
 #include "loadwatcher/grpc_service.h"
 #include "loadwatcher/http_handlers.h"
 #include "providers/provider_source_pool.h"
@@ -139,6 +148,17 @@ int Run(const LoadWatcherOptions& options) {
   server_options.port = options.port;
   server_options.worker_threads = 4;
   server_options.log_component = Component::kLoadWatcher;
+  server_options.tls_cert_file = options.tls_cert_file;
+  server_options.tls_key_file = options.tls_private_key_file;
+  std::unique_ptr<lw::ApiAuthenticator> auth;
+  if (!options.token_file.empty()) {
+    auth = std::make_unique<lw::ApiAuthenticator>(options.token_file, watcher_stats);
+    auth->ProtectHttp(server_options);
+    if (options.tls_cert_file.empty()) {
+      Log(Component::kMain)
+          .warn("--token-file without --tls-cert-file: clients send the token in clear text");
+    }
+  }
   absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
       http::HttpServer::Create(server_options);
   if (!server.ok()) return Fail(std::string(server.status().message()));
@@ -152,11 +172,23 @@ int Run(const LoadWatcherOptions& options) {
          response.content_type = stats::kPrometheusTextContentType;
          response.body = registry.PrometheusText();
        }});
+  for (const char* path : {"/healthz", "/livez"}) {
+    routes.Update((*server)->AddRoute(
+        {.path = path,
+         .help = "liveness: 200 ok while the process serves (no token needed)",
+         .handler = [](const http::ServerRequest&, http::ServerResponse& response) {
+           response.body = "ok";
+         }}));
+  }
+  // Readiness for the kubelet, which sends no token: /watcher/health's answer, open.
   routes.Update((*server)->AddRoute(
-      {.path = "/healthz",
-       .help = "liveness: 200 ok while the process serves",
-       .handler = [](const http::ServerRequest&, http::ServerResponse& response) {
-         response.body = "ok";
+      {.path = "/readyz",
+       .help = "readiness: 200 ok while the metrics provider is healthy (no token needed)",
+       .handler = [watcher](const http::ServerRequest&, http::ServerResponse& response) {
+         absl::Status health = watcher->provider().Health();
+         response.status = health.ok() ? 200 : 503;
+         response.body =
+             health.ok() ? std::string("ok") : absl::StrCat("unhealthy: ", health.message());
        }}));
   if (!routes.ok()) return Fail(std::string(routes.message()));
   // --dashboard: the node dashboard over this process's own watcher (no network hop).
@@ -189,12 +221,23 @@ int Run(const LoadWatcherOptions& options) {
   }
 
   lw::GrpcService service(*watcher);
+  if (auth != nullptr) service.RequireAuth(auth.get());
   std::unique_ptr<grpc::Server> grpc_server;
   if (options.grpc_port != 0) {
+    std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+    if (!options.tls_cert_file.empty()) {
+      // gRPC's own file watcher re-reads the pair every --tls-reload-interval.
+      auto provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+          options.tls_private_key_file, options.tls_cert_file,
+          static_cast<unsigned int>(absl::ToInt64Seconds(options.tls_reload_interval)));
+      grpc::experimental::TlsServerCredentialsOptions tls(provider);
+      tls.watch_identity_key_cert_pairs();
+      credentials = grpc::experimental::TlsServerCredentials(tls);
+    }
     grpc::ServerBuilder builder;
     int bound = 0;
-    builder.AddListeningPort(HostPort(options.bind_address, options.grpc_port),
-                             grpc::InsecureServerCredentials(), &bound);
+    builder.AddListeningPort(HostPort(options.bind_address, options.grpc_port), credentials,
+                             &bound);
     builder.RegisterService(&service);
     grpc_server = builder.BuildAndStart();
     if (grpc_server == nullptr || bound == 0) {
@@ -203,10 +246,13 @@ int Run(const LoadWatcherOptions& options) {
     }
   }
   Log(Component::kMain)
-      .info("load-watcher {} serving provider={} rest={} grpc={}", kVersion, options.provider.type,
-            (*server)->url(),
-            options.grpc_port == 0 ? std::string("off")
-                                   : HostPort(options.bind_address, options.grpc_port));
+      .info("load-watcher {} serving provider={} rest={} grpc={} token={}", kVersion,
+            options.provider.type, (*server)->url(),
+            options.grpc_port == 0
+                ? std::string("off")
+                : absl::StrCat(options.tls_cert_file.empty() ? "" : "tls:",
+                               HostPort(options.bind_address, options.grpc_port)),
+            options.token_file.empty() ? "off" : "required");
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

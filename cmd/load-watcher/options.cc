@@ -1,8 +1,10 @@
 #include "cmd/load-watcher/options.h"
 
 #include <arpa/inet.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -175,6 +177,38 @@ const std::vector<Option>& Options() {
          o.bind_address = v;
          return std::string();
        }},
+      {"tls-cert-file", "", false, "string", "",
+       "PEM certificate (chain) to serve HTTPS and TLS gRPC with; with --tls-private-key-file. "
+       "Re-read when it changes (cert-manager, Secret updates).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.tls_cert_file = v;
+         return std::string();
+       }},
+      {"tls-private-key-file", "", false, "string", "", "PEM private key of --tls-cert-file.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.tls_private_key_file = v;
+         return std::string();
+       }},
+      {"tls-reload-interval", "", false, "duration", "10s",
+       "How often the gRPC server re-reads the TLS files (REST checks them at every "
+       "handshake). Whole seconds, at least 1s.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         absl::Duration d;
+         if (!absl::ParseDuration(v, &d) || d < absl::Seconds(1) || d > absl::Hours(24) ||
+             d != absl::Seconds(absl::ToInt64Seconds(d))) {
+           return std::string("not a whole number of seconds between 1s and 24h");
+         }
+         o.tls_reload_interval = d;
+         return std::string();
+       }},
+      {"token-file", "", false, "string", "",
+       "Require \"Authorization: Bearer <token>\" (gRPC metadata authorization) with the "
+       "token in this file on the API (everything but /healthz, /readyz, /livez). Re-read "
+       "when it changes.",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.token_file = v;
+         return std::string();
+       }},
       {"port", "", false, "int", "2020",
        "The REST port: GET /watcher, /watcher/health, /metrics, /healthz.",
        [](LoadWatcherOptions& o, const std::string& v) { return SetInt(o.port, v, 1, 65535); }},
@@ -309,6 +343,19 @@ absl::StatusOr<LoadWatcherOptions> ParseLoadWatcherOptions(int argc, const char*
   if (options.provider.client_cert_file.empty() != options.provider.client_key_file.empty()) {
     problems.push_back(
         "--metrics-provider-cert-file and --metrics-provider-key-file must be given together");
+  }
+  if (options.tls_cert_file.empty() != options.tls_private_key_file.empty()) {
+    problems.push_back(options.tls_cert_file.empty()
+                           ? "--tls-private-key-file needs --tls-cert-file (give both or neither)"
+                           : "--tls-cert-file needs --tls-private-key-file (give both or neither)");
+  }
+  for (const auto& [flag, path] :
+       {std::pair<const char*, const std::string&>{"--tls-cert-file", options.tls_cert_file},
+        {"--tls-private-key-file", options.tls_private_key_file},
+        {"--token-file", options.token_file}}) {
+    if (!path.empty() && access(path.c_str(), R_OK) != 0) {
+      problems.push_back(absl::StrCat(flag, "=\"", path, "\": cannot read the file"));
+    }
   }
   if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
   if (options.provider.type.empty()) options.provider.type = "KubernetesMetricsServer";

@@ -18,7 +18,11 @@
 //   SIGNALFX_HOST_NAME_SUFFIX   --signalfx-host-name-suffix   ""
 //   SIGNALFX_CLUSTER_NAME       --signalfx-cluster-name       ""
 //   KUBE_CONFIG                 --kubeconfig                  in-cluster config
-//                               --bind-address                0.0.0.0
+//                               --bind-address                0.0.0.0 (REST and gRPC)
+//                               --tls-cert-file               ""  serve HTTPS and TLS gRPC
+//                               --tls-private-key-file        ""  (both or neither)
+//                               --tls-reload-interval         10s (gRPC's re-read period)
+//                               --token-file                  ""  require this bearer token
 //                               --port                        2020 (REST, /metrics, /healthz)
 //                               --grpc-port                   2021 (0 disables gRPC)
 //                               --fetch-interval              60s
@@ -61,6 +65,14 @@ struct LoadWatcherOptions {
   std::string kubeconfig{};  // empty: in-cluster (when running in a pod)
 
   std::string bind_address = "0.0.0.0";
+  // TLS for REST and gRPC (PEM files, re-read when they change); both or neither.
+  std::string tls_cert_file{};
+  std::string tls_private_key_file{};
+  // How often gRPC's certificate watcher re-reads the files (REST checks them at every
+  // handshake). Whole seconds, at least 1s.
+  absl::Duration tls_reload_interval = absl::Seconds(10);
+  // When set: every API call except /healthz, /readyz, /livez needs this bearer token.
+  std::string token_file{};
   int port = kDefaultWatcherPort;
   int grpc_port = kDefaultWatcherGrpcPort;  // 0: no gRPC server
   absl::Duration fetch_interval = absl::Seconds(60);

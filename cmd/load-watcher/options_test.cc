@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/testing/status_matchers.h"
+#include "common/testing/temp_dir_for_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -185,15 +186,66 @@ TEST(LoadWatcherOptionsTest, GrpcPortMustDifferFromPort) {
   TRIMARAN_EXPECT_OK(Parse({"--port=3000", "--grpc-port=0"}).status());
 }
 
+TEST(LoadWatcherOptionsTest, TlsAndTokenFlags) {
+  trimaran::testing::TempDirForTest dir;
+  const std::string cert = dir.Write("tls.crt", "cert");
+  const std::string key = dir.Write("tls.key", "key");
+  const std::string token = dir.Write("token", "t");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions o, Parse({}));
+  EXPECT_EQ(o.tls_cert_file, "");
+  EXPECT_EQ(o.token_file, "");
+  EXPECT_EQ(o.tls_reload_interval, absl::Seconds(10));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(o, Parse({"--tls-cert-file", cert, "--tls-private-key-file=" + key,
+                                          "--token-file=" + token, "--tls-reload-interval=2s"}));
+  EXPECT_EQ(o.tls_cert_file, cert);
+  EXPECT_EQ(o.tls_private_key_file, key);
+  EXPECT_EQ(o.token_file, token);
+  EXPECT_EQ(o.tls_reload_interval, absl::Seconds(2));
+}
+
+TEST(LoadWatcherOptionsTest, TlsAndTokenProblemsAreEachNamed) {
+  trimaran::testing::TempDirForTest dir;
+  const std::string cert = dir.Write("tls.crt", "cert");
+  EXPECT_THAT(Parse({"--tls-cert-file=" + cert}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--tls-cert-file needs --tls-private-key-file")));
+  EXPECT_THAT(Parse({"--tls-private-key-file=" + cert}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--tls-private-key-file needs --tls-cert-file")));
+  const std::string missing = dir.Path("missing");
+  EXPECT_THAT(Parse({"--tls-cert-file=" + cert, "--tls-private-key-file=" + missing,
+                     "--token-file=" + missing + "-token", "--tls-reload-interval=1500ms"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("--tls-private-key-file=\"" + missing + "\": cannot read"),
+                             HasSubstr("--token-file=\"" + missing + "-token\": cannot read"),
+                             HasSubstr("--tls-reload-interval=\"1500ms\": not a whole number"))));
+  EXPECT_THAT(Parse({"--tls-reload-interval=0s"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-reload-interval")));
+}
+
 TEST(LoadWatcherOptionsTest, HelpListsEveryFlagWithItsVariableAndDefault) {
   const std::string help = LoadWatcherHelpText();
-  for (const char* want :
-       {"--metrics-provider-name string", "[METRICS_PROVIDER_NAME]",
-        "(default \"KubernetesMetricsServer\")", "[METRICS_PROVIDER_ADDRESS]",
-        "[METRICS_PROVIDER_TOKEN]", "[INSECURE_SKIP_VERIFY]", "[SIGNALFX_HOST_NAME_SUFFIX]",
-        "[SIGNALFX_CLUSTER_NAME]", "[KUBE_CONFIG]", "--port int", "(default 2020)",
-        "--grpc-port int", "(default 2021)", "--fetch-interval duration", "(default 1m0s)",
-        "-h, --help", "--version", "--v int"}) {
+  for (const char* want : {"--metrics-provider-name string",
+                           "[METRICS_PROVIDER_NAME]",
+                           "(default \"KubernetesMetricsServer\")",
+                           "[METRICS_PROVIDER_ADDRESS]",
+                           "[METRICS_PROVIDER_TOKEN]",
+                           "[INSECURE_SKIP_VERIFY]",
+                           "[SIGNALFX_HOST_NAME_SUFFIX]",
+                           "[SIGNALFX_CLUSTER_NAME]",
+                           "[KUBE_CONFIG]",
+                           "--port int",
+                           "(default 2020)",
+                           "--grpc-port int",
+                           "(default 2021)",
+                           "--fetch-interval duration",
+                           "(default 1m0s)",
+                           "-h, --help",
+                           "--version",
+                           "--v int",
+                           "--tls-cert-file string",
+                           "--tls-private-key-file string",
+                           "--token-file string"}) {
     EXPECT_THAT(help, HasSubstr(want));
   }
 }

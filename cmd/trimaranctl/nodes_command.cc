@@ -61,6 +61,8 @@ constexpr const char* kValueFlags[] = {"--output",
                                        "--context",
                                        "--master",
                                        "--watcher",
+                                       "--watcher-ca-file",
+                                       "--watcher-token-file",
                                        "--window",
                                        "--node-selector",
                                        "--resources",
@@ -92,6 +94,10 @@ absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v)
     f.master = v;
   } else if (flag == "--watcher") {
     f.watcher = v;
+  } else if (flag == "--watcher-ca-file") {
+    f.watcher_ca_file = v;
+  } else if (flag == "--watcher-token-file") {
+    f.watcher_token_file = v;
   } else if (flag == "--window") {
     if (lw::WindowSeconds(v) == 0) {
       return FlagError("--window", absl::StrCat("must be 15m, 10m or 5m, got \"", v, "\""));
@@ -372,14 +378,32 @@ int RunNodesOnce(ClusterSource& source, const NodesFlags& flags, absl::Time now,
   return 0;
 }
 
-absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address_flag) {
+absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address_flag,
+                                                const std::string& ca_file,
+                                                const std::string& token_file) {
   WatcherClient out;
   if (address_flag.empty()) return out;
   absl::string_view target = address_flag;
-  if (absl::ConsumePrefix(&target, "grpc://")) {
+  const bool grpcs = absl::ConsumePrefix(&target, "grpcs://");
+  if (grpcs || absl::ConsumePrefix(&target, "grpc://")) {
     lw::GrpcClientOptions g;
     g.target = std::string(target);
     g.timeout = absl::Seconds(10);
+    g.token_file = token_file;
+    if (grpcs) {
+      grpc::SslCredentialsOptions ssl;
+      if (!ca_file.empty()) {
+        std::ifstream in(ca_file, std::ios::binary);
+        std::ostringstream pem;
+        pem << in.rdbuf();
+        if (!in || pem.str().empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--watcher-ca-file \"", ca_file, "\": cannot read the file"));
+        }
+        ssl.pem_root_certs = pem.str();
+      }
+      g.credentials = grpc::SslCredentials(ssl);
+    }
     out.client = std::make_unique<lw::GrpcClient>(g);
     return out;
   }
@@ -391,6 +415,8 @@ absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address_flag)
   lw::HttpClientOptions h;
   h.address = address;
   h.timeout = absl::Seconds(10);
+  h.ca_file = ca_file;
+  h.token_file = token_file;
   out.client = std::make_unique<lw::HttpClient>(*out.transport, h);
   return out;
 }
@@ -434,7 +460,8 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
       kube::RestClient::Create(*rest, RealClock::Get());
   if (!kube_client.ok()) return fail(kube_client.status());
 
-  absl::StatusOr<WatcherClient> watcher_client = MakeWatcherClient(flags->watcher);
+  absl::StatusOr<WatcherClient> watcher_client =
+      MakeWatcherClient(flags->watcher, flags->watcher_ca_file, flags->watcher_token_file);
   if (!watcher_client.ok()) return fail(watcher_client.status());
   lw::Client* watcher = watcher_client->client.get();
   if (!flags->output.empty()) {
@@ -470,7 +497,10 @@ Flags:
   --context NAME            kubeconfig context
   --master URL              override the apiserver address
   --watcher ADDR            load watcher: http://host:2020 (REST /watcher; a bare
-                            host:port is http) or grpc://host:2021 (WatchMetrics API)
+                            host:port is http), https://host:2020, grpc://host:2021 or
+                            grpcs://host:2021 (TLS gRPC)
+  --watcher-ca-file PATH    PEM CA verifying an https:// or grpcs:// watcher
+  --watcher-token-file PATH bearer token for a watcher run with --token-file
   --window 15m|10m|5m       load-watcher window (default 15m)
   --stale-after DUR         usage older than this is stale (default 2m)
   --resources LIST          bars per node, e.g. cpu,memory (default cpu)

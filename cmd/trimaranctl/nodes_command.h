@@ -40,7 +40,9 @@ struct NodesFlags {
   std::string kubeconfig;
   std::string context;
   std::string master;
-  std::string watcher;  // "http://127.0.0.1:2020" (REST) or "grpc://host:port"; "" none
+  std::string watcher;             // "http://127.0.0.1:2020" (REST) or "grpc://host:port"; "" none
+  std::string watcher_ca_file;     // https:// and grpcs://: the CA verifying the watcher
+  std::string watcher_token_file;  // the watcher's bearer token (--token-file on its side)
   std::string window = "15m";
   std::string node_selector;
   std::vector<std::string> resources = {"cpu"};
@@ -121,13 +123,17 @@ absl::StatusOr<PriceTable> LoadPrices(const NodesFlags& flags);
 int RunNodesOnce(ClusterSource& source, const NodesFlags& flags, absl::Time now, std::string& out,
                  std::string& err);
 
-// The load-watcher client of --watcher ("" none: client null): REST for http://host:port
-// or a bare host:port, gRPC for grpc://host:port. The transport (REST) is owned here.
+// The load-watcher client of --watcher ("" none: client null): REST for http://host:port,
+// https://host:port or a bare host:port, gRPC for grpc://host:port, TLS gRPC for
+// grpcs://host:port; `ca_file` (--watcher-ca-file) verifies a TLS watcher, `token_file`
+// (--watcher-token-file) is sent as a bearer token. The transport (REST) is owned here.
 struct WatcherClient {
   std::shared_ptr<http::HttpTransport> transport;
   std::unique_ptr<lw::Client> client;
 };
-absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address);
+absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address,
+                                                const std::string& ca_file = "",
+                                                const std::string& token_file = "");
 
 // The whole `trimaranctl nodes` command: `args` after "nodes". Builds the real clients
 // (kubeconfig / in-cluster as kube::LoadRestConfig, the load-watcher client from

@@ -46,6 +46,17 @@ TEST(NodesFlagsTest, DefaultsAndOverrides) {
   EXPECT_EQ(f->group_by, "team");
 }
 
+TEST(NodesFlagsTest, SecuredWatcher) {
+  absl::StatusOr<NodesFlags> f =
+      ParseNodesFlags({"--watcher", "https://lw.example:2020", "--watcher-ca-file", "/ca.crt",
+                       "--watcher-token-file=/token"},
+                      "");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->watcher, "https://lw.example:2020");
+  EXPECT_EQ(f->watcher_ca_file, "/ca.crt");
+  EXPECT_EQ(f->watcher_token_file, "/token");
+}
+
 TEST(NodesFlagsTest, Errors) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"-o", "yaml"}, "must be table, json or csv"},

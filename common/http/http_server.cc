@@ -24,6 +24,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/http/cert_reloader.h"
 
 namespace trimaran::http {
 namespace {
@@ -152,6 +153,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions
         "http server ", options.name, ": client_ca_file needs tls (certificate and key)"));
   }
   std::unique_ptr<httplib::Server> server;
+  std::unique_ptr<CertKeyReloader> reloader;
   if (!options.tls_cert_file.empty()) {
     for (const auto& [what, path] :
          {std::pair<absl::string_view, const std::string&>{"certificate", options.tls_cert_file},
@@ -187,15 +189,27 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions
       return absl::InternalError(
           absl::StrCat("http server ", options.name, ": cannot set the tls min version"));
     }
+    absl::StatusOr<std::unique_ptr<CertKeyReloader>> r =
+        CertKeyReloader::Create(options.tls_cert_file, options.tls_key_file, options.log_component);
+    if (!r.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("http server ", options.name, ": ", r.status().message()));
+    }
+    reloader = *std::move(r);
+    reloader->InstallOn(ssl->ssl_context());
     server = std::move(ssl);
   } else {
     server = std::make_unique<httplib::Server>();
   }
-  return std::unique_ptr<HttpServer>(new HttpServer(std::move(options), std::move(server)));
+  return std::unique_ptr<HttpServer>(
+      new HttpServer(std::move(options), std::move(server), std::move(reloader)));
 }
 
-HttpServer::HttpServer(HttpServerOptions options, std::unique_ptr<httplib::Server> server)
-    : options_(std::move(options)), server_(std::move(server)) {
+HttpServer::HttpServer(HttpServerOptions options, std::unique_ptr<httplib::Server> server,
+                       std::unique_ptr<CertKeyReloader> cert_reloader)
+    : options_(std::move(options)),
+      cert_reloader_(std::move(cert_reloader)),
+      server_(std::move(server)) {
   const size_t threads = static_cast<size_t>(options_.worker_threads);
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_socket_options([this](int sock) {
@@ -302,7 +316,35 @@ std::string HttpServer::IndexText() const {
   return out;
 }
 
+namespace {
+
+void SendResponse(ServerResponse& response, httplib::Response& res) {
+  res.status = response.status;
+  for (const auto& [name, value] : response.headers) res.set_header(name, value);
+  res.set_content(std::move(response.body), response.content_type);
+}
+
+}  // namespace
+
 void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
+  ServerRequest request;
+  request.method = req.method;
+  request.path = req.path;
+  request.query.insert(req.params.begin(), req.params.end());
+  for (const auto& [name, value] : req.headers) request.headers.Add(name, value);
+  request.body = req.body;
+  request.remote_addr = HostPort(req.remote_addr, req.remote_port);
+  request.peer_certificate_subject = PeerSubject(req);
+  if (options_.request_filter &&
+      std::find(options_.unfiltered_paths.begin(), options_.unfiltered_paths.end(), request.path) ==
+          options_.unfiltered_paths.end()) {
+    ServerResponse refused;
+    if (!options_.request_filter(request, refused)) {
+      SendResponse(refused, res);
+      return;
+    }
+  }
+
   RouteHandler handler;
   bool path_known = false;
   std::set<std::string> allowed;
@@ -345,15 +387,6 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
     }
     return;
   }
-
-  ServerRequest request;
-  request.method = req.method;
-  request.path = req.path;
-  request.query.insert(req.params.begin(), req.params.end());
-  for (const auto& [name, value] : req.headers) request.headers.Add(name, value);
-  request.body = req.body;
-  request.remote_addr = HostPort(req.remote_addr, req.remote_port);
-  request.peer_certificate_subject = PeerSubject(req);
 
   ServerResponse response;
   handler(request, response);

@@ -29,6 +29,14 @@
 // which drops SYNs under a burst of connects). Worker threads have SIGPIPE blocked, so a client
 // that disconnects mid-response never kills the process (the write just fails).
 //
+// TLS: the certificate and key files are re-read when they change (CertKeyReloader,
+// checked at each handshake), so a rotated certificate is served without a restart.
+//
+// Request filter: when HttpServerOptions::request_filter is set, it runs before routing
+// for every request (including 404s and the "/" index) except the paths listed in
+// unfiltered_paths; returning false sends the response it filled in instead (the load
+// watcher's bearer-token check answers 401 this way).
+//
 // Thread-safety: Start/Stop/AddRoute are externally synchronized (one owner); port(),
 // url() and handlers are safe for concurrent use.
 
@@ -99,6 +107,11 @@ struct ServerResponse {
 
 using RouteHandler = std::function<void(const ServerRequest& request, ServerResponse& response)>;
 
+// Returns true to let the request through; false to answer with `response` instead.
+using RequestFilter = std::function<bool(const ServerRequest& request, ServerResponse& response)>;
+
+class CertKeyReloader;
+
 struct Route {
   std::string path{};                          // starts with '/'
   bool prefix = false;                         // true: also serves every path starting with `path`
@@ -127,6 +140,9 @@ struct HttpServerOptions {
   int keep_alive_max_requests = 100;
   size_t max_request_body_bytes = 8 << 20;
   bool index = true;  // serve the route list at "/" unless a route claims it
+  // Runs before routing (see the top of this file); must be safe for concurrent calls.
+  RequestFilter request_filter{};
+  std::vector<std::string> unfiltered_paths{};  // exact paths the filter never sees
   Component log_component = Component::kAdmin;
 };
 
@@ -163,10 +179,12 @@ class HttpServer {
   enum class State { kNew, kRunning, kStopped };
   class Writer;
 
-  HttpServer(HttpServerOptions options, std::unique_ptr<httplib::Server> server);
+  HttpServer(HttpServerOptions options, std::unique_ptr<httplib::Server> server,
+             std::unique_ptr<CertKeyReloader> cert_reloader);
   void Dispatch(const httplib::Request& req, httplib::Response& res);
 
   const HttpServerOptions options_;
+  const std::unique_ptr<CertKeyReloader> cert_reloader_;  // with TLS; outlives server_
   const std::unique_ptr<httplib::Server> server_;
   std::atomic<int> port_{0};
   std::atomic<int> listen_fd_{-1};  // the listening socket, once bound

@@ -48,6 +48,8 @@ constexpr char kServiceAccountUser[] = "system:serviceaccount:trimaran:trimaran-
 constexpr char kServiceAccountGroups[] =
     "system:serviceaccounts,system:serviceaccounts:trimaran,system:authenticated";
 constexpr char kLeaseName[] = "trimaran-scheduler";
+// The load watcher container's identity (its own ServiceAccount's token Secret).
+constexpr char kWatcherUser[] = "system:serviceaccount:trimaran:trimaran-load-watcher";
 
 std::string Kubeconfig(const e2e::ControlPlane& cp, const std::string& token) {
   return absl::StrCat("apiVersion: v1\nkind: Config\nclusters:\n- name: e2e\n  cluster:\n",
@@ -391,11 +393,6 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
   ASSERT_EQ(created_victim.status_code, 201) << created_victim.body;
   TRIMARAN_EXPECT_OK(scoped_->DeletePod("default", "victim"));
 
-  // --- Allowed (load watcher, metrics-server provider): the request passes
-  // authorization; this apiserver serves no metrics.k8s.io, hence 404, not 403. ---
-  EXPECT_THAT(scoped_->Raw("GET", "/apis/metrics.k8s.io/v1beta1/nodes", "").status(),
-              StatusIs(absl::StatusCode::kNotFound));
-
   // --- Allowed: the secure port's TokenReviews and SubjectAccessReviews
   // (system:auth-delegator) ---
   TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::TokenReviewResult review,
@@ -428,6 +425,8 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
       {"list leases",
        scoped_->Raw("GET", "/apis/coordination.k8s.io/v1/namespaces/trimaran/leases", "").status()},
       {"metrics of one pod", scoped_->Raw("GET", "/apis/metrics.k8s.io/v1beta1/pods", "").status()},
+      // metrics.k8s.io is the load watcher's (its own ServiceAccount), not the scheduler's.
+      {"node metrics", scoped_->Raw("GET", "/apis/metrics.k8s.io/v1beta1/nodes", "").status()},
       {"get pv", scoped_->Raw("GET", "/api/v1/persistentvolumes/pv-1", "").status()},
       {"delete pv", scoped_->Raw("DELETE", "/api/v1/persistentvolumes/pv-1", "").status()},
       {"create pvc",
@@ -447,6 +446,80 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
     SCOPED_TRACE(d.what);
     EXPECT_THAT(d.status, StatusIs(absl::StatusCode::kPermissionDenied));
   }
+}
+
+// The load watcher's ServiceAccount (the sidecar's identity) reads what its provider
+// needs (the node list, metrics.k8s.io nodes) and nothing of the scheduler's: it cannot
+// bind pods (a SubjectAccessReview says no, and a real binding POST with its token gets
+// 403), patch pod status, write events or take the Lease.
+TEST_F(ShippedRbacTest, WatcherServiceAccountCannotBindPods) {
+  absl::StatusOr<std::string> token = cp_->AddTokenUser(kWatcherUser, kServiceAccountGroups);
+  ASSERT_TRUE(token.ok()) << token.status();
+  const std::string kubeconfig = cp_->dir() + "/trimaran-load-watcher.kubeconfig";
+  TRIMARAN_ASSERT_OK(WriteFile(kubeconfig, Kubeconfig(*cp_, *token)));
+  absl::StatusOr<kube::RestConfig> config = kube::LoadKubeconfig(kubeconfig);
+  ASSERT_TRUE(config.ok()) << config.status();
+  kube::RestClientOptions options;
+  options.max_retries = 0;
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
+      kube::RestClient::Create(*config, RealClock::Get(), options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  kube::Client& watcher = **client;
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      auto created_node,
+      cp_->Request("POST", "/api/v1/nodes",
+                   R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}})"));
+  ASSERT_EQ(created_node.status_code, 201) << created_node.body;
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      auto created_pod,
+      cp_->Request(
+          "POST", "/api/v1/namespaces/default/pods",
+          R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"},)"
+          R"("spec":{"schedulerName":"trimaran","containers":[{"name":"c","image":"x"}]}})"));
+  ASSERT_EQ(created_pod.status_code, 201) << created_pod.body;
+
+  // Allowed: the node list; metrics.k8s.io nodes passes authorization (this apiserver
+  // serves no metrics.k8s.io: 404, not 403).
+  TRIMARAN_EXPECT_OK(watcher.ListNodes({}).status());
+  EXPECT_THAT(watcher.Raw("GET", "/apis/metrics.k8s.io/v1beta1/nodes", "").status(),
+              StatusIs(absl::StatusCode::kNotFound));
+
+  // The authorizer's own answer for pods/binding create.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      auto review,
+      cp_->Request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                   absl::StrCat(R"({"apiVersion":"authorization.k8s.io/v1",)",
+                                R"("kind":"SubjectAccessReview","spec":{"user":")", kWatcherUser,
+                                R"(","groups":["system:serviceaccounts",)",
+                                R"("system:serviceaccounts:trimaran","system:authenticated"],)",
+                                R"("resourceAttributes":{"namespace":"default","verb":"create",)",
+                                R"("resource":"pods","subresource":"binding","name":"web"}}})")));
+  ASSERT_EQ(review.status_code, 201) << review.body;
+  EXPECT_THAT(review.body, ::testing::HasSubstr(R"("allowed":false)")) << review.body;
+
+  // And a real binding with the watcher's token.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::PodList pods, scoped_->ListPods("", {}));
+  ASSERT_EQ(pods.items.size(), 1u);
+  EXPECT_THAT(watcher.Bind(kube::MakeBinding(pods.items[0].metadata, "n1")),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+  kube::PodStatusPatch patch;
+  kube::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = kube::ConditionStatus::kFalse;
+  patch.conditions.push_back(cond);
+  patch.condition_order = {"PodScheduled"};
+  EXPECT_THAT(watcher.PatchPodStatus("default", "web", patch),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(watcher.ListPods("", {}).status(), StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(watcher.GetLease(kNamespace, kLeaseName).status(),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(watcher.Raw("GET", "/api/v1/namespaces/trimaran/secrets", "").status(),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+  // Still unbound after the attempt.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(auto got,
+                                cp_->Request("GET", "/api/v1/namespaces/default/pods/web"));
+  EXPECT_THAT(got.body, ::testing::Not(::testing::HasSubstr(R"("nodeName")")));
 }
 
 // The end-to-end proof: trimaran-scheduler itself, holding ONLY the ServiceAccount's

@@ -32,6 +32,8 @@ using ::testing::UnorderedElementsAreArray;
 
 constexpr char kNamespace[] = "trimaran";
 constexpr char kServiceAccount[] = "trimaran-scheduler";
+constexpr char kWatcherServiceAccount[] = "trimaran-load-watcher";
+constexpr char kTokenPath[] = "/var/run/secrets/kubernetes.io/serviceaccount";
 constexpr char kLeaseName[] = "trimaran-scheduler";
 constexpr char kWatcherAddress[] = "http://127.0.0.1:2020";
 
@@ -45,6 +47,7 @@ struct Expectation {
   bool target_load_packing = false;  // TLP in the profile
   std::string watcher_address;       // TLP args watcherAddress ("" = absent)
   std::string metric_provider;       // TLP args metricProvider.type ("" = absent)
+  bool secured_watcher = false;      // watcher TLS + token; TLP args watcherCAFile/TokenFile
   // trimaran-scheduler --extender (docs/extender.md): extender port + Service, read-only
   // RBAC, no leader election, TargetLoadPacking the only scorer.
   bool extender = false;
@@ -85,11 +88,20 @@ const std::vector<Expectation>& Expectations() {
        .target_load_packing = true,
        .watcher_address = kWatcherAddress,
        .extender = true},
+      {.dir = "overlays/secure-load-watcher",
+       .sidecar = true,
+       .provider = "KubernetesMetricsServer",
+       .metrics_server_rbac = true,
+       .target_load_packing = true,
+       .watcher_address = "https://127.0.0.1:2020",
+       .secured_watcher = true},
   };
   return *kAll;
 }
 
-std::string Str(const YAML::Node& n) { return n.IsScalar() ? n.as<std::string>() : ""; }
+std::string Str(const YAML::Node& n) {
+  return n.IsDefined() && n.IsScalar() ? n.as<std::string>() : "";
+}
 
 std::vector<std::string> Strings(const YAML::Node& seq) {
   std::vector<std::string> out;
@@ -302,7 +314,29 @@ TEST_P(ManifestsTest, LoadWatcherSidecarAndService) {
   for (const YAML::Node& p : c["ports"]) ports[Str(p["name"])] = p["containerPort"].as<int>(0);
   EXPECT_EQ(ports["watcher-http"], 2020);
   EXPECT_EQ(ports["watcher-grpc"], 2021);
-  EXPECT_EQ(Str(c["readinessProbe"]["httpGet"]["path"]), "/watcher/health");
+  EXPECT_EQ(Str(c["readinessProbe"]["httpGet"]["path"]), "/readyz");
+  // Secured: TLS and a token from mounted Secrets, probes over HTTPS (/healthz and
+  // /readyz need no token).
+  const std::vector<std::string> args = Strings(c["args"]);
+  std::map<std::string, std::string> flags;
+  for (const std::string& a : args) {
+    const size_t eq = a.find('=');
+    if (eq != std::string::npos) flags[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  EXPECT_EQ(flags.count("--tls-cert-file") == 1, want.secured_watcher);
+  EXPECT_EQ(flags.count("--tls-private-key-file") == 1, want.secured_watcher);
+  EXPECT_EQ(flags.count("--token-file") == 1, want.secured_watcher);
+  for (const char* probe : {"livenessProbe", "readinessProbe"}) {
+    EXPECT_EQ(Str(c[probe]["httpGet"]["scheme"]) == "HTTPS", want.secured_watcher) << probe;
+  }
+  if (want.secured_watcher) {
+    std::set<std::string> mounted;
+    for (const YAML::Node& m : c["volumeMounts"]) mounted.insert(Str(m["mountPath"]));
+    for (const char* flag : {"--tls-cert-file", "--tls-private-key-file", "--token-file"}) {
+      const std::string dir = flags[flag].substr(0, flags[flag].rfind('/'));
+      EXPECT_TRUE(mounted.count(dir)) << flag << " " << dir << " is not a mount";
+    }
+  }
   EXPECT_EQ(Str(c["livenessProbe"]["httpGet"]["path"]), "/healthz");
 
   // The provider: from the env ConfigMap, referenced by its generated (hashed) name.
@@ -385,14 +419,19 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
   if (GetParam().metrics_server_rbac) {
     want.push_back("ClusterRole/trimaran-metrics-reader: metrics.k8s.io|nodes|list|*");
   }
+  if (GetParam().sidecar) {
+    // The load watcher's own role (its ServiceAccount): the node list, nothing else.
+    want.push_back("ClusterRole/trimaran-load-watcher: core|nodes|list|*");
+  }
   EXPECT_THAT(FlattenRules(docs_), UnorderedElementsAreArray(want));
   for (const YAML::Node& role : FindAll(docs_, "Role")) {
     EXPECT_EQ(Str(role["metadata"]["namespace"]), kNamespace);
   }
 
-  // Every role is bound, only to the ServiceAccount, and every binding names a shipped
-  // role, except: the /metrics and /debug/decisions viewer roles (for the operator to bind
-  // to Prometheus and to the users of trimaranctl explain) and
+  // Every role is bound, only to one ServiceAccount (the load watcher's roles to the
+  // watcher's when there is a sidecar, everything else to the scheduler's), and every
+  // binding names a shipped role, except: the /metrics and /debug/decisions viewer roles
+  // (for the operator to bind to Prometheus and to the users of trimaranctl explain) and
   // the built-in system:auth-delegator (TokenReviews and SubjectAccessReviews of the
   // secure port).
   std::set<std::string> roles, bound;
@@ -407,7 +446,11 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       bound.insert(absl::StrCat(Str(b["roleRef"]["kind"]), "/", Str(b["roleRef"]["name"])));
       ASSERT_EQ(b["subjects"].size(), 1u);
       EXPECT_EQ(Str(b["subjects"][0]["kind"]), "ServiceAccount");
-      EXPECT_EQ(Str(b["subjects"][0]["name"]), kServiceAccount);
+      const std::string role = Str(b["roleRef"]["name"]);
+      const bool watcher_role =
+          role == "trimaran-load-watcher" || role == "trimaran-metrics-reader";
+      EXPECT_EQ(Str(b["subjects"][0]["name"]),
+                watcher_role && GetParam().sidecar ? kWatcherServiceAccount : kServiceAccount);
       EXPECT_EQ(Str(b["subjects"][0]["namespace"]), kNamespace);
     }
   }
@@ -415,6 +458,77 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
   roles.erase("ClusterRole/trimaran-scheduler-decisions-viewer");  // for users, not bound
   roles.insert("ClusterRole/system:auth-delegator");
   EXPECT_EQ(roles, bound);
+}
+
+// Two identities in one pod: no automatic token mount; the scheduler container mounts
+// the pod's projected token, the load-watcher container (only it) its own
+// ServiceAccount's token Secret, both at the standard path.
+TEST_P(ManifestsTest, EachContainerHasItsOwnServiceAccountToken) {
+  const YAML::Node pod = deployment_["spec"]["template"]["spec"];
+  EXPECT_EQ(Str(pod["serviceAccountName"]), kServiceAccount);
+  EXPECT_FALSE(pod["automountServiceAccountToken"].as<bool>(true));
+  std::map<std::string, YAML::Node> volumes;
+  for (const YAML::Node& v : pod["volumes"]) volumes[Str(v["name"])] = v;
+  auto token_volume = [&](const char* container) -> YAML::Node {
+    for (const YAML::Node& m : FindContainer(deployment_, container)["volumeMounts"]) {
+      if (Str(m["mountPath"]) == kTokenPath) return volumes[Str(m["name"])];
+    }
+    return YAML::Node();
+  };
+  const YAML::Node scheduler = token_volume("trimaran-scheduler");
+  ASSERT_TRUE(scheduler.IsMap()) << "the scheduler container mounts no token";
+  bool projected_token = false;
+  for (const YAML::Node& src : scheduler["projected"]["sources"]) {
+    projected_token |= src["serviceAccountToken"].IsDefined() && src["serviceAccountToken"].IsMap();
+  }
+  EXPECT_TRUE(projected_token);
+  const YAML::Node secret = FindOne(docs_, "Secret", "trimaran-load-watcher-token");
+  const YAML::Node sa = FindOne(docs_, "ServiceAccount", kWatcherServiceAccount);
+  if (!GetParam().sidecar) {
+    EXPECT_FALSE(secret.IsDefined() && secret.IsMap());
+    EXPECT_FALSE(sa.IsDefined() && sa.IsMap());
+    EXPECT_FALSE(volumes.count("load-watcher-token"));
+    return;
+  }
+  ASSERT_TRUE(sa.IsMap());
+  ASSERT_TRUE(secret.IsMap());
+  EXPECT_EQ(Str(secret["type"]), "kubernetes.io/service-account-token");
+  EXPECT_EQ(Str(secret["metadata"]["annotations"]["kubernetes.io/service-account.name"]),
+            kWatcherServiceAccount);
+  const YAML::Node watcher = token_volume("load-watcher");
+  ASSERT_TRUE(watcher.IsMap()) << "the load-watcher container mounts no token";
+  EXPECT_EQ(Str(watcher["secret"]["secretName"]), "trimaran-load-watcher-token");
+}
+
+// The watcher's ports admit the Trimaran pods, dashboards and Prometheus only; the
+// scheduler's secure port stays open (it authenticates every request itself).
+TEST_P(ManifestsTest, NetworkPolicyAdmitsSchedulerDashboardAndPrometheus) {
+  const YAML::Node np = FindOne(docs_, "NetworkPolicy", "trimaran-load-watcher");
+  ASSERT_TRUE(np.IsMap());
+  for (const auto& kv : np["spec"]["podSelector"]["matchLabels"]) {
+    EXPECT_EQ(Str(deployment_["spec"]["template"]["metadata"]["labels"][Str(kv.first)]),
+              Str(kv.second));
+  }
+  std::set<int> open_ports;
+  std::set<std::string> watcher_peers;
+  for (const YAML::Node& rule : np["spec"]["ingress"]) {
+    std::set<int> ports;
+    for (const YAML::Node& p : rule["ports"]) ports.insert(p["port"].as<int>(0));
+    if (!rule["from"].IsDefined()) {
+      open_ports.insert(ports.begin(), ports.end());
+      continue;
+    }
+    EXPECT_EQ(ports, (std::set<int>{2020, 2021}));
+    for (const YAML::Node& peer : rule["from"]) {
+      for (const auto& kv : peer["podSelector"]["matchLabels"]) {
+        watcher_peers.insert(absl::StrCat(Str(kv.first), "=", Str(kv.second)));
+      }
+    }
+  }
+  EXPECT_EQ(open_ports, (std::set<int>{10259}));
+  EXPECT_THAT(watcher_peers, ::testing::IsSupersetOf({"app.kubernetes.io/component=dashboard",
+                                                      "app.kubernetes.io/name=prometheus",
+                                                      "app.kubernetes.io/component=scheduler"}));
 }
 
 TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
@@ -454,6 +568,19 @@ TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
   if (want.target_load_packing) {
     EXPECT_EQ(Str(tlp["watcherAddress"]), want.watcher_address);
     EXPECT_EQ(Str(tlp["metricProvider"]["type"]), want.metric_provider);
+    EXPECT_EQ(!Str(tlp["watcherCAFile"]).empty(), want.secured_watcher);
+    EXPECT_EQ(!Str(tlp["watcherTokenFile"]).empty(), want.secured_watcher);
+    if (want.secured_watcher) {
+      // The scheduler container mounts the directories of both files.
+      std::set<std::string> mounted;
+      for (const YAML::Node& m : FindContainer(deployment_, "trimaran-scheduler")["volumeMounts"]) {
+        mounted.insert(Str(m["mountPath"]));
+      }
+      for (const char* field : {"watcherCAFile", "watcherTokenFile"}) {
+        const std::string file = Str(tlp[field]);
+        EXPECT_TRUE(mounted.count(file.substr(0, file.rfind('/')))) << field << " " << file;
+      }
+    }
     const int target = tlp["targetUtilization"].as<int>(0);
     EXPECT_GE(target, 1);
     EXPECT_LE(target, 100);

@@ -7,6 +7,9 @@
 //   2. A burst of 50 pods spreads over the nodes below the target: every node's
 //      predicted load (history + 750m per pod) stays within the target; the hot nodes
 //      above it get none.
+//   4. (issue 18) The same placement with the load watcher secured: HTTPS and TLS gRPC
+//      with a bearer token; the scheduler reads it through watcherAddress https:// (and
+//      grpcs://) with watcherCAFile and watcherTokenFile.
 //   3. Prometheus stops: once the watcher's last good snapshot is older than
 //      metricsMaxAge, scheduling continues on the Requests fallback and
 //      trimaran_plugin_metrics_fallback_total{reason="stale"} counts it; Prometheus
@@ -21,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -33,6 +37,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/http/testing/test_certs.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -42,6 +47,7 @@
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
+#include "tests/e2e/harness/fault_proxy.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
@@ -152,7 +158,7 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
   // The snapshot timestamp (unix seconds) the load-watcher serves; 0 when it serves none.
   int64_t WatcherTimestamp() {
     int status = 0;
-    const std::string body = Curl(watcher_url_ + "/watcher", &status);
+    const std::string body = Curl(watcher_url_ + "/watcher", &status, auth_header_);
     if (status != 200) return 0;
     rapidjson::Document d;
     d.Parse(body.c_str());
@@ -163,22 +169,58 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
   // Starts the load-watcher sidecar (Prometheus provider, a fetch every second) and
   // waits until it serves a snapshot, then the scheduler with `extra_args` added to
   // TargetLoadPacking's args, waiting until it is ready.
-  void StartWatcherAndScheduler(const std::string& extra_args = "") {
+  //
+  // `secure`: the watcher serves HTTPS and TLS gRPC with a test PKI's server
+  // certificate and requires a bearer token; the scheduler reads it over https://
+  // (`grpc`: grpcs://) with watcherCAFile and watcherTokenFile.
+  //
+  // `provider_env` replaces the Prometheus provider's environment (default: plain HTTP
+  // to prom_); with `wait_for_snapshot` false the scheduler starts even though the
+  // watcher serves nothing yet (a broken provider).
+  void StartWatcherAndScheduler(const std::string& extra_args = "", bool secure = false,
+                                bool grpc = false, std::vector<std::string> provider_env = {},
+                                bool wait_for_snapshot = true) {
     auto lw_port = PickFreePort();
     ASSERT_TRUE(lw_port.ok());
-    auto lw = Subprocess::Start(
-        {kLoadWatcherBin, "--bind-address=127.0.0.1", absl::StrCat("--port=", *lw_port),
-         "--grpc-port=0", "--fetch-interval=1s", "--kubeconfig=" + kubeconfig_},
-        cp_->dir() + "/load-watcher.log",
-        {"METRICS_PROVIDER_NAME=Prometheus", "METRICS_PROVIDER_ADDRESS=" + prom_->url()});
+    auto grpc_port = PickFreePort();
+    ASSERT_TRUE(grpc_port.ok());
+    std::vector<std::string> args = {kLoadWatcherBin,
+                                     "--bind-address=127.0.0.1",
+                                     absl::StrCat("--port=", *lw_port),
+                                     absl::StrCat("--grpc-port=", grpc ? *grpc_port : 0),
+                                     "--fetch-interval=1s",
+                                     "--kubeconfig=" + kubeconfig_};
+    std::string watcher_args;
+    if (secure) {
+      const std::string pki_dir = cp_->dir() + "/watcher-pki";
+      std::filesystem::create_directories(pki_dir);
+      auto pki = http::testing::MakeTestPki(pki_dir);
+      ASSERT_TRUE(pki.ok()) << pki.status();
+      const std::string token_file = cp_->dir() + "/watcher-token";
+      std::ofstream(token_file) << "e2e-watcher-token\n";
+      auth_header_ = "Authorization: Bearer e2e-watcher-token";
+      args.push_back("--tls-cert-file=" + pki->server.cert_file);
+      args.push_back("--tls-private-key-file=" + pki->server.key_file);
+      args.push_back("--token-file=" + token_file);
+      watcher_args = absl::StrCat("          watcherCAFile: ", pki->ca.cert_file,
+                                  "\n          watcherTokenFile: ", token_file, "\n");
+    }
+    if (provider_env.empty()) provider_env = {"METRICS_PROVIDER_ADDRESS=" + prom_->url()};
+    provider_env.push_back("METRICS_PROVIDER_NAME=Prometheus");
+    auto lw = Subprocess::Start(args, cp_->dir() + "/load-watcher.log", provider_env);
     ASSERT_TRUE(lw.ok()) << lw.status();
     watcher_ = *std::move(lw);
-    watcher_url_ = absl::StrCat("http://127.0.0.1:", *lw_port);
-    ASSERT_TRUE(Eventually([&] { return WatcherTimestamp() != 0; }, absl::Seconds(30)))
-        << "load-watcher never served a snapshot";
+    watcher_url_ = absl::StrCat(secure ? "https" : "http", "://127.0.0.1:", *lw_port);
+    if (wait_for_snapshot) {
+      ASSERT_TRUE(Eventually([&] { return WatcherTimestamp() != 0; }, absl::Seconds(30)))
+          << "load-watcher never served a snapshot";
+    }
 
     const std::string config = cp_->dir() + "/tlp.yaml";
-    std::ofstream(config) << SchedulerConfig(watcher_url_, extra_args);
+    const std::string scheduler_watcher_url =
+        grpc ? absl::StrCat(secure ? "grpcs" : "grpc", "://127.0.0.1:", *grpc_port) : watcher_url_;
+    std::ofstream(config) << SchedulerConfig(scheduler_watcher_url,
+                                             absl::StrCat(watcher_args, extra_args));
     auto port = PickFreePort();
     ASSERT_TRUE(port.ok());
     secure_port_ = *port;
@@ -238,6 +280,7 @@ class TrimaranPluginsE2ETest : public ::testing::Test {
   std::unique_ptr<Subprocess> scheduler_;
   std::string kubeconfig_;
   std::string watcher_url_;
+  std::string auth_header_;  // "Authorization: Bearer ..." for a secured watcher
   int secure_port_ = 0;
 };
 
@@ -261,6 +304,139 @@ TEST_F(TrimaranPluginsE2ETest, PodGoesToTheNodeClosestBelowTarget) {
   for (const char* reason : {"no_metrics", "node_missing", "no_usable_metric", "stale"}) {
     EXPECT_EQ(FallbackCount(metrics, reason), 0) << reason;
   }
+}
+
+// (4) The KEP placement, with the watcher secured (TLS + bearer token) and the scheduler
+// reading it over https:// and then grpcs:// with watcherCAFile and watcherTokenFile:
+// every pod lands on the node the live load picks, scored on metrics (no fallback), and
+// the watcher refuses a request without the token.
+class SecuredWatcherE2ETest : public TrimaranPluginsE2ETest,
+                              public ::testing::WithParamInterface<bool> {};
+
+TEST_P(SecuredWatcherE2ETest, SchedulerPlacesPodOnLiveLoadThroughTlsAndToken) {
+  const bool grpc = GetParam();
+  CreateNodesAndHistory({"uses-1-core", "uses-2-cores", "uses-3-cores"}, "4", {0.25, 0.50, 0.75});
+  ASSERT_NO_FATAL_FAILURE(StartWatcherAndScheduler("", /*secure=*/true, grpc));
+  int status = 0;
+  Curl(watcher_url_ + "/watcher", &status);
+  EXPECT_EQ(status, 401) << "the watcher must refuse a request without the token";
+  CreatePods("kep", 3, "0");
+  ASSERT_TRUE(AllBound("kep-", 3));
+  for (const auto& [pod, node] : Placement("kep-")) EXPECT_EQ(node, "uses-2-cores") << pod;
+  const std::string metrics = SchedulerMetrics();
+  ASSERT_THAT(metrics, ::testing::HasSubstr("trimaran_plugin_metrics_fallback_total{"));
+  for (const char* reason : {"no_metrics", "node_missing", "no_usable_metric", "stale"}) {
+    EXPECT_EQ(FallbackCount(metrics, reason), 0) << reason;
+  }
+  // The watcher counted exactly the one refusal above (the scheduler's calls all passed).
+  const std::string watcher_metrics = Curl(watcher_url_ + "/metrics", &status, auth_header_);
+  ASSERT_EQ(status, 200);
+  EXPECT_THAT(
+      watcher_metrics,
+      ::testing::HasSubstr("trimaran_loadwatcher_unauthenticated_requests_total{api=\"rest\"} 1"));
+  EXPECT_THAT(
+      watcher_metrics,
+      ::testing::HasSubstr("trimaran_loadwatcher_unauthenticated_requests_total{api=\"grpc\"} 0"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Rest, SecuredWatcherE2ETest, ::testing::Values(false));
+INSTANTIATE_TEST_SUITE_P(Grpc, SecuredWatcherE2ETest, ::testing::Values(true));
+
+// (5) Prometheus over HTTPS (the e2e fault proxy terminates TLS with a test PKI's
+// certificate in front of the real Prometheus and answers 401 unless the request carries
+// the token the token file holds NOW): the watcher verifies the server with
+// METRICS_PROVIDER_CA_FILE and reads METRICS_PROVIDER_TOKEN_FILE at every fetch. The
+// token rotates mid-test and the provider keeps working (placements on live load, no
+// fallback). Then a watcher given the wrong CA fails every fetch with a clear TLS error
+// (logged, counted in trimaran_loadwatcher_fetch_errors_total) and the scheduler falls
+// back (trimaran_plugin_metrics_fallback_total{reason="no_metrics"}).
+TEST_F(TrimaranPluginsE2ETest, PrometheusHttpsWithRotatingTokenAndWrongCaFallsBack) {
+  CreateNodesAndHistory({"uses-1-core", "uses-2-cores", "uses-3-cores"}, "4", {0.25, 0.50, 0.75});
+  const std::string pki_dir = cp_->dir() + "/prom-pki";
+  std::filesystem::create_directories(pki_dir);
+  auto pki = http::testing::MakeTestPki(pki_dir);
+  ASSERT_TRUE(pki.ok()) << pki.status();
+  const std::string token_file = cp_->dir() + "/prom-token";
+  auto write_token = [&](const std::string& token) {
+    std::ofstream(token_file + ".tmp", std::ios::trunc) << token << "\n";
+    ASSERT_EQ(std::rename((token_file + ".tmp").c_str(), token_file.c_str()), 0);
+  };
+  ASSERT_NO_FATAL_FAILURE(write_token("prom-token-1"));
+  auto proxy = FaultProxy::Start({.upstream = prom_->url(),
+                                  .tls_cert_file = pki->server.cert_file,
+                                  .tls_key_file = pki->server.key_file});
+  ASSERT_TRUE(proxy.ok()) << proxy.status();
+  auto current_token = [token_file] {
+    std::ifstream in(token_file);
+    std::string token;
+    std::getline(in, token);
+    return token;
+  };
+  auto unauthorized = (*proxy)->AddRule(FaultRule::Respond(
+      {.predicate =
+           [current_token](const ProxiedRequest& r) {
+             return r.headers.GetOr("Authorization") != "Bearer " + current_token();
+           }},
+      CannedResponse{.status = 401, .body = "bad token\n"}));
+  ASSERT_TRUE(unauthorized.ok()) << unauthorized.status();
+  const RequestMatch with_token_2 = {.predicate = [](const ProxiedRequest& r) {
+    return r.headers.GetOr("Authorization") == "Bearer prom-token-2";
+  }};
+
+  ASSERT_NO_FATAL_FAILURE(StartWatcherAndScheduler("", false, false,
+                                                   {"METRICS_PROVIDER_ADDRESS=" + (*proxy)->url(),
+                                                    "METRICS_PROVIDER_CA_FILE=" + pki->ca.cert_file,
+                                                    "METRICS_PROVIDER_TOKEN_FILE=" + token_file}));
+  CreatePods("before", 3, "0");
+  ASSERT_TRUE(AllBound("before-", 3));
+  for (const auto& [pod, node] : Placement("before-")) EXPECT_EQ(node, "uses-2-cores") << pod;
+
+  // Rotate: from the next fetch on only the new token is accepted.
+  ASSERT_NO_FATAL_FAILURE(write_token("prom-token-2"));
+  const int64_t rotated_at = absl::ToUnixSeconds(absl::Now());
+  const int64_t mark = (*proxy)->NextSeq();
+  ASSERT_TRUE(Eventually([&] { return (*proxy)->CountRequests(with_token_2, mark) >= 4; },
+                         absl::Seconds(30)))
+      << "the watcher never sent the rotated token";
+  ASSERT_TRUE(Eventually([&] { return WatcherTimestamp() > rotated_at + 1; }, absl::Seconds(30)))
+      << "no fresh snapshot after the rotation";
+  // At most one fetch in flight across the rename can have carried the old token.
+  EXPECT_LE((*proxy)->Hits(*unauthorized), 1);
+  CreatePods("after", 3, "0");
+  ASSERT_TRUE(AllBound("after-", 3));
+  for (const auto& [pod, node] : Placement("after-")) EXPECT_EQ(node, "uses-2-cores") << pod;
+  std::string metrics = SchedulerMetrics();
+  ASSERT_THAT(metrics, ::testing::HasSubstr("trimaran_plugin_metrics_fallback_total{"));
+  for (const char* reason : {"no_metrics", "node_missing", "no_usable_metric", "stale"}) {
+    EXPECT_EQ(FallbackCount(metrics, reason), 0) << reason;
+  }
+
+  // The wrong CA: a fresh watcher and scheduler.
+  scheduler_->Stop();
+  watcher_->Stop();
+  ASSERT_NO_FATAL_FAILURE(
+      StartWatcherAndScheduler("", false, false,
+                               {"METRICS_PROVIDER_ADDRESS=" + (*proxy)->url(),
+                                "METRICS_PROVIDER_CA_FILE=" + pki->other_ca.cert_file,
+                                "METRICS_PROVIDER_TOKEN_FILE=" + token_file},
+                               /*wait_for_snapshot=*/false));
+  int status = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string m = Curl(watcher_url_ + "/metrics", &status);
+        return absl::StrContains(m, "trimaran_loadwatcher_fetch_errors_total{") &&
+               !absl::StrContains(
+                   m, "trimaran_loadwatcher_fetch_errors_total{provider=\"Prometheus\"} 0");
+      },
+      absl::Seconds(30)))
+      << "wrong-CA fetch errors are not counted";
+  EXPECT_EQ(WatcherTimestamp(), 0) << "no snapshot through an unverified server";
+  EXPECT_THAT(watcher_->LogTail(), ::testing::ContainsRegex("(certificate|SSL|TLS)"));
+  CreatePods("wrongca", 2, "0");
+  ASSERT_TRUE(AllBound("wrongca-", 2));
+  ASSERT_TRUE(Eventually([&] { return FallbackCount(SchedulerMetrics(), "no_metrics") >= 2; },
+                         absl::Seconds(30)))
+      << SchedulerMetrics();
 }
 
 TEST_F(TrimaranPluginsE2ETest, BurstSpreadsOverNodesBelowTarget) {

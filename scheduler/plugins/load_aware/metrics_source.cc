@@ -16,7 +16,7 @@ absl::StatusOr<lw::Client*> ResolveMetricsClient(const TrimaranSpec& spec, Handl
                                                  absl::string_view plugin) {
   lw::SourcePool* pool = handle.load_watcher_sources();
   if (pool == nullptr) return handle.load_watcher();
-  absl::StatusOr<lw::Client*> client = spec.service_mode() ? pool->Remote(*spec.watcher_address)
+  absl::StatusOr<lw::Client*> client = spec.service_mode() ? pool->ConnectRemote(spec.remote())
                                                            : pool->InProcess(spec.metric_provider);
   if (!client.ok()) {
     return absl::Status(

@@ -15,8 +15,9 @@ absl::string_view FallbackPolicyName(FallbackPolicy policy) {
 }
 
 const std::vector<absl::string_view>& TrimaranSpecFields() {
-  static const auto* fields = new std::vector<absl::string_view>{"metricProvider", "watcherAddress",
-                                                                 "metricsMaxAge", "fallback"};
+  static const auto* fields =
+      new std::vector<absl::string_view>{"metricProvider",   "watcherAddress", "watcherCAFile",
+                                         "watcherTokenFile", "metricsMaxAge",  "fallback"};
   return *fields;
 }
 
@@ -30,11 +31,23 @@ void ValidateTrimaranSpec(const TrimaranSpec& spec, absl::string_view path, Fiel
   if (spec.service_mode()) {
     const std::string& addr = *spec.watcher_address;
     if (!absl::StartsWith(addr, "http://") && !absl::StartsWith(addr, "https://") &&
-        !absl::StartsWith(addr, "grpc://")) {
+        !absl::StartsWith(addr, "grpc://") && !absl::StartsWith(addr, "grpcs://")) {
       errors.Add(ChildPath(path, "watcherAddress"),
-                 absl::StrCat("must start with http://, https:// or grpc://, got \"", addr, "\""));
+                 absl::StrCat("must start with http://, https://, grpc:// or grpcs://, got \"",
+                              addr, "\""));
+    } else if (!spec.watcher_ca_file.empty() && !absl::StartsWith(addr, "https://") &&
+               !absl::StartsWith(addr, "grpcs://")) {
+      errors.Add(
+          ChildPath(path, "watcherCAFile"),
+          absl::StrCat("needs a TLS watcherAddress (https:// or grpcs://), got \"", addr, "\""));
     }
   } else {
+    if (!spec.watcher_ca_file.empty()) {
+      errors.Add(ChildPath(path, "watcherCAFile"), "only with a non-empty watcherAddress");
+    }
+    if (!spec.watcher_token_file.empty()) {
+      errors.Add(ChildPath(path, "watcherTokenFile"), "only with a non-empty watcherAddress");
+    }
     const std::string& type = spec.metric_provider.type;
     if (type != lw::kProviderMetricsServer && type != lw::kProviderPrometheus &&
         type != lw::kProviderSignalFx) {
@@ -129,6 +142,13 @@ void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, Trimaran
   if (const YAML::Node wa = node["watcherAddress"]; Present(wa)) {
     if (auto s = DecodeString(wa, ChildPath(path, "watcherAddress"), errors)) {
       spec.watcher_address = *s;
+    }
+  }
+  for (const auto& [field, out] :
+       {std::pair<const char*, std::string*>{"watcherCAFile", &spec.watcher_ca_file},
+        {"watcherTokenFile", &spec.watcher_token_file}}) {
+    if (const YAML::Node f = node[field]; Present(f)) {
+      *out = DecodeString(f, ChildPath(path, field), errors).value_or("");
     }
   }
   // Upstream v1 defaulting.

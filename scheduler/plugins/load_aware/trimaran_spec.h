@@ -7,8 +7,12 @@
 //     address: http://prometheus-k8s.monitoring:9090
 //     token: ""
 //     insecureSkipVerify: false
-//   watcherAddress: http://127.0.0.1:2020   # service mode (http://, https://, grpc://);
-//                                           # when set, metricProvider is ignored
+//   watcherAddress: http://127.0.0.1:2020   # service mode (http://, https://, grpc://,
+//                                           # grpcs://); when set, metricProvider is ignored
+//   watcherCAFile: /etc/trimaran/watcher-ca/ca.crt   # service mode, https:// or grpcs://:
+//                                           # the CA verifying the watcher (default: system's)
+//   watcherTokenFile: /var/run/secrets/trimaran/watcher-token/token  # service mode: the
+//                                           # watcher's bearer token, re-read as it rotates
 //   metricsMaxAge: 5m          # Trimaran: node metrics older than this (or missing) ...
 //   fallback: Requests         # ... are scored by requests (Requests) or get 0 (MinScore)
 //
@@ -21,7 +25,9 @@
 //
 // Validation (field paths as in the other args decoders): type is one of the three
 // upstream accepts ("invalid MetricProvider.Type, got <type>"); watcherAddress, when
-// non-empty, starts with http://, https:// or grpc://; metricsMaxAge is a duration > 0;
+// non-empty, starts with http://, https://, grpc:// or grpcs://; watcherCAFile and
+// watcherTokenFile need a non-empty watcherAddress, and watcherCAFile a TLS one
+// (https:// or grpcs://); metricsMaxAge is a duration > 0;
 // fallback is Requests or MinScore.
 //
 // Thread-safety: plain values and pure functions.
@@ -51,11 +57,19 @@ struct TrimaranSpec {
   lw::ProviderSpec metric_provider;
   // Unset: library mode. Set and non-empty: service mode.
   std::optional<std::string> watcher_address;
+  std::string watcher_ca_file{};     // watcherCAFile
+  std::string watcher_token_file{};  // watcherTokenFile
   absl::Duration metrics_max_age = kDefaultMetricsMaxAge;
   FallbackPolicy fallback = FallbackPolicy::kRequests;
 
   // True when the remote watcher is used (watcherAddress non-empty).
   bool service_mode() const { return watcher_address.has_value() && !watcher_address->empty(); }
+  // The remote watcher (service mode).
+  lw::RemoteSpec remote() const {
+    return lw::RemoteSpec{.address = watcher_address.value_or(""),
+                          .ca_file = watcher_ca_file,
+                          .token_file = watcher_token_file};
+  }
 
   friend bool operator==(const TrimaranSpec&, const TrimaranSpec&) = default;
 };

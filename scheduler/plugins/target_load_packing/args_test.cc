@@ -122,6 +122,21 @@ TEST(TargetLoadPackingArgsTest, ProductionBackendSettings) {
   EXPECT_FALSE(p.insecure_skip_verify);
 }
 
+TEST(TargetLoadPackingArgsTest, SecuredRemoteWatcher) {
+  auto args = Decode(R"(watcherAddress: https://trimaran-load-watcher.kube-system.svc:2020
+watcherCAFile: /etc/trimaran/watcher-tls/ca.crt
+watcherTokenFile: /var/run/secrets/trimaran/watcher-token/token
+)");
+  ASSERT_THAT(args, IsOk());
+  const lw::RemoteSpec remote = args->trimaran.remote();
+  EXPECT_EQ(remote.address, "https://trimaran-load-watcher.kube-system.svc:2020");
+  EXPECT_EQ(remote.ca_file, "/etc/trimaran/watcher-tls/ca.crt");
+  EXPECT_EQ(remote.token_file, "/var/run/secrets/trimaran/watcher-token/token");
+  auto grpcs = Decode("{watcherAddress: \"grpcs://lw:2021\", watcherCAFile: /ca.crt}");
+  ASSERT_THAT(grpcs, IsOk());
+  EXPECT_EQ(grpcs->trimaran.remote().ca_file, "/ca.crt");
+}
+
 TEST(TargetLoadPackingArgsTest, ValidationErrorsNameTheField) {
   constexpr absl::string_view kPath = "profiles[0].pluginConfig[0].args.";
   struct Case {
@@ -139,7 +154,13 @@ TEST(TargetLoadPackingArgsTest, ValidationErrorsNameTheField) {
        "metricProvider.type: invalid MetricProvider.Type, got Datadog"},
       // An explicit empty watcherAddress stops type defaulting (upstream edge case).
       {"watcherAddress: \"\"", "metricProvider.type: invalid MetricProvider.Type, got  "},
-      {"watcherAddress: ftp://x", "watcherAddress: must start with http://, https:// or grpc://"},
+      {"watcherAddress: ftp://x",
+       "watcherAddress: must start with http://, https://, grpc:// or grpcs://"},
+      {"{watcherAddress: \"http://w:2020\", watcherCAFile: /ca.crt}",
+       "watcherCAFile: needs a TLS watcherAddress (https:// or grpcs://)"},
+      {"watcherCAFile: /ca.crt", "watcherCAFile: only with a non-empty watcherAddress"},
+      {"watcherTokenFile: /t", "watcherTokenFile: only with a non-empty watcherAddress"},
+      {"{watcherAddress: \"https://w:2020\", watcherTokenFile: [a]}", "watcherTokenFile: "},
       {"metricProvider: {type: Prometheus, token: t, tokenFile: /f}",
        "metricProvider.tokenFile: give token or tokenFile, not both"},
       {"metricProvider: {type: Prometheus, certFile: /c}",

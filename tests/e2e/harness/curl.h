@@ -17,9 +17,12 @@
 namespace trimaran::e2e {
 
 // The body of `url`; *status gets the HTTP status (0: no answer). At most 10 s.
-inline std::string Curl(const std::string& url, int* status = nullptr) {
+// `header` ("Authorization: Bearer ..."), when set, is sent with the request.
+inline std::string Curl(const std::string& url, int* status = nullptr,
+                        const std::string& header = "") {
   const std::string cmd =
-      absl::StrCat("curl -ks --max-time 10 -o - -w '\\n%{http_code}' '", url, "'");
+      absl::StrCat("curl -ks --max-time 10 -o - -w '\\n%{http_code}' ",
+                   header.empty() ? "" : absl::StrCat("-H '", header, "' "), "'", url, "'");
   std::string out;
   if (FILE* f = popen(cmd.c_str(), "r")) {
     char buf[4096];
