@@ -15,6 +15,7 @@
 #include "scheduler/config/load.h"
 #include "scheduler/config/validate.h"
 #include "scheduler/plugins/registry.h"
+#include "sim/generator.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
@@ -63,6 +64,79 @@ absl::StatusOr<std::string> PodsFile(const std::string& trace) {
       absl::StrCat(trace, ": directory holds neither pods.csv nor pods.jsonl"));
 }
 
+// The node groups `gen` writes beside the pods: m5 general purpose and r5 memory
+// optimised, us-east-1 on-demand prices (spec §A4), CA defaults.
+constexpr char kGenNodeGroups[] =
+    R"(# Written by trimaranctl simulate gen. Prices: us-east-1 on demand, Linux (USD/h).
+nodeGroups:
+  - {name: m5-2xlarge, instanceType: m5.2xlarge, cpuMilli: 8000, memoryMiB: 32768,
+     pricePerHour: 0.384, min: 0, max: 500, startupDelay: 180}
+  - {name: m5-4xlarge, instanceType: m5.4xlarge, cpuMilli: 16000, memoryMiB: 65536,
+     pricePerHour: 0.768, min: 0, max: 500, startupDelay: 180}
+  - {name: r5-2xlarge, instanceType: r5.2xlarge, cpuMilli: 8000, memoryMiB: 65536,
+     pricePerHour: 0.504, min: 0, max: 500, startupDelay: 180}
+autoscaler:
+  expander: least-waste
+)";
+
+int RunGen(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  auto fail = [&](absl::string_view message) {
+    absl::StrAppend(&err, "trimaranctl simulate gen: error: ", message, "\n");
+    return 1;
+  };
+  sim::GenOptions o;
+  std::string dir;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "-h" || flag == "--help") {
+      out += SimulateHelpText();
+      return 0;
+    }
+    if (i + 1 >= args.size()) return fail(absl::StrCat(flag, ": needs a value"));
+    const std::string& value = args[++i];
+    bool ok = true;
+    if (flag == "-o" || flag == "--output") {
+      dir = value;
+    } else if (flag == "--seed") {
+      ok = absl::SimpleAtoi(value, &o.seed);
+    } else if (flag == "--hours") {
+      ok = absl::SimpleAtod(value, &o.hours);
+    } else if (flag == "--apps-per-hour") {
+      ok = absl::SimpleAtod(value, &o.apps_per_hour);
+    } else if (flag == "--diurnal") {
+      ok = absl::SimpleAtod(value, &o.diurnal_amplitude);
+    } else if (flag == "--min-executors") {
+      ok = absl::SimpleAtoi(value, &o.min_executors);
+    } else if (flag == "--max-executors") {
+      ok = absl::SimpleAtoi(value, &o.max_executors);
+    } else if (flag == "--executor-minutes") {
+      ok = absl::SimpleAtod(value, &o.executor_median_minutes);
+    } else if (flag == "--services") {
+      ok = absl::SimpleAtoi(value, &o.services);
+    } else if (flag == "--replicas") {
+      ok = absl::SimpleAtoi(value, &o.service_replicas);
+    } else {
+      return fail(absl::StrCat("unknown flag \"", flag, "\" (see --help)"));
+    }
+    if (!ok) return fail(absl::StrCat(flag, ": invalid value \"", value, "\""));
+  }
+  if (dir.empty()) return fail("-o DIR is required");
+  absl::StatusOr<std::vector<sim::TracePod>> pods = sim::GenerateSparkTrace(o);
+  if (!pods.ok()) return fail(pods.status().message());
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail(absl::StrCat(dir, ": ", ec.message()));
+  const std::string pods_path = (std::filesystem::path(dir) / "pods.csv").string();
+  const std::string groups_path = (std::filesystem::path(dir) / "node-groups.yaml").string();
+  std::ofstream pods_file(pods_path, std::ios::binary);
+  pods_file << sim::FormatPodsCsv(*pods);
+  std::ofstream groups_file(groups_path, std::ios::binary);
+  groups_file << kGenNodeGroups;
+  if (!pods_file || !groups_file) return fail(absl::StrCat(dir, ": cannot write"));
+  absl::StrAppend(&out, "wrote ", pods->size(), " pods to ", pods_path, " and ", groups_path, "\n");
+  return 0;
+}
+
 }  // namespace
 
 std::string SimulateHelpText() {
@@ -70,6 +144,9 @@ std::string SimulateHelpText() {
          "  trimaranctl simulate --trace DIR_OR_FILE --config sched.yaml [--config b.yaml ...]\n"
          "                       [--node-groups groups.yaml] [--seed N] [--max-hours H]\n"
          "                       [-o report.json]\n"
+         "  trimaranctl simulate gen -o DIR [--seed N] [--hours H] [--apps-per-hour X]\n"
+         "                       [--diurnal A] [--min-executors N] [--max-executors N]\n"
+         "                       [--executor-minutes M] [--services N] [--replicas N]\n"
          "\n"
          "Replays a trace of pods (arrivals, ends, usage) on a simulated, autoscaled cluster\n"
          "through the real scheduling framework, once per profile of every --config, and\n"
@@ -84,7 +161,13 @@ std::string SimulateHelpText() {
          "                      group of m5.xlarge (4 CPU, 16 GiB, $0.192/h), 0..1000 nodes\n"
          "  --seed N            seed of the autoscaler's random tie-breaks (default 1)\n"
          "  --max-hours H       stop after H simulated hours\n"
-         "  -o, --output FILE   write the JSON report there (default: stdout)\n";
+         "  -o, --output FILE   write the JSON report there (default: stdout)\n"
+         "\n"
+         "gen writes a seeded Spark-like trace (drivers, executors in dynamic-allocation\n"
+         "waves, steady services, a diurnal arrival rate) as DIR/pods.csv, and\n"
+         "DIR/node-groups.yaml (m5.2xlarge, m5.4xlarge, r5.2xlarge). Defaults: seed 1,\n"
+         "24 hours, 6 apps/hour, diurnal 0.5, 2..200 executors of median 20 minutes,\n"
+         "4 services of 3 replicas.\n";
 }
 
 int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
@@ -92,6 +175,9 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
     absl::StrAppend(&err, "trimaranctl simulate: error: ", message, "\n");
     return 1;
   };
+  if (!args.empty() && args[0] == "gen") {
+    return RunGen(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  }
   std::string trace;
   std::vector<std::string> configs;
   std::string groups_file;
