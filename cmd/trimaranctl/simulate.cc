@@ -161,6 +161,9 @@ std::string SimulateHelpText() {
          "                      group of m5.xlarge (4 CPU, 16 GiB, $0.192/h), 0..1000 nodes\n"
          "  --seed N            seed of the autoscaler's random tie-breaks (default 1)\n"
          "  --max-hours H       stop after H simulated hours\n"
+         "  --target-utilization P  report node-minutes above P % real CPU (default 40,\n"
+         "                      TargetLoadPacking's default target)\n"
+         "  --hot-threshold P   a node is hot above P % real CPU for 5+ minutes (default 80)\n"
          "  -o, --output FILE   write the JSON report there (default: stdout)\n"
          "\n"
          "gen writes a seeded Spark-like trace (drivers, executors in dynamic-allocation\n"
@@ -212,6 +215,12 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
       if (!absl::SimpleAtoi(value, &options.seed)) {
         return fail(absl::StrCat("--seed: not a non-negative integer: \"", value, "\""));
       }
+    } else if (flag == "--target-utilization" || flag == "--hot-threshold") {
+      double pct = 0;
+      if (!absl::SimpleAtod(value, &pct) || pct <= 0 || pct > 1000) {
+        return fail(absl::StrCat(flag, ": not a percentage: \"", value, "\""));
+      }
+      (flag == "--hot-threshold" ? options.hot_threshold : options.target_utilization) = pct / 100;
     } else if (flag == "--max-hours") {
       double h = 0;
       if (!absl::SimpleAtod(value, &h) || h <= 0) {
@@ -225,7 +234,7 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
   if (trace.empty()) return fail("--trace is required");
   if (configs.empty()) return fail("--config is required (at least one)");
   for (int c = 0; c < kNumComponents; ++c) {
-    SetComponentLevel(ComponentName(static_cast<Component>(c)), "warn").IgnoreError();
+    SetComponentLevel(ComponentName(static_cast<Component>(c)), "error").IgnoreError();
   }
 
   absl::StatusOr<std::string> pods_file = PodsFile(trace);
