@@ -229,6 +229,7 @@ class Run {
       } else {
         pending_.erase(i);
       }
+      s.object.reset();  // memory follows the live pods
     }
   }
 
