@@ -16,6 +16,7 @@
 #include "scheduler/config/validate.h"
 #include "scheduler/plugins/registry.h"
 #include "sim/generator.h"
+#include "sim/html_report.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
@@ -143,7 +144,7 @@ std::string SimulateHelpText() {
   return "Usage:\n"
          "  trimaranctl simulate --trace DIR_OR_FILE --config sched.yaml [--config b.yaml ...]\n"
          "                       [--node-groups groups.yaml] [--seed N] [--max-hours H]\n"
-         "                       [-o report.json]\n"
+         "                       [-o report.json] [--html report.html]\n"
          "  trimaranctl simulate gen -o DIR [--seed N] [--hours H] [--apps-per-hour X]\n"
          "                       [--diurnal A] [--min-executors N] [--max-executors N]\n"
          "                       [--executor-minutes M] [--services N] [--replicas N]\n"
@@ -165,6 +166,8 @@ std::string SimulateHelpText() {
          "                      TargetLoadPacking's default target)\n"
          "  --hot-threshold P   a node is hot above P % real CPU for 5+ minutes (default 80)\n"
          "  -o, --output FILE   write the JSON report there (default: stdout)\n"
+         "  --html FILE         also write the report as one self-contained HTML page\n"
+         "                      with SVG plots\n"
          "\n"
          "gen writes a seeded Spark-like trace (drivers, executors in dynamic-allocation\n"
          "waves, steady services, a diurnal arrival rate) as DIR/pods.csv, and\n"
@@ -185,6 +188,7 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
   std::vector<std::string> configs;
   std::string groups_file;
   std::string output;
+  std::string html;
   sim::SimOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -211,6 +215,8 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
       groups_file = value;
     } else if (flag == "-o" || flag == "--output") {
       output = value;
+    } else if (flag == "--html") {
+      html = value;
     } else if (flag == "--seed") {
       if (!absl::SimpleAtoi(value, &options.seed)) {
         return fail(absl::StrCat("--seed: not a non-negative integer: \"", value, "\""));
@@ -282,6 +288,11 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
       }
       report.profiles.push_back(*std::move(result));
     }
+  }
+  if (!html.empty()) {
+    std::ofstream file(html, std::ios::binary);
+    file << sim::FormatSimReportHtml(report);
+    if (!file) return fail(absl::StrCat(html, ": cannot write"));
   }
   const std::string json = sim::FormatSimReportJson(report);
   if (output.empty() || output == "-") {
