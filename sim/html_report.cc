@@ -14,7 +14,7 @@ constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                    "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 constexpr int kWidth = 760;
 constexpr int kHeight = 240;
-constexpr int kLeft = 60;
+constexpr int kLeft = 100;
 constexpr int kBottom = 30;
 constexpr int kTop = 10;
 constexpr int kRight = 10;
