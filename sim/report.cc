@@ -80,6 +80,8 @@ void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseli
   w.Int(r.scale_down_events);
   Key(w, "nodesRemoved");
   w.Int(r.nodes_removed);
+  Key(w, "consolidationReplacements");
+  w.Int(r.consolidation_replacements);
   w.EndObject();
   Key(w, "lowerBound");
   w.StartObject();
@@ -188,6 +190,10 @@ std::string FormatSimReportJson(const SimReportInput& input) {
     w.Double(a.scale_down_utilization_threshold);
     Key(w, "scaleDownDelayAfterAdd");
     w.Double(a.scale_down_delay_after_add);
+    Key(w, "consolidation");
+    Str(w, std::string(ConsolidationName(a.consolidation)));
+    Key(w, "consolidateAfter");
+    w.Double(a.consolidate_after);
     w.EndObject();
   }
   Key(w, "baseline");

@@ -20,6 +20,7 @@
 #include "loadwatcher/metrics.h"
 #include "scheduler/explain/explainer.h"
 #include "sim/autoscaler.h"
+#include "sim/consolidation.h"
 
 namespace trimaran::sim {
 namespace {
@@ -44,6 +45,7 @@ struct SimNode {
   // (t, cpu_milli, memory_mib) samples within the window.
   std::deque<UsagePoint> samples;
   double hot_run = 0;
+  double last_change = 0;  // last pod bound or removed, or readiness
 };
 
 struct PodState {
@@ -107,6 +109,7 @@ class Run {
       if (!starting_.empty()) t = std::min(t, starting_.begin()->first);
       if (t > options_.max_time) break;
       now = t;
+      clock_now_ = now;
       clock_.SetTime(kEpoch + absl::Seconds(now));
       ProcessEnds(now);
       ProcessReady(now);
@@ -185,7 +188,14 @@ class Run {
       auto it = nodes_.find(name);
       if (it == nodes_.end()) continue;
       it->second.is_ready = true;
+      it->second.last_change = now;
       if (absl::Status s = explainer_->cache().AddNode(it->second.object); s.ok()) ++generation_;
+      // A consolidation replacement is ready: the node it replaces goes now.
+      if (auto r = replaces_.find(name); r != replaces_.end()) {
+        const std::string old = r->second;
+        replaces_.erase(r);
+        if (nodes_.contains(old)) RemoveNode(old, now);
+      }
     }
   }
 
@@ -238,6 +248,7 @@ class Run {
     SimNode& n = nodes_.at(s.node);
     explainer_->cache().RemovePod(*s.object).IgnoreError();
     n.pods.erase(i);
+    n.last_change = clock_now_;
     n.req_cpu -= trace_[i].cpu_milli;
     n.req_mem -= trace_[i].memory_mib;
     s.node.clear();
@@ -293,6 +304,7 @@ class Run {
     pending_.erase(i);
     SimNode& n = nodes_.at(node_name);
     n.pods.insert(i);
+    n.last_change = now;
     n.req_cpu += trace_[i].cpu_milli;
     n.req_mem += trace_[i].memory_mib;
     ++running_;
@@ -358,39 +370,66 @@ class Run {
 
   absl::Status ScaleDown(double now) {
     std::vector<NodeLoad> loads;
+    std::map<std::string, double> last_change;
+    std::set<std::string> replacing;
+    for (const auto& [fresh, old] : replaces_) replacing.insert(old);
     for (const auto& [name, n] : nodes_) {
       if (!n.is_ready) continue;
       NodeLoad l{name, n.group->name, n.group->cpu_milli, n.group->memory_mib, n.group->pods, {}};
       for (size_t i : n.pods) l.pods.push_back({trace_[i].cpu_milli, trace_[i].memory_mib});
+      // A node being replaced is no candidate (it goes when its replacement is ready).
+      last_change[name] = replacing.contains(name) ? kInf : n.last_change;
       loads.push_back(std::move(l));
+    }
+    if (cluster_.autoscaler.consolidation != Consolidation::kNone) {
+      for (const ConsolidationAction& a : PlanConsolidation(now, loads, last_change, group_sizes_,
+                                                            cluster_.groups, cluster_.autoscaler)) {
+        ++result_.scale_down_events;
+        if (a.kind == ConsolidationAction::Kind::kReplace) {
+          for (const NodeGroup& g : cluster_.groups) {
+            if (g.name != a.replacement_group) continue;
+            SimNode& fresh = NewNode(g, now, now + g.startup_delay);
+            replaces_[fresh.name] = a.nodes.front();
+            ++result_.nodes_added;
+            ++result_.consolidation_replacements;
+          }
+          continue;
+        }
+        for (const std::string& name : a.nodes) RemoveNode(name, now);
+      }
+      return absl::OkStatus();
     }
     std::vector<std::string> remove = scale_down_.Scan(now, loads, group_sizes_, cluster_.groups);
     if (remove.empty()) return absl::OkStatus();
     ++result_.scale_down_events;
-    for (const std::string& name : remove) {
-      SimNode& n = nodes_.at(name);
-      const std::set<size_t> pods = n.pods;
-      for (size_t i : pods) {
-        PodState& s = state_[i];
-        if (s.remaining < kInf) s.remaining = std::max(0.0, s.remaining - (now - s.bind_time));
-        const std::shared_ptr<const kube::Pod> bound = s.object;
-        Unbind(i);
-        auto unbound = std::make_shared<kube::Pod>(*bound);
-        unbound->spec.node_name.clear();
-        s.object = std::move(unbound);
-        s.attempted_generation = -1;
-        ++s.epoch;
-        pending_.insert(i);
-        ++result_.evicted;
-      }
-      explainer_->cache().RemoveNode(*n.object).IgnoreError();
-      Retire(n, now);
-      --group_sizes_[n.group->name];
-      nodes_.erase(name);
-      ++result_.nodes_removed;
-      ++generation_;
-    }
+    for (const std::string& name : remove) RemoveNode(name, now);
     return absl::OkStatus();
+  }
+
+  // Drains `name` (its pods go back to the queue with the run time they had left) and
+  // removes it.
+  void RemoveNode(const std::string& name, double now) {
+    SimNode& n = nodes_.at(name);
+    const std::set<size_t> pods = n.pods;
+    for (size_t i : pods) {
+      PodState& s = state_[i];
+      if (s.remaining < kInf) s.remaining = std::max(0.0, s.remaining - (now - s.bind_time));
+      const std::shared_ptr<const kube::Pod> bound = s.object;
+      Unbind(i);
+      auto unbound = std::make_shared<kube::Pod>(*bound);
+      unbound->spec.node_name.clear();
+      s.object = std::move(unbound);
+      s.attempted_generation = -1;
+      ++s.epoch;
+      pending_.insert(i);
+      ++result_.evicted;
+    }
+    explainer_->cache().RemoveNode(*n.object).IgnoreError();
+    Retire(n, now);
+    --group_sizes_[n.group->name];
+    nodes_.erase(name);
+    ++result_.nodes_removed;
+    ++generation_;
   }
 
   // Whether some ready node is above its group's min and unneeded (scale-down pending).
@@ -565,6 +604,9 @@ class Run {
   int running_ = 0;
   int64_t generation_ = 0;
   double lb_rate_ = 0;
+  double clock_now_ = 0;
+  // Consolidation replacements still starting: new node -> the node it replaces.
+  std::map<std::string, std::string> replaces_;
   std::optional<double> quiet_since_;
   std::vector<double> pending_times_;
   ProfileResult result_;

@@ -102,7 +102,8 @@ struct ProfileResult {
   int nodes_added = 0;
   int scale_down_events = 0;
   int nodes_removed = 0;
-  double pending_p50 = 0;  // seconds from arrival to first bind, over scheduled pods
+  int consolidation_replacements = 0;  // Karpenter-style replace actions
+  double pending_p50 = 0;              // seconds from arrival to first bind, over scheduled pods
   double pending_p99 = 0;
   double pending_max = 0;
   // ∫ LP lower-bound cost dt and its ratio to the cost (≤ 1).

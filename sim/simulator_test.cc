@@ -210,6 +210,40 @@ TEST_F(SimulatorTest, SameSeedSameReport) {
   EXPECT_EQ(a.scheduled, 40);
 }
 
+TEST_F(SimulatorTest, ConsolidationReplacesAnOversizedNodeWithACheaperOne) {
+  ClusterSpec cluster;
+  NodeGroup big;
+  big.name = "big";
+  big.cpu_milli = 16000;
+  big.memory_mib = 65536;
+  big.price_per_hour = 0.768;
+  big.max = 5;
+  big.initial = 1;
+  NodeGroup small = big;
+  small.name = "small";
+  small.cpu_milli = 2000;
+  small.memory_mib = 8192;
+  small.price_per_hour = 0.096;
+  small.initial = 0;
+  cluster.groups = {big, small};
+  cluster.autoscaler.consolidation = Consolidation::kWhenEmptyOrUnderutilized;
+  TracePod p = Pod("p", 0, 1000);
+  p.duration = 3600;
+  const ProfileResult r = Run({p}, cluster, Profile(kMostAllocated, "binpack"));
+  // Bound on big-00000 at 0; the scan at 0 starts small-00000 (ready at 180); then
+  // big-00000 is drained and the pod moves there with 3420 s left.
+  EXPECT_EQ(r.consolidation_replacements, 1);
+  EXPECT_EQ(r.evicted, 1);
+  ASSERT_EQ(r.placements.size(), 2u);
+  EXPECT_EQ(r.placements[0].node, "big-00000");
+  EXPECT_EQ(r.placements[1].node, "small-00000");
+  EXPECT_DOUBLE_EQ(r.placements[1].t, 180);
+  // big ran 180 s; small from the decision at 0 until its pod ended (180 + 3420 = 3600)
+  // and the empty node was consolidated at once (consolidateAfter 0).
+  EXPECT_DOUBLE_EQ(r.end_time, 3600);
+  EXPECT_NEAR(r.cost, 0.768 * 180 / 3600 + 0.096 * 3600 / 3600, 1e-9);
+}
+
 TEST(LowerBoundCostPerHour, SingleTypesAndPairs) {
   NodeGroup cpu_heavy;
   cpu_heavy.name = "c";

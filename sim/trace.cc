@@ -335,6 +335,18 @@ absl::string_view ExpanderName(Expander e) {
   return "unknown";
 }
 
+absl::string_view ConsolidationName(Consolidation c) {
+  switch (c) {
+    case Consolidation::kNone:
+      return "None";
+    case Consolidation::kWhenEmpty:
+      return "WhenEmpty";
+    case Consolidation::kWhenEmptyOrUnderutilized:
+      return "WhenEmptyOrUnderutilized";
+  }
+  return "unknown";
+}
+
 namespace {
 
 absl::Status YamlError(absl::string_view file, const YAML::Node& at, absl::string_view what) {
@@ -447,6 +459,25 @@ absl::Status ParseAutoscaler(absl::string_view file, const YAML::Node& a, Autosc
       TRIMARAN_ASSIGN_OR_RETURN(c.max_empty_bulk_delete, YamlScalar<int>(file, v, key));
     } else if (key == "maxDrainParallelism") {
       TRIMARAN_ASSIGN_OR_RETURN(c.max_drain_parallelism, YamlScalar<int>(file, v, key));
+    } else if (key == "consolidation") {
+      TRIMARAN_ASSIGN_OR_RETURN(std::string name, YamlScalar<std::string>(file, v, key));
+      bool found = false;
+      Consolidation config_consolidation = Consolidation::kNone;
+      for (Consolidation option : {Consolidation::kNone, Consolidation::kWhenEmpty,
+                                   Consolidation::kWhenEmptyOrUnderutilized}) {
+        if (ConsolidationName(option) == name) {
+          config_consolidation = option;
+          found = true;
+        }
+      }
+      c.consolidation = config_consolidation;
+      if (!found) {
+        return YamlError(file, v,
+                         absl::StrCat("consolidation: unknown \"", name,
+                                      "\" (known: None, WhenEmpty, WhenEmptyOrUnderutilized)"));
+      }
+    } else if (key == "consolidateAfter") {
+      TRIMARAN_ASSIGN_OR_RETURN(c.consolidate_after, YamlScalar<double>(file, v, key));
     } else if (key == "maxNodesPerScaleUp") {
       TRIMARAN_ASSIGN_OR_RETURN(c.max_nodes_per_scale_up, YamlScalar<int>(file, v, key));
     } else {
@@ -455,7 +486,8 @@ absl::Status ParseAutoscaler(absl::string_view file, const YAML::Node& a, Autosc
                                     "\" (known: enabled, expander, scanInterval, "
                                     "scaleDownUnneededTime, scaleDownUtilizationThreshold, "
                                     "scaleDownDelayAfterAdd, maxEmptyBulkDelete, "
-                                    "maxDrainParallelism, maxNodesPerScaleUp)"));
+                                    "maxDrainParallelism, maxNodesPerScaleUp, consolidation, "
+                                    "consolidateAfter)"));
     }
   }
   return absl::OkStatus();

@@ -95,6 +95,10 @@ struct NodeGroup {
 enum class Expander { kLeastWaste, kPrice, kMostPods, kLeastNodes, kRandom };
 absl::string_view ExpanderName(Expander e);
 
+// Karpenter's consolidationPolicy; kNone: Cluster Autoscaler's scale-down instead.
+enum class Consolidation { kNone, kWhenEmpty, kWhenEmptyOrUnderutilized };
+absl::string_view ConsolidationName(Consolidation c);
+
 // The autoscaler's settings: Cluster Autoscaler's defaults (spec §B3.1, §B3.3).
 struct AutoscalerConfig {
   bool enabled = true;
@@ -106,6 +110,9 @@ struct AutoscalerConfig {
   int max_empty_bulk_delete = 10;                 // --max-empty-bulk-delete
   int max_drain_parallelism = 1;                  // --max-drain-parallelism
   int max_nodes_per_scale_up = 1000;              // --max-nodes-per-scaleup
+  // Karpenter-style consolidation instead of CA's scale-down (consolidation.h).
+  Consolidation consolidation = Consolidation::kNone;
+  double consolidate_after = 0;  // consolidateAfter
 };
 
 struct ClusterSpec {
@@ -120,7 +127,8 @@ struct ClusterSpec {
 //      labels: {k: v}}
 //   autoscaler: {enabled: true, expander: least-waste, scanInterval: 10,
 //      scaleDownUnneededTime: 600, scaleDownUtilizationThreshold: 0.5,
-//      scaleDownDelayAfterAdd: 600, maxEmptyBulkDelete: 10, maxDrainParallelism: 1}
+//      scaleDownDelayAfterAdd: 600, maxEmptyBulkDelete: 10, maxDrainParallelism: 1,
+//      consolidation: None | WhenEmpty | WhenEmptyOrUnderutilized, consolidateAfter: 0}
 absl::StatusOr<ClusterSpec> ParseClusterYaml(absl::string_view text, absl::string_view file);
 
 // The cluster used without --node-groups: one group "default" of 4-CPU/16 GiB nodes at
