@@ -92,6 +92,13 @@ void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseli
   Key(w, "nodeHoursOverLowerBound");
   w.Double(r.node_hours_over_lower_bound);
   w.EndObject();
+  Key(w, "fallbacks");
+  w.StartObject();
+  for (const auto& [what, count] : r.fallbacks) {
+    Str(w, what);
+    w.Int64(count);
+  }
+  w.EndObject();
   Key(w, "memoryOverAllocatableNodeMinutes");
   w.Double(r.memory_over_allocatable_node_minutes);
   Key(w, "peakNodeCpuUsage");

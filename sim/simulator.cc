@@ -9,8 +9,12 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "common/manual_clock.h"
 #include "common/status_macros.h"
@@ -557,7 +561,34 @@ class Run {
     result_.timeline.push_back(p);
   }
 
+  // Reads the fallback counters from the plugins' stats (Prometheus text lines
+  // `trimaran_plugin_metrics_fallback_total{plugin="P",reason="R"} N`).
+  void CountFallbacks() {
+    constexpr absl::string_view kFamily = "trimaran_plugin_metrics_fallback_total{";
+    const std::string text = explainer_->stats().PrometheusText();
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      if (!absl::ConsumePrefix(&line, kFamily)) continue;
+      const size_t close = line.rfind('}');
+      if (close == absl::string_view::npos) continue;
+      std::string plugin;
+      std::string reason;
+      for (absl::string_view label : absl::StrSplit(line.substr(0, close), ',')) {
+        std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(label, '=');
+        std::string value(absl::StripSuffix(absl::StripPrefix(kv.second, "\""), "\""));
+        if (kv.first == "plugin") plugin = value;
+        if (kv.first == "reason") reason = value;
+      }
+      double count = 0;
+      if (!absl::SimpleAtod(absl::StripAsciiWhitespace(line.substr(close + 1)), &count) ||
+          count <= 0) {
+        continue;
+      }
+      result_.fallbacks[absl::StrCat(plugin, "/", reason)] += static_cast<int64_t>(count);
+    }
+  }
+
   void Finish(double now) {
+    CountFallbacks();
     result_.end_time = now;
     for (const auto& [name, n] : nodes_) Retire(n, now);
     for (const PodState& s : state_) {

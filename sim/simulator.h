@@ -103,7 +103,11 @@ struct ProfileResult {
   int scale_down_events = 0;
   int nodes_removed = 0;
   int consolidation_replacements = 0;  // Karpenter-style replace actions
-  double pending_p50 = 0;              // seconds from arrival to first bind, over scheduled pods
+  // Load-aware plugins' fallbacks (trimaran_plugin_metrics_fallback_total), by
+  // "plugin/reason" (node_missing, stale, bad_value, ...): node scores taken without
+  // usable load-watcher data.
+  std::map<std::string, int64_t> fallbacks;
+  double pending_p50 = 0;  // seconds from arrival to first bind, over scheduled pods
   double pending_p99 = 0;
   double pending_max = 0;
   // ∫ LP lower-bound cost dt and its ratio to the cost (≤ 1).

@@ -177,6 +177,14 @@ TEST_F(SimulatorTest, LoadAwarePluginsReadTheSimulatedWatcher) {
   EXPECT_EQ(Nodes(hot).at("probe"), "default-00001");
   EXPECT_GT(hot.above_100_cpu_node_minutes + hot.hot_node_minutes, -1);  // computed
   EXPECT_NEAR(hot.peak_node_cpu_usage, 0.9, 1e-9);
+  // At t=0 the snapshot is empty and old: both nodes were scored by the fallback.
+  EXPECT_GE(hot.fallbacks.size(), 1u);
+  int64_t total = 0;
+  for (const auto& [what, n] : hot.fallbacks) {
+    EXPECT_EQ(what.rfind("TargetLoadPacking/", 0), 0u) << what;
+    total += n;
+  }
+  EXPECT_GE(total, 2);
   // With a light hog, node 0 is below target and the probe packs onto it.
   hog.cpu_use_milli = 400;
   const ProfileResult light = Run({hog, probe}, Fixed(2), tlp);
