@@ -448,6 +448,7 @@ std::string HelpText() {
       "  trimaranctl dashboard [flags]      the same as a web page (dashboard --help)\n"
       "  trimaranctl explain NAMESPACE/POD  the scheduler's real decision for a pod (explain "
       "--help)\n"
+      "  trimaranctl simulate [flags]       what each profile costs on a trace (simulate --help)\n"
       "  trimaranctl --version              print \"trimaranctl <version>\"\n"
       "  trimaranctl --help                 this text\n"
       "\n"

@@ -1,0 +1,85 @@
+#include "cmd/trimaranctl/simulate.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "rapidjson/document.h"
+
+namespace trimaran::cmd::trimaranctl {
+namespace {
+
+using ::testing::HasSubstr;
+
+class SimulateCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  int Run(const std::vector<std::string>& args) {
+    out_.clear();
+    err_.clear();
+    return RunSimulateCommand(args, out_, err_);
+  }
+  std::filesystem::path dir_;
+  std::string out_;
+  std::string err_;
+};
+
+constexpr char kConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: first
+  - schedulerName: second
+)";
+
+TEST_F(SimulateCommandTest, GenThenSimulateWritesAReportPerProfile) {
+  const std::string trace = (dir_ / "trace").string();
+  ASSERT_EQ(Run({"gen", "-o", trace, "--hours", "2", "--max-executors", "8"}), 0) << err_;
+  EXPECT_THAT(out_, HasSubstr("pods.csv"));
+  const std::string config = Write("sched.yaml", kConfig);
+  const std::string report = (dir_ / "report.json").string();
+  ASSERT_EQ(Run({"--trace", trace, "--config", config, "-o", report}), 0) << err_;
+  EXPECT_THAT(out_, HasSubstr("first"));
+  std::ifstream in(report);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  const rapidjson::Value& root = doc;
+  ASSERT_EQ(root["profiles"].Size(), 2u);
+  EXPECT_STREQ(root["baseline"].GetString(), "first");
+  // The node groups came from the trace directory.
+  EXPECT_EQ(root["nodeGroups"].Size(), 3u);
+  EXPECT_GT(root["profiles"][0]["pods"]["scheduled"].GetInt(), 0);
+}
+
+TEST_F(SimulateCommandTest, ErrorsNameTheFileAndLine) {
+  const std::string config = Write("sched.yaml", kConfig);
+  EXPECT_EQ(Run({"--config", config}), 1);
+  EXPECT_THAT(err_, HasSubstr("--trace is required"));
+  const std::string pods = Write("pods.csv", "name,creation_time,cpu_milli,memory_mib\na,0,1,x\n");
+  EXPECT_EQ(Run({"--trace", pods, "--config", config}), 1);
+  EXPECT_THAT(err_, HasSubstr("pods.csv:2: memory_mib"));
+  const std::string good = Write("ok.csv", "name,creation_time,cpu_milli,memory_mib\na,0,1,1\n");
+  const std::string groups = Write("g.yaml", "nodeGroups:\n- name: a\n  bogus: 1\n");
+  EXPECT_EQ(Run({"--trace", good, "--config", config, "--node-groups", groups}), 1);
+  EXPECT_THAT(err_, HasSubstr("g.yaml:3: nodeGroups[]: unknown key \"bogus\""));
+  EXPECT_EQ(Run({"--trace", good, "--config", config, "--seed", "-1"}), 1);
+  EXPECT_EQ(Run({"--trace", good, "--config", config, "--frobnicate", "1"}), 1);
+  EXPECT_THAT(err_, HasSubstr("unknown flag"));
+  EXPECT_EQ(Run({"--help"}), 0);
+  EXPECT_THAT(out_, HasSubstr("simulate gen"));
+}
+
+}  // namespace
+}  // namespace trimaran::cmd::trimaranctl

@@ -1,0 +1,275 @@
+#include "sim/simulator.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "scheduler/config/expand.h"
+#include "scheduler/config/load.h"
+#include "scheduler/config/validate.h"
+#include "scheduler/plugins/registry.h"
+#include "sim/report.h"
+
+namespace trimaran::sim {
+namespace {
+
+constexpr char kMostAllocated[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: binpack
+    plugins:
+      score:
+        disabled: [{name: "*"}]
+        enabled: [{name: NodeResourcesFit, weight: 1}]
+    pluginConfig:
+      - name: NodeResourcesFit
+        args:
+          scoringStrategy:
+            type: MostAllocated
+            resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+  - schedulerName: spread
+    plugins:
+      score:
+        disabled: [{name: "*"}]
+        enabled: [{name: NodeResourcesFit, weight: 1}]
+    pluginConfig:
+      - name: NodeResourcesFit
+        args:
+          scoringStrategy:
+            type: LeastAllocated
+            resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+)";
+
+constexpr char kTargetLoadPacking[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: tlp
+    plugins:
+      score:
+        disabled: [{name: "*"}]
+        enabled: [{name: TargetLoadPacking, weight: 1}]
+    pluginConfig:
+      - name: TargetLoadPacking
+        args:
+          targetUtilization: 50
+          metricProvider: {type: Prometheus, address: "http://prometheus:9090"}
+)";
+
+class SimulatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(sched::plugins::RegisterInTreePlugins(registry_).ok()); }
+
+  sched::ProfileConfig Profile(const char* config, const std::string& name) {
+    absl::StatusOr<sched::config::SchedulerConfig> cfg = sched::config::ParseConfig(config, "t");
+    EXPECT_TRUE(cfg.ok()) << cfg.status();
+    EXPECT_TRUE(sched::config::Validate(*cfg, registry_).ok());
+    absl::StatusOr<std::vector<sched::ProfileConfig>> profiles =
+        sched::config::ExpandProfiles(*cfg, registry_);
+    EXPECT_TRUE(profiles.ok()) << profiles.status();
+    for (const sched::ProfileConfig& p : *profiles) {
+      if (p.scheduler_name == name) return p;
+    }
+    ADD_FAILURE() << "no profile " << name;
+    return {};
+  }
+
+  static ClusterSpec Fixed(int nodes) {
+    ClusterSpec c = DefaultClusterSpec();
+    c.groups[0].min = nodes;
+    c.groups[0].initial = nodes;
+    c.groups[0].max = nodes;
+    c.autoscaler.enabled = false;
+    return c;
+  }
+
+  static TracePod Pod(const std::string& name, double at, int64_t cpu, int64_t mem = 1024) {
+    TracePod p;
+    p.name = name;
+    p.creation_time = at;
+    p.cpu_milli = cpu;
+    p.memory_mib = mem;
+    return p;
+  }
+
+  ProfileResult Run(const std::vector<TracePod>& pods, const ClusterSpec& cluster,
+                    const sched::ProfileConfig& profile) {
+    SimOptions options;
+    options.record_placements = true;
+    absl::StatusOr<ProfileResult> r = Simulate(pods, cluster, profile, registry_, options);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : ProfileResult{};
+  }
+
+  sched::Registry registry_;
+};
+
+std::map<std::string, std::string> Nodes(const ProfileResult& r) {
+  std::map<std::string, std::string> out;
+  for (const Placement& p : r.placements) out[p.pod] = p.node;
+  return out;
+}
+
+TEST_F(SimulatorTest, PlacementsFollowTheProfilesRealScoring) {
+  std::vector<TracePod> pods = {Pod("a", 0, 1000), Pod("b", 10, 1000), Pod("c", 20, 1000)};
+  for (TracePod& p : pods) p.duration = 100;
+  const ProfileResult pack = Run(pods, Fixed(3), Profile(kMostAllocated, "binpack"));
+  const ProfileResult spread = Run(pods, Fixed(3), Profile(kMostAllocated, "spread"));
+  // MostAllocated stacks on the first node (ties go to the smallest name)...
+  EXPECT_EQ(Nodes(pack),
+            (std::map<std::string, std::string>{
+                {"a", "default-00000"}, {"b", "default-00000"}, {"c", "default-00000"}}));
+  // ...LeastAllocated spreads.
+  EXPECT_EQ(Nodes(spread),
+            (std::map<std::string, std::string>{
+                {"a", "default-00000"}, {"b", "default-00001"}, {"c", "default-00002"}}));
+  EXPECT_EQ(pack.scheduled, 3);
+  EXPECT_EQ(pack.never_scheduled, 0);
+}
+
+TEST_F(SimulatorTest, APodThatDoesNotFitWaitsUntilCapacityFrees) {
+  TracePod big = Pod("big", 0, 3000);
+  big.duration = 500;
+  TracePod waiter = Pod("waiter", 100, 3000);
+  waiter.duration = 50;
+  const ProfileResult r = Run({big, waiter}, Fixed(1), Profile(kMostAllocated, "binpack"));
+  ASSERT_EQ(r.placements.size(), 2u);
+  EXPECT_EQ(r.placements[1].pod, "waiter");
+  EXPECT_DOUBLE_EQ(r.placements[1].t, 500);  // bound when "big" ended
+  EXPECT_DOUBLE_EQ(r.pending_max, 400);
+  EXPECT_DOUBLE_EQ(r.end_time, 550);
+}
+
+TEST_F(SimulatorTest, AutoscalerAddsNodesForPendingPodsAndRemovesThemLater) {
+  ClusterSpec cluster = DefaultClusterSpec();  // 0 nodes, 180 s start-up, CA defaults
+  std::vector<TracePod> pods;
+  for (int i = 0; i < 6; ++i) {
+    TracePod p = Pod("p" + std::to_string(i), 0, 1500);
+    p.duration = 3600;
+    pods.push_back(p);
+  }
+  const ProfileResult r = Run(pods, cluster, Profile(kMostAllocated, "binpack"));
+  // 6 × 1.5 CPU on 4-CPU nodes: 2 per node, 3 nodes, in one scale-up at t=0.
+  EXPECT_EQ(r.scale_up_events, 1);
+  EXPECT_EQ(r.nodes_added, 3);
+  EXPECT_EQ(r.peak_nodes, 3);
+  EXPECT_EQ(r.scheduled, 6);
+  EXPECT_DOUBLE_EQ(r.pending_p50, 180);  // the start-up delay
+  // Pods end at 3780; the empty nodes go 600 s later, at the first scan at or after 4380.
+  EXPECT_EQ(r.nodes_removed, 3);
+  EXPECT_EQ(r.scale_down_events, 1);
+  EXPECT_DOUBLE_EQ(r.end_time, 4380);
+  EXPECT_NEAR(r.node_hours, 3 * 4380.0 / 3600, 1e-9);
+  EXPECT_NEAR(r.cost, r.node_hours * 0.192, 1e-9);
+  EXPECT_GT(r.packing_efficiency, 0);
+  EXPECT_LE(r.packing_efficiency, 1);
+}
+
+TEST_F(SimulatorTest, LoadAwarePluginsReadTheSimulatedWatcher) {
+  // "hog" requests little but uses 90 % of its node; "probe" arrives after a few samples.
+  TracePod hog = Pod("hog", 0, 100);
+  hog.cpu_use_milli = 3600;
+  TracePod probe = Pod("probe", 600, 100);
+  probe.cpu_use_milli = 100;
+  const sched::ProfileConfig tlp = Profile(kTargetLoadPacking, "tlp");
+  const ProfileResult hot = Run({hog, probe}, Fixed(2), tlp);
+  // No metrics at t=0: a tie, the smallest name. At 600 s node 0 is above the 50 %
+  // target, so TargetLoadPacking sends the probe to the idle node.
+  EXPECT_EQ(Nodes(hot).at("hog"), "default-00000");
+  EXPECT_EQ(Nodes(hot).at("probe"), "default-00001");
+  EXPECT_GT(hot.above_100_cpu_node_minutes + hot.hot_node_minutes, -1);  // computed
+  EXPECT_NEAR(hot.peak_node_cpu_usage, 0.9, 1e-9);
+  // At t=0 the snapshot is empty and old: both nodes were scored by the fallback.
+  EXPECT_GE(hot.fallbacks.size(), 1u);
+  int64_t total = 0;
+  for (const auto& [what, n] : hot.fallbacks) {
+    EXPECT_EQ(what.rfind("TargetLoadPacking/", 0), 0u) << what;
+    total += n;
+  }
+  EXPECT_GE(total, 2);
+  // With a light hog, node 0 is below target and the probe packs onto it.
+  hog.cpu_use_milli = 400;
+  const ProfileResult light = Run({hog, probe}, Fixed(2), tlp);
+  EXPECT_EQ(Nodes(light).at("probe"), "default-00000");
+}
+
+TEST_F(SimulatorTest, HotNodeMinutesNeedTheMinimumDuration) {
+  TracePod burn = Pod("burn", 0, 100);
+  burn.duration = 1200;
+  burn.usage = {{0, 3800, 100}, {600, 100, 100}};  // 95 % for 10 minutes, then idle
+  const ProfileResult r = Run({burn}, Fixed(1), Profile(kMostAllocated, "binpack"));
+  // Samples at 0, 60, ..., 540 s are hot: 10 samples of one minute each.
+  EXPECT_DOUBLE_EQ(r.hot_node_minutes, 10);
+  EXPECT_DOUBLE_EQ(r.above_100_cpu_node_minutes, 0);
+}
+
+TEST_F(SimulatorTest, SameSeedSameReport) {
+  ClusterSpec cluster = DefaultClusterSpec();
+  std::vector<TracePod> pods;
+  for (int i = 0; i < 40; ++i) {
+    TracePod p = Pod("p" + std::to_string(i), i * 37 % 900, 300 + (i * 97) % 1500, 512 + i * 64);
+    p.duration = 600 + (i * 131) % 3000;
+    pods.push_back(p);
+  }
+  const sched::ProfileConfig profile = Profile(kMostAllocated, "binpack");
+  const ProfileResult a = Run(pods, cluster, profile);
+  const ProfileResult b = Run(pods, cluster, profile);
+  SimReportInput ia{"t", "", 1, &cluster, {a}};
+  SimReportInput ib{"t", "", 1, &cluster, {b}};
+  EXPECT_EQ(FormatSimReportJson(ia), FormatSimReportJson(ib));
+  EXPECT_EQ(a.scheduled, 40);
+}
+
+TEST_F(SimulatorTest, ConsolidationReplacesAnOversizedNodeWithACheaperOne) {
+  ClusterSpec cluster;
+  NodeGroup big;
+  big.name = "big";
+  big.cpu_milli = 16000;
+  big.memory_mib = 65536;
+  big.price_per_hour = 0.768;
+  big.max = 5;
+  big.initial = 1;
+  NodeGroup small = big;
+  small.name = "small";
+  small.cpu_milli = 2000;
+  small.memory_mib = 8192;
+  small.price_per_hour = 0.096;
+  small.initial = 0;
+  cluster.groups = {big, small};
+  cluster.autoscaler.consolidation = Consolidation::kWhenEmptyOrUnderutilized;
+  TracePod p = Pod("p", 0, 1000);
+  p.duration = 3600;
+  const ProfileResult r = Run({p}, cluster, Profile(kMostAllocated, "binpack"));
+  // Bound on big-00000 at 0; the scan at 0 starts small-00000 (ready at 180); then
+  // big-00000 is drained and the pod moves there with 3420 s left.
+  EXPECT_EQ(r.consolidation_replacements, 1);
+  EXPECT_EQ(r.evicted, 1);
+  ASSERT_EQ(r.placements.size(), 2u);
+  EXPECT_EQ(r.placements[0].node, "big-00000");
+  EXPECT_EQ(r.placements[1].node, "small-00000");
+  EXPECT_DOUBLE_EQ(r.placements[1].t, 180);
+  // big ran 180 s; small from the decision at 0 until its pod ended (180 + 3420 = 3600)
+  // and the empty node was consolidated at once (consolidateAfter 0).
+  EXPECT_DOUBLE_EQ(r.end_time, 3600);
+  EXPECT_NEAR(r.cost, 0.768 * 180 / 3600 + 0.096 * 3600 / 3600, 1e-9);
+}
+
+TEST(LowerBoundCostPerHour, SingleTypesAndPairs) {
+  NodeGroup cpu_heavy;
+  cpu_heavy.name = "c";
+  cpu_heavy.cpu_milli = 8000;
+  cpu_heavy.memory_mib = 8192;
+  cpu_heavy.price_per_hour = 1;
+  NodeGroup mem_heavy;
+  mem_heavy.name = "m";
+  mem_heavy.cpu_milli = 2000;
+  mem_heavy.memory_mib = 32768;
+  mem_heavy.price_per_hour = 1;
+  EXPECT_EQ(LowerBoundCostPerHour({cpu_heavy}, 0, 0), 0);
+  // One type: the L1 fraction times the price.
+  EXPECT_DOUBLE_EQ(LowerBoundCostPerHour({cpu_heavy}, 16000, 4096), 2);
+  // Demand 10 CPU / 40 GiB: c alone needs 5, m alone needs 5, one of each covers it
+  // exactly (8+2 CPU, 8+32 GiB): cost 2.
+  EXPECT_DOUBLE_EQ(LowerBoundCostPerHour({cpu_heavy, mem_heavy}, 10000, 40960), 2);
+}
+
+}  // namespace
+}  // namespace trimaran::sim
