@@ -124,6 +124,14 @@ ListerWatcher<SelectorObject> DisruptionBudgetListerWatcher(Client& client);
 
 // Every object of `resource` (kube/api/storage.h) in every namespace.
 ListerWatcher<StorageObject> StorageObjectListerWatcher(Client& client, StorageResource resource);
+// Every CSIStorageCapacity, in the version the server serves: storage.k8s.io/v1 (1.24+)
+// until a list answers NotFound, then v1beta1 (1.21-1.23); when that is NotFound too (a
+// 1.20 apiserver, where the API is alpha and off) the resource is not served: logged
+// once, `on_not_served` called once, every list from then on is empty and every watch
+// waits for its stop without calling the server (no retries). Other errors are returned
+// as is, without switching. Thread-safe; `on_not_served` may be empty.
+ListerWatcher<StorageObject> StorageCapacityListerWatcher(Client& client,
+                                                          std::function<void()> on_not_served);
 
 template <typename T>
 struct EventHandlers {

@@ -31,6 +31,10 @@ absl::string_view EventResourceName(EventResource resource) {
       return "StorageClass";
     case EventResource::kCSINode:
       return "CSINode";
+    case EventResource::kCSIDriver:
+      return "CSIDriver";
+    case EventResource::kCSIStorageCapacity:
+      return "CSIStorageCapacity";
     case EventResource::kWildCard:
       return "*";
   }

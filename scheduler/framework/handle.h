@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <stop_token>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -86,10 +87,11 @@ class ObjectLister {
 // An ObjectLister with nothing in it.
 const ObjectLister& EmptyObjectLister();
 
-// The PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes the
-// scheduler's informers hold (kube/api/storage.h), read live like ObjectLister: what
-// the volume plugins read (upstream's PV/PVC/StorageClass/CSINode listers). Each getter
-// returns nullptr when the object is absent. The default implementation is empty.
+// The PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers
+// and CSIStorageCapacities the scheduler's informers hold (kube/api/storage.h), read
+// live like ObjectLister: what the volume plugins read (upstream's PV/PVC/StorageClass/
+// CSINode/CSIDriver/CSIStorageCapacity listers). Each getter returns nullptr when the
+// object is absent. The default implementation is empty.
 class StorageLister {
  public:
   virtual ~StorageLister() = default;
@@ -103,6 +105,13 @@ class StorageLister {
   // Every PersistentVolume, in name order.
   virtual std::vector<std::shared_ptr<const kube::PersistentVolume>> ListPersistentVolumes()
       const = 0;
+  virtual std::shared_ptr<const kube::CSIDriver> GetCSIDriver(std::string_view name) const = 0;
+  // Every CSIStorageCapacity, in namespace/name order.
+  virtual std::vector<std::shared_ptr<const kube::CSIStorageCapacity>> ListCSIStorageCapacities()
+      const = 0;
+  // False when the apiserver serves no CSIStorageCapacity API (1.20): VolumeBinding then
+  // provisions without capacity checks, as upstream with storage capacity tracking off.
+  virtual bool CapacityTracking() const = 0;
 };
 
 // A StorageLister with nothing in it.
@@ -194,6 +203,17 @@ class Handle {
   // PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes (see
   // StorageLister). Empty unless the runtime has informers for them.
   virtual const StorageLister& storage_lister() const { return EmptyStorageLister(); }
+  // Whether `pod` is still known to the scheduler (its cache holds it, assumed or
+  // bound): false once the pod was deleted. What a binding cycle that waits (VolumeBinding's
+  // PreBind) polls to stop waiting for a deleted pod. True where there is no cache.
+  virtual bool PodExists(const kube::Pod& pod) const {
+    (void)pod;
+    return true;
+  }
+  // Requested when the scheduler stops (shutdown): binding cycles that wait on their
+  // own (VolumeBinding's PreBind) give up, so that draining the bindings is quick. A
+  // token that never stops by default.
+  virtual std::stop_token shutdown_token() const { return {}; }
   // Still to come: waiting-pod access for Permit plugins.
 };
 
