@@ -717,8 +717,9 @@ void Scheduler::OnStorageUpdate(std::shared_ptr<const kube::StorageObject> old_o
 void Scheduler::OnStorageDelete(std::shared_ptr<const kube::StorageObject> object) {
   const EventResource resource = StorageEventResource(object->resource());
   storage_.Remove(*object);
-  queue_->MoveAllToActiveOrBackoffQueue(ClusterEvent{resource, ActionType::kDelete, "StorageDelete"},
-                                        EventObjects{.old_storage = object.get()});
+  queue_->MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{resource, ActionType::kDelete, "StorageDelete"},
+      EventObjects{.old_storage = object.get()});
 }
 
 }  // namespace trimaran::sched

@@ -119,7 +119,3 @@ void ReportPerfCounters(benchmark::State& state, double threshold);
       ->Iterations(measured)                        \
       ->Unit(benchmark::kMicrosecond)               \
       ->UseRealTime()
-
-namespace trimaran::sched::scheduler_testing {
-
-}  // namespace trimaran::sched::scheduler_testing

@@ -646,7 +646,8 @@ std::shared_ptr<const kube::StorageObject> StorageObj(T object) {
 // default/data of that class (returned), as the informers would report them.
 kube::PersistentVolumeClaim StartWithUnboundImmediateClaim(Scheduler& sched) {
   sched.OnStorageAdd(StorageObj(kube::testing::MakeStorageClass("imm", "example.com/p")));
-  kube::PersistentVolumeClaim claim = kube::testing::MakeClaim("default", "data").Class("imm").Obj();
+  kube::PersistentVolumeClaim claim =
+      kube::testing::MakeClaim("default", "data").Class("imm").Obj();
   sched.OnStorageAdd(StorageObj(claim));
   return claim;
 }
@@ -681,7 +682,6 @@ TEST_F(SchedulerTest, PodWithUnboundImmediateClaimWaitsForTheClaimToBind) {
   ASSERT_EQ(bindings.size(), 1u);
   EXPECT_EQ(bindings[0].target.name, "node-a");
 }
-
 
 // The storage event handlers hand their objects to the queue, and the volume plugins'
 // hints decide: another claim's change leaves a pod rejected by VolumeBinding where it

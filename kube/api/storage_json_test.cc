@@ -163,7 +163,6 @@ TEST(StorageJsonTest, StorageClassAndCsiNodeWatchEventsDecodeByKind) {
   EXPECT_EQ(bad->object.metadata.name, "n2");
 }
 
-
 TEST(StorageJsonTest, CsiDriverAndStorageCapacityDecode) {
   absl::StatusOr<StorageObjectList> drivers = DecodeStorageObjectList(
       R"({"kind":"CSIDriverList","items":[

@@ -18,8 +18,8 @@
 
 #include <functional>
 #include <memory>
-#include <stop_token>
 #include <span>
+#include <stop_token>
 #include <string_view>
 #include <vector>
 

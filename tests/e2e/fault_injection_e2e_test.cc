@@ -1151,12 +1151,12 @@ TEST_F(FaultInjectionTest, CutConnectionsDuringChurnLeaveTheStoresEqualToAFreshL
 // informers: pods, nodes, namespaces, services, replication controllers, replica sets,
 // stateful sets, PodDisruptionBudgets (policy/v1beta1 on this apiserver), persistent
 // volumes, persistent volume claims, storage classes, CSI nodes, CSI drivers, and CSI
-// storage capacities, which this apiserver does not serve: listed once, never watched). Binding throughput
-// (Bindings per second between the 10th and the 90th percentile Binding, timed at the
-// proxy) of 2,000 pending pods is >= 90 % of a fault-free run of the same size just
-// before it; two rounds of (fault-free, faulty) runs, the better round counts, so that a
-// load spike from elsewhere on a shared machine does not decide. Pods created under the
-// fault are found by the re-lists and bound.
+// storage capacities, which this apiserver does not serve: listed once, never watched).
+// Binding throughput (Bindings per second between the 10th and the 90th percentile
+// Binding, timed at the proxy) of 2,000 pending pods is >= 90 % of a fault-free run of
+// the same size just before it; two rounds of (fault-free, faulty) runs, the better
+// round counts, so that a load spike from elsewhere on a shared machine does not decide.
+// Pods created under the fault are found by the re-lists and bound.
 TEST_F(FaultInjectionTest, EmptyWatchesAreSpacedAndBindingKeepsItsThroughput) {
   constexpr int kPods = 2000;
   constexpr int kRounds = 2;

@@ -443,7 +443,8 @@ TEST_F(VolumesE2ETest, StorageCapacityNotServedIsSurvivedQuietly) {
   TRIMARAN_ASSERT_OK(Post("/apis/storage.k8s.io/v1/csidrivers",
                           R"({"metadata":{"name":"capacity.example.com"},)"
                           R"("spec":{"attachRequired":false,"storageCapacity":true}})"));
-  TRIMARAN_ASSERT_OK(PostClass("wffc-capacity", "capacity.example.com", "WaitForFirstConsumer", ""));
+  TRIMARAN_ASSERT_OK(
+      PostClass("wffc-capacity", "capacity.example.com", "WaitForFirstConsumer", ""));
   TRIMARAN_ASSERT_OK(PostClaim("capacity-data", "wffc-capacity"));
   TRIMARAN_ASSERT_OK(CreatePod("capacity-pod", {"capacity-data"}));
   const std::string node = WaitForNode("capacity-pod");

@@ -1,9 +1,9 @@
 #pragma once
 // StorageStore: the scheduler's StorageLister (scheduler/framework/handle.h), fed by the
 // informers of PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes,
-// CSIDrivers and CSIStorageCapacities (cmd/scheduler/app.cc): Apply on add and update, Remove on delete. Objects are kept
-// per resource by key ("ns/name" for claims, "name" otherwise) and handed out typed,
-// sharing the informer's object (no copy).
+// CSIDrivers and CSIStorageCapacities (cmd/scheduler/app.cc): Apply on add and update, Remove on
+// delete. Objects are kept per resource by key ("ns/name" for claims, "name" otherwise) and handed
+// out typed, sharing the informer's object (no copy).
 //
 // Thread-safety: safe for concurrent use; readers share the stored objects (immutable
 // behind shared_ptr<const>).

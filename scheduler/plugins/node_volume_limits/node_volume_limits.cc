@@ -224,7 +224,7 @@ absl::StatusOr<QueueingHint> NodeVolumeLimits::Hint(const kube::Pod& /*pod*/,
   const kube::Pod* deleted = objects.old_pod;
   if (deleted == nullptr) return QueueingHint::kQueue;
   return !deleted->spec.node_name.empty() && NeedsCounting(*deleted) ? QueueingHint::kQueue
-                                                                      : QueueingHint::kQueueSkip;
+                                                                     : QueueingHint::kQueueSkip;
 }
 
 }  // namespace trimaran::sched::plugins

@@ -171,7 +171,6 @@ TEST_F(NodeVolumeLimitsTest, MissingClaimsAndLegacyAllocatable) {
   EXPECT_EQ(plugin.Filter(state, pod, node_info).code(), Code::kUnschedulable);
 }
 
-
 // Upstream's hint (spec §7.1): only the delete of a scheduled pod with counted volumes.
 TEST(NodeVolumeLimitsHintTest, AssignedPodDelete) {
   FakeHandle handle;
@@ -186,9 +185,9 @@ TEST(NodeVolumeLimitsHintTest, AssignedPodDelete) {
   EXPECT_EQ(deleted(PodWith("unscheduled", {"b"})), QueueingHint::kQueueSkip);
   kube::Pod no_volumes = MakePod().Name("nv").Namespace("test").NodeName("n1").Obj();
   EXPECT_EQ(deleted(no_volumes), QueueingHint::kQueueSkip);
-  EXPECT_EQ(*plugin.Hint(x,
-                         ClusterEvent{EventResource::kCSINode, ActionType::kAdd, "CSINodeAdd"}, {}),
-            QueueingHint::kQueue);
+  EXPECT_EQ(
+      *plugin.Hint(x, ClusterEvent{EventResource::kCSINode, ActionType::kAdd, "CSINodeAdd"}, {}),
+      QueueingHint::kQueue);
 }
 
 }  // namespace

@@ -299,8 +299,7 @@ Status VolumeBinding::Filter(const CycleState& state, const kube::Pod& /*pod*/,
   if (!read.ok()) return Status::FromAbsl(read.status()).WithPlugin(kName);
   const State& s = **read;
 
-  bool bound_satisfied = true, unbound_satisfied = true, pv_found = true,
-       sufficient_storage = true;
+  bool bound_satisfied = true, unbound_satisfied = true, pv_found = true, sufficient_storage = true;
   for (const VolumePtr& pv : s.bound_volumes) {
     if (pv == nullptr) {
       pv_found = false;
@@ -609,8 +608,7 @@ std::vector<ClusterEvent> VolumeBinding::EventsToRegister() const {
                    "NodeAdd"},
       ClusterEvent{EventResource::kCSINode, add_update, "CSINodeAddOrUpdate"},
       ClusterEvent{EventResource::kCSIDriver, add_update, "CSIDriverAddOrUpdate"},
-      ClusterEvent{EventResource::kCSIStorageCapacity, add_update,
-                   "CSIStorageCapacityAddOrUpdate"},
+      ClusterEvent{EventResource::kCSIStorageCapacity, add_update, "CSIStorageCapacityAddOrUpdate"},
   };
 }
 

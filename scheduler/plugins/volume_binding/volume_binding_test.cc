@@ -398,7 +398,6 @@ TEST_F(VolumeBindingTest, PreBindFailuresAndTimeout) {
   }
 }
 
-
 kube::CSIStorageCapacity Capacity(std::string name, std::string class_name, std::string zone,
                                   std::optional<std::string> capacity,
                                   std::optional<std::string> max_size = std::nullopt) {
@@ -489,11 +488,11 @@ TEST_F(VolumeBindingTest, EventsAndQueueingHints) {
   VolumeBinding plugin(VolumeBindingArgs{}, handle_);
   std::vector<EventResource> resources;
   for (const ClusterEvent& e : plugin.EventsToRegister()) resources.push_back(e.resource);
-  EXPECT_THAT(resources, ::testing::UnorderedElementsAre(
-                             EventResource::kStorageClass, EventResource::kPersistentVolumeClaim,
-                             EventResource::kPersistentVolume, EventResource::kNode,
-                             EventResource::kCSINode, EventResource::kCSIDriver,
-                             EventResource::kCSIStorageCapacity));
+  EXPECT_THAT(resources,
+              ::testing::UnorderedElementsAre(
+                  EventResource::kStorageClass, EventResource::kPersistentVolumeClaim,
+                  EventResource::kPersistentVolume, EventResource::kNode, EventResource::kCSINode,
+                  EventResource::kCSIDriver, EventResource::kCSIStorageCapacity));
   kube::Pod pod = Pod({"data"});
   kube::Volume scratch;
   scratch.name = "scratch";
@@ -550,7 +549,8 @@ TEST_F(VolumeBindingTest, EventsAndQueueingHints) {
   // CSIStorageCapacity: add always; update only when the limit appeared or grew.
   const kube::StorageObject cap_none =
       kube::StorageObject::Make(Capacity("c", "zoned", "z1", std::nullopt));
-  const kube::StorageObject cap_10 = kube::StorageObject::Make(Capacity("c", "zoned", "z1", "10Gi"));
+  const kube::StorageObject cap_10 =
+      kube::StorageObject::Make(Capacity("c", "zoned", "z1", "10Gi"));
   const kube::StorageObject cap_5 = kube::StorageObject::Make(Capacity("c", "zoned", "z1", "5Gi"));
   const kube::StorageObject cap_max =
       kube::StorageObject::Make(Capacity("c", "zoned", "z1", "5Gi", "20Gi"));

@@ -152,7 +152,6 @@ TEST(VolumeRestrictionsTest, ReadWriteOncePod) {
   EXPECT_EQ(plugin.PreFilter(state2, rwo, {}, result).code(), Code::kSkip);
 }
 
-
 // Upstream's hints (spec §5.4).
 TEST(VolumeRestrictionsTest, QueueingHints) {
   FakeHandle handle;

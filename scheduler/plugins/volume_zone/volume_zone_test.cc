@@ -157,7 +157,6 @@ TEST(VolumeZoneTest, PreFilterClassification) {
   }
 }
 
-
 // Upstream's hints (spec §6.2).
 TEST(VolumeZoneTest, QueueingHints) {
   FakeHandle handle;
@@ -193,9 +192,9 @@ TEST(VolumeZoneTest, QueueingHints) {
   const kube::StorageObject pv_ab =
       kube::StorageObject::Make(MakePv("pv").Label(kZone, "us-west1-a__us-west1-b").Obj());
   EXPECT_EQ(hint(EventResource::kPersistentVolume, ActionType::kAdd, nullptr, &pv_a), H::kQueue);
-  EXPECT_EQ(hint(EventResource::kPersistentVolume, ActionType::kUpdateOther, &pv_a,
-                 &pv_a_other_label),
-            H::kQueueSkip);
+  EXPECT_EQ(
+      hint(EventResource::kPersistentVolume, ActionType::kUpdateOther, &pv_a, &pv_a_other_label),
+      H::kQueueSkip);
   EXPECT_EQ(hint(EventResource::kPersistentVolume, ActionType::kUpdateOther, &pv_a, &pv_ab),
             H::kQueue);
   EXPECT_EQ(hint(EventResource::kNode, ActionType::kUpdateNodeLabel, nullptr, nullptr), H::kQueue);
