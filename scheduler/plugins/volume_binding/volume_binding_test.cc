@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/storage_wrappers.h"
@@ -616,6 +617,52 @@ TEST_F(VolumeBindingTest, PreBindStopsForDeletedPodAndShutdown) {
     EXPECT_EQ(handle_.fake_clock().Now(), before);
     EXPECT_EQ(s.code(), Code::kError);
     EXPECT_THAT(s.reasons()[0], ::testing::HasSubstr("cancelled"));
+  }
+}
+
+// Binder level (spec §4.10, TestAssumePodVolumes / TestBindAPIUpdate): a binding whose
+// PV left the cache fails Reserve and restores what was assumed; of two PV writes where
+// the second conflicts, the first stays written and the second is restored.
+TEST_F(VolumeBindingTest, ReserveAndPreBindRestoreWhatTheyCouldNotDo) {
+  Put(MakePv("pv-1").Class(kWait).Capacity("1Gi").Obj());
+  const kube::PersistentVolume pv2 = Put(MakePv("pv-2").Class(kWait).Capacity("2Gi").Obj());
+  Put(MakeClaim("default", "c1").Class(kWait).Request("1Gi").Obj());
+  Put(MakeClaim("default", "c2").Class(kWait).Request("2Gi").Obj());
+  const kube::Node a = Node("node-a");
+  handle_.snapshot().Set({a}, {});
+  VolumeBinding plugin(VolumeBindingArgs{.bind_timeout_seconds = 30}, handle_);
+  const kube::Pod pod = Pod({"c1", "c2"});
+  {
+    CycleState state;
+    ASSERT_TRUE(Run(plugin, state, pod, {a})[0].IsSuccess());
+    handle_.storage().Remove(kube::StorageObject::Make(pv2));
+    const Status s = plugin.Reserve(state, pod, "node-a");
+    EXPECT_EQ(s.code(), Code::kError);
+    EXPECT_THAT(s.reasons()[0], ::testing::HasSubstr("\"pv-2\" not found"));
+    EXPECT_FALSE(plugin.assume_cache().GetVolume("pv-1")->spec.claim_ref);
+    handle_.storage().Apply(pv2);
+  }
+  {
+    CycleState state;
+    ASSERT_TRUE(Run(plugin, state, pod, {a})[0].IsSuccess());
+    ASSERT_TRUE(plugin.Reserve(state, pod, "node-a").IsSuccess());
+    // Someone else changes pv-2 in the API: the scheduler's write of it conflicts.
+    kube::PersistentVolume changed = pv2;
+    changed.metadata.labels["touched"] = "yes";
+    TRIMARAN_ASSERT_OK(
+        handle_.fake_client().ApplyStorageObject(kube::StorageObject::Make(changed)).status());
+    const Status s = plugin.PreBind(state, pod, "node-a");
+    EXPECT_EQ(s.code(), Code::kError);
+    const auto api_pv = [&](const std::string& name) {
+      return std::get<kube::PersistentVolume>(
+          handle_.fake_client()
+              .GetStorageObject(kube::StorageResource::kPersistentVolumes, "", name)
+              ->object);
+    };
+    ASSERT_TRUE(api_pv("pv-1").spec.claim_ref);
+    EXPECT_EQ(api_pv("pv-1").spec.claim_ref->name, "c1");
+    EXPECT_FALSE(api_pv("pv-2").spec.claim_ref);
+    EXPECT_FALSE(plugin.assume_cache().GetVolume("pv-2")->spec.claim_ref);
   }
 }
 
