@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <utility>
 
@@ -89,6 +92,53 @@ ListerWatcher<PodGroup> PodGroupListerWatcher(Client& client) {
   lw.watch = [&client](const WatchOptions& o, const WatchHandler<PodGroup>& h,
                        std::stop_token stop) { return client.WatchPodGroups(o, h, stop); };
   lw.description = "podgroups";
+  return lw;
+}
+
+ListerWatcher<StorageObject> StorageCapacityListerWatcher(Client& client,
+                                                          std::function<void()> on_not_served) {
+  struct Shared {
+    // kCSIStorageCapacities, then kCSIStorageCapacitiesV1beta1; `not_served` when neither.
+    std::atomic<StorageResource> version{StorageResource::kCSIStorageCapacities};
+    std::atomic<bool> not_served{false};
+    std::function<void()> on_not_served;
+  };
+  auto shared = std::make_shared<Shared>();
+  shared->on_not_served = std::move(on_not_served);
+  ListerWatcher<StorageObject> lw;
+  lw.list = [&client, shared](const ListOptions& o) -> absl::StatusOr<StorageObjectList> {
+    if (shared->not_served.load()) return StorageObjectList{};
+    absl::StatusOr<StorageObjectList> list = client.ListStorageObjects(shared->version.load(), o);
+    if (absl::IsNotFound(list.status()) &&
+        shared->version.load() == StorageResource::kCSIStorageCapacities) {
+      shared->version.store(StorageResource::kCSIStorageCapacitiesV1beta1);
+      list = client.ListStorageObjects(StorageResource::kCSIStorageCapacitiesV1beta1, o);
+    }
+    if (absl::IsNotFound(list.status()) && !shared->not_served.exchange(true)) {
+      Log(Component::kInformer)
+          .info(
+              "csistoragecapacities are not served (neither storage.k8s.io/v1 nor v1beta1: {}); "
+              "VolumeBinding provisions without capacity checks, as kube-scheduler does with "
+              "storage capacity tracking off",
+              list.status().message());
+      if (shared->on_not_served) shared->on_not_served();
+      return StorageObjectList{};
+    }
+    return list;
+  };
+  lw.watch = [&client, shared](const WatchOptions& o, const WatchHandler<StorageObject>& h,
+                               std::stop_token stop) -> absl::Status {
+    if (shared->not_served.load()) {
+      // Nothing to watch: wait for the stop, so the reflector neither relists nor retries.
+      std::mutex mu;
+      std::condition_variable_any cv;
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, stop, [] { return false; });
+      return absl::OkStatus();
+    }
+    return client.WatchStorageObjects(shared->version.load(), o, h, stop);
+  };
+  lw.description = "csistoragecapacities";
   return lw;
 }
 

@@ -127,6 +127,15 @@ ListerWatcher<StorageObject> StorageObjectListerWatcher(Client& client, StorageR
 // Every PodGroup (scheduling.x-k8s.io/v1alpha1) in every namespace.
 ListerWatcher<PodGroup> PodGroupListerWatcher(Client& client);
 
+// Every CSIStorageCapacity, in the version the server serves: storage.k8s.io/v1 (1.24+)
+// until a list answers NotFound, then v1beta1 (1.21-1.23); when that is NotFound too (a
+// 1.20 apiserver, where the API is alpha and off) the resource is not served: logged
+// once, `on_not_served` called once, every list from then on is empty and every watch
+// waits for its stop without calling the server (no retries). Other errors are returned
+// as is, without switching. Thread-safe; `on_not_served` may be empty.
+ListerWatcher<StorageObject> StorageCapacityListerWatcher(Client& client,
+                                                          std::function<void()> on_not_served);
+
 template <typename T>
 struct EventHandlers {
   std::function<void(const std::shared_ptr<const T>&)> on_add;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -782,6 +783,62 @@ TEST(DisruptionBudgetListerWatcherTest, FallsBackToV1beta1OnNotFound) {
   EXPECT_THAT(flaky.list({}).status(), StatusIs(absl::StatusCode::kUnavailable));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(v1, flaky.list({}));
   EXPECT_EQ(v1.items[0].metadata.name, "v1-pdb");
+}
+
+// CSIStorageCapacity: v1, else v1beta1, else (a 1.20 apiserver) not served: logged and
+// reported once, empty lists without calling the server again, a watch that only waits
+// for its stop.
+TEST(StorageCapacityListerWatcherTest, FallsBackThenGivesUpQuietly) {
+  FakeClient client;
+  CSIStorageCapacity cap;
+  cap.metadata.namespace_name = "kube-system";
+  cap.metadata.name = "c1";
+  cap.storage_class_name = "wait";
+  TRIMARAN_ASSERT_OK(client.ApplyStorageObject(StorageObject::Make(cap)).status());
+
+  int not_served = 0;
+  ListerWatcher<StorageObject> served =
+      StorageCapacityListerWatcher(client, [&not_served] { ++not_served; });
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(StorageObjectList v1, served.list({}));
+  ASSERT_EQ(v1.items.size(), 1u);
+
+  ListerWatcher<StorageObject> beta =
+      StorageCapacityListerWatcher(client, [&not_served] { ++not_served; });
+  client.FailNext("ListStorageObjects", absl::NotFoundError("404"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(StorageObjectList b, beta.list({}));
+  ASSERT_EQ(b.items.size(), 1u);
+  EXPECT_EQ(not_served, 0);
+
+  ListerWatcher<StorageObject> old_server =
+      StorageCapacityListerWatcher(client, [&not_served] { ++not_served; });
+  client.FailNext("ListStorageObjects", absl::NotFoundError("404"), 2);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(StorageObjectList none, old_server.list({}));
+  EXPECT_TRUE(none.items.empty());
+  EXPECT_EQ(not_served, 1);
+  // Later lists do not reach the server (an injected failure stays unused).
+  client.FailNext("ListStorageObjects", absl::UnavailableError("would be seen"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(none, old_server.list({}));
+  EXPECT_TRUE(none.items.empty());
+  EXPECT_EQ(not_served, 1);
+  // ... as the next call that does shows.
+  EXPECT_THAT(served.list({}).status(), StatusIs(absl::StatusCode::kUnavailable));
+  // The watch waits for its stop.
+  std::stop_source stop;
+  absl::Status watched;
+  std::thread watcher([&] {
+    watched = old_server.watch(
+        {}, [](WatchEvent<StorageObject>&&) { return true; }, stop.get_token());
+  });
+  stop.request_stop();
+  watcher.join();
+  TRIMARAN_EXPECT_OK(watched);
+
+  // Another error is returned as is, without giving up.
+  ListerWatcher<StorageObject> flaky = StorageCapacityListerWatcher(client, nullptr);
+  client.FailNext("ListStorageObjects", absl::PermissionDeniedError("forbidden"));
+  EXPECT_THAT(flaky.list({}).status(), StatusIs(absl::StatusCode::kPermissionDenied));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(v1, flaky.list({}));
+  EXPECT_EQ(v1.items.size(), 1u);
 }
 
 // The StorageObject informers over the fake: claims of one resource only, the patch the

@@ -522,7 +522,7 @@ absl::Status RestClient::WatchStorageObjects(StorageResource resource, const Wat
       [&](std::string_view line, bool* keep) -> absl::Status {
         WatchEvent<StorageObject> ev =
             DecodeWatchLine<StorageObject>(line, DecodeStorageObjectWatchEvent(line, resource));
-        if (ev.undecodable && ev.object.resource() != resource) {
+        if (ev.undecodable && ev.object.resource() != ObjectResource(resource)) {
           // Keep the kind of the informer's resource so its key is right.
           ObjectMeta meta = ev.object.metadata;
           ev.object = StorageObject::Empty(resource);

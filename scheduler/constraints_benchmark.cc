@@ -18,8 +18,6 @@
 //   cmake --build build --target sched_constraints_benchmark -j2
 //   build/scheduler/sched_constraints_benchmark --benchmark_filter=nodes:5000/
 
-#include <sys/resource.h>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,36 +35,22 @@ namespace {
 
 using kube::UnsatisfiableConstraintAction;
 using kube::testing::MakeLabelSelector;
-using kube::testing::MakePod;
 using kube::testing::PodWrapper;
+
+using scheduler_testing::PlaceInitPods;
 
 constexpr char kHostname[] = "kubernetes.io/hostname";
 constexpr char kZone[] = "topology.kubernetes.io/zone";
 
-std::string NodeName(int i) { return absl::StrFormat("node-%05d", i); }
-
 // Nodes: hostname, and a zone from `zones` (round robin).
 std::unique_ptr<scheduler_testing::BenchScheduler> MakeEnv(int nodes,
                                                            std::vector<std::string> zones) {
-  return scheduler_testing::MakeBenchScheduler(scheduler_testing::BenchSchedulerOptions{
-      .yaml = scheduler_testing::DefaultProfileYaml(),
-      .num_nodes = nodes,
-      .node_labels =
-          [zones](int i) {
-            return kube::Labels{{kHostname, NodeName(i)},
-                                {kZone, zones[static_cast<size_t>(i) % zones.size()]}};
-          },
-      .node_capacity = {{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}}});
+  return scheduler_testing::MakePerfScheduler(nodes, std::move(zones));
 }
 
 // pod-default: 100m / 500Mi in namespace `ns`.
 PodWrapper BasePod(const std::string& prefix, int64_t i, const std::string& ns) {
-  PodWrapper p = MakePod();
-  p.Name(absl::StrFormat("%s-%06d", prefix, i))
-      .Namespace(ns)
-      .UID(absl::StrFormat("%s-%s-%06d", ns, prefix, i))
-      .Req({{"cpu", "100m"}, {"memory", "500Mi"}});
-  return p;
+  return scheduler_testing::PerfPod(prefix, i, ns);
 }
 
 // The affinity terms of the scheduler_perf templates reach both namespaces.
@@ -112,17 +96,6 @@ kube::Pod SpreadPod(int64_t i, UnsatisfiableConstraintAction when) {
       .Obj();
 }
 
-// Adds `count` assigned pods from `make(i)`, pod i on node node_of(i).
-template <typename Make, typename NodeOf>
-void PlaceInitPods(scheduler_testing::BenchScheduler& env, int64_t count, Make make,
-                   NodeOf node_of) {
-  for (int64_t i = 0; i < count; ++i) {
-    kube::Pod p = make(i);
-    p.spec.node_name = NodeName(node_of(i));
-    env.sched->OnPodAdd(std::make_shared<const kube::Pod>(std::move(p)));
-  }
-}
-
 struct Size {
   int nodes;
   int64_t init;
@@ -132,11 +105,7 @@ Size SizeOf(const benchmark::State& state) {
 }
 
 void Finish(benchmark::State& state, double threshold) {
-  state.counters["threshold"] = threshold;
-  // Process-wide peak so far: run one workload per process for its own figure.
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  state.counters["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  scheduler_testing::ReportPerfCounters(state, threshold);
 }
 
 // SchedulingPodAntiAffinity/5000Nodes_2000Pods (threshold 60).
@@ -258,30 +227,16 @@ void BM_DefaultTopologySpreading(benchmark::State& state) {
   Finish(state, 160);
 }
 
-// {nodes, init pods}, measured pods = iterations. The small sizes run under ctest.
-#define TRIMARAN_CONSTRAINTS_BENCHMARK(fn, init, measured) \
-  BENCHMARK(fn)                                            \
-      ->ArgNames({"nodes", "init"})                        \
-      ->Args({500, (init) / 10})                           \
-      ->Iterations((measured) / 10)                        \
-      ->Unit(benchmark::kMicrosecond)                      \
-      ->UseRealTime();                                     \
-  BENCHMARK(fn)                                            \
-      ->ArgNames({"nodes", "init"})                        \
-      ->Args({5000, (init)})                               \
-      ->Iterations(measured)                               \
-      ->Unit(benchmark::kMicrosecond)                      \
-      ->UseRealTime()
-
-TRIMARAN_CONSTRAINTS_BENCHMARK(BM_PodAntiAffinity, 1000, 2000);
-TRIMARAN_CONSTRAINTS_BENCHMARK(BM_PodAffinity, 5000, 5000);
-TRIMARAN_CONSTRAINTS_BENCHMARK(BM_PreferredPodAffinity, 5000, 5000);
-TRIMARAN_CONSTRAINTS_BENCHMARK(BM_PreferredPodAntiAffinity, 5000, 5000);
-TRIMARAN_CONSTRAINTS_BENCHMARK(BM_MixedSchedulingBasePod, 10000, 5000);
-TRIMARAN_CONSTRAINTS_BENCHMARK(BM_TopologySpreading, 5000, 5000);
-TRIMARAN_CONSTRAINTS_BENCHMARK(BM_PreferredTopologySpreading, 5000, 5000);
+// {nodes, init pods}, measured pods = iterations (TRIMARAN_PERF_BENCHMARK).
+TRIMARAN_PERF_BENCHMARK(BM_PodAntiAffinity, 1000, 2000);
+TRIMARAN_PERF_BENCHMARK(BM_PodAffinity, 5000, 5000);
+TRIMARAN_PERF_BENCHMARK(BM_PreferredPodAffinity, 5000, 5000);
+TRIMARAN_PERF_BENCHMARK(BM_PreferredPodAntiAffinity, 5000, 5000);
+TRIMARAN_PERF_BENCHMARK(BM_MixedSchedulingBasePod, 10000, 5000);
+TRIMARAN_PERF_BENCHMARK(BM_TopologySpreading, 5000, 5000);
+TRIMARAN_PERF_BENCHMARK(BM_PreferredTopologySpreading, 5000, 5000);
 // 10,000 measured pods of upstream's 50,000 (the rate is flat after the first thousands).
-TRIMARAN_CONSTRAINTS_BENCHMARK(BM_DefaultTopologySpreading, 5000, 10000);
+TRIMARAN_PERF_BENCHMARK(BM_DefaultTopologySpreading, 5000, 10000);
 
 }  // namespace
 }  // namespace trimaran::sched

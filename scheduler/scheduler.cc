@@ -76,6 +76,8 @@ class Scheduler::SchedulerHandle final : public Handle {
   PodNominator* nominator() const override { return s_.queue_.get(); }
   const StorageLister& storage_lister() const override { return s_.storage_; }
   const PodGroupLister& pod_group_lister() const override { return s_.pod_groups_; }
+  bool PodExists(const kube::Pod& pod) const override { return s_.cache_->GetPod(pod).ok(); }
+  std::stop_token shutdown_token() const override { return s_.shutdown_.get_token(); }
 
  private:
   Scheduler& s_;
@@ -307,6 +309,8 @@ void Scheduler::Stop() {
     if (stopped_) return;
     stopped_ = true;
   }
+  // Binding cycles that wait on their own (VolumeBinding) give up now.
+  shutdown_.request_stop();
   // Both are null when Create failed half-way.
   if (queue_ != nullptr) queue_->Close();
   if (binding_pool_ != nullptr) binding_pool_->Drain();
@@ -800,6 +804,11 @@ EventResource StorageEventResource(kube::StorageResource resource) {
       return EventResource::kStorageClass;
     case kube::StorageResource::kCSINodes:
       return EventResource::kCSINode;
+    case kube::StorageResource::kCSIDrivers:
+      return EventResource::kCSIDriver;
+    case kube::StorageResource::kCSIStorageCapacities:
+    case kube::StorageResource::kCSIStorageCapacitiesV1beta1:
+      return EventResource::kCSIStorageCapacity;
   }
   return EventResource::kWildCard;
 }
@@ -808,22 +817,26 @@ EventResource StorageEventResource(kube::StorageResource resource) {
 
 void Scheduler::OnStorageAdd(std::shared_ptr<const kube::StorageObject> object) {
   const EventResource resource = StorageEventResource(object->resource());
-  storage_.Apply(std::move(object));
-  queue_->MoveAllToActiveOrBackoffQueue(ClusterEvent{resource, ActionType::kAdd, "StorageAdd"});
+  storage_.Apply(object);
+  queue_->MoveAllToActiveOrBackoffQueue(ClusterEvent{resource, ActionType::kAdd, "StorageAdd"},
+                                        EventObjects{.new_storage = object.get()});
 }
 
-void Scheduler::OnStorageUpdate(std::shared_ptr<const kube::StorageObject> object) {
+void Scheduler::OnStorageUpdate(std::shared_ptr<const kube::StorageObject> old_object,
+                                std::shared_ptr<const kube::StorageObject> object) {
   const EventResource resource = StorageEventResource(object->resource());
-  storage_.Apply(std::move(object));
+  storage_.Apply(object);
   queue_->MoveAllToActiveOrBackoffQueue(
-      ClusterEvent{resource, ActionType::kUpdateOther, "StorageUpdate"});
+      ClusterEvent{resource, ActionType::kUpdateOther, "StorageUpdate"},
+      EventObjects{.old_storage = old_object.get(), .new_storage = object.get()});
 }
 
 void Scheduler::OnStorageDelete(std::shared_ptr<const kube::StorageObject> object) {
   const EventResource resource = StorageEventResource(object->resource());
   storage_.Remove(*object);
   queue_->MoveAllToActiveOrBackoffQueue(
-      ClusterEvent{resource, ActionType::kDelete, "StorageDelete"});
+      ClusterEvent{resource, ActionType::kDelete, "StorageDelete"},
+      EventObjects{.old_storage = object.get()});
 }
 
 absl::StatusOr<const Snapshot*> Scheduler::RefreshSnapshot() {

@@ -197,11 +197,14 @@ class Scheduler {
   void OnNodeUpdate(std::shared_ptr<const kube::Node> old_node,
                     std::shared_ptr<const kube::Node> new_node);
   void OnNodeDelete(std::shared_ptr<const kube::Node> node);
-  // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes: kept in
-  // storage() and turned into ClusterEvents (Add / UpdateOther / Delete of the kind's
-  // EventResource) for the volume plugins' registrations.
+  // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers,
+  // CSIStorageCapacities: kept in storage() and turned into ClusterEvents (Add /
+  // UpdateOther / Delete of the kind's EventResource, with the objects for the
+  // plugins' QueueingHints) for the volume plugins' registrations. `old_object` may be
+  // nullptr (an update whose previous version is unknown).
   void OnStorageAdd(std::shared_ptr<const kube::StorageObject> object);
-  void OnStorageUpdate(std::shared_ptr<const kube::StorageObject> object);
+  void OnStorageUpdate(std::shared_ptr<const kube::StorageObject> old_object,
+                       std::shared_ptr<const kube::StorageObject> object);
   void OnStorageDelete(std::shared_ptr<const kube::StorageObject> object);
   // PodGroups (scheduling.x-k8s.io): kept in pod_groups() (with the pods carrying the
   // pod-group label, fed by the pod handlers above) and turned into kPodGroup
@@ -316,6 +319,8 @@ class Scheduler {
   std::unique_ptr<BindingPool> binding_pool_;
   absl::Mutex stop_mu_;
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
+  // Requested by Stop(): Handle::shutdown_token().
+  std::stop_source shutdown_;
 };
 
 }  // namespace trimaran::sched

@@ -1,5 +1,7 @@
 #include "scheduler/scheduler_benchmark_util.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -71,7 +73,7 @@ std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& 
   env->sched = *std::move(sched);
   for (int i = 0; i < options.num_nodes; ++i) {
     kube::testing::NodeWrapper node = kube::testing::MakeNode();
-    node.Name(absl::StrFormat("node-%05d", i)).Capacity(options.node_capacity);
+    node.Name(BenchNodeName(i)).Capacity(options.node_capacity);
     if (options.node_labels) node.Labels(options.node_labels(i));
     env->sched->OnNodeAdd(std::make_shared<const kube::Node>(node.Obj()));
   }
@@ -115,6 +117,49 @@ void RunScheduleOne(benchmark::State& state, BenchScheduler& env,
   state.counters["p50_us"] = quantile(0.50);
   state.counters["p99_us"] = quantile(0.99);
   state.counters["scheduled"] = env.sched->cache().PodCount();
+}
+
+std::string BenchNodeName(int i) { return absl::StrFormat("node-%05d", i); }
+
+std::unique_ptr<BenchScheduler> MakePerfScheduler(int nodes, std::vector<std::string> zones) {
+  return MakeBenchScheduler(BenchSchedulerOptions{
+      .yaml = DefaultProfileYaml(),
+      .num_nodes = nodes,
+      .node_labels =
+          [zones = std::move(zones)](int i) {
+            kube::Labels labels{{"kubernetes.io/hostname", BenchNodeName(i)}};
+            if (!zones.empty()) {
+              labels["topology.kubernetes.io/zone"] = zones[static_cast<size_t>(i) % zones.size()];
+            }
+            return labels;
+          },
+      .node_capacity = {{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}}});
+}
+
+kube::testing::PodWrapper PerfPod(const std::string& prefix, int64_t i, const std::string& ns) {
+  kube::testing::PodWrapper p = kube::testing::MakePod();
+  p.Name(absl::StrFormat("%s-%06d", prefix, i))
+      .Namespace(ns)
+      .UID(absl::StrFormat("%s-%s-%06d", ns, prefix, i))
+      .Req({{"cpu", "100m"}, {"memory", "500Mi"}});
+  return p;
+}
+
+void PlaceInitPods(BenchScheduler& env, int64_t count,
+                   const std::function<kube::Pod(int64_t i)>& make,
+                   const std::function<int(int64_t i)>& node_of) {
+  for (int64_t i = 0; i < count; ++i) {
+    kube::Pod p = make(i);
+    p.spec.node_name = BenchNodeName(node_of(i));
+    env.sched->OnPodAdd(std::make_shared<const kube::Pod>(std::move(p)));
+  }
+}
+
+void ReportPerfCounters(benchmark::State& state, double threshold) {
+  state.counters["threshold"] = threshold;
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
 }  // namespace trimaran::sched::scheduler_testing

@@ -8,6 +8,11 @@
 //   auto env = MakeBenchScheduler(BenchSchedulerOptions{.yaml = ..., .num_nodes = 5000});
 //   RunScheduleOne(state, *env);  // schedules state.max_iterations pods of 100m / 500Mi
 //
+// The scheduler_perf workloads (constraints_benchmark, volumes_benchmark) share
+// MakePerfScheduler (node-default nodes, the default profile), PerfPod (pod-default),
+// PlaceInitPods, ReportPerfCounters and TRIMARAN_PERF_BENCHMARK (a 500-node smoke size
+// for ctest and the 5,000-node size of docs/benchmarks.md).
+//
 // TRIMARAN_BENCH_PARALLELISM (environment) overrides the Filter/Score workers (default
 // 16). Set-up failures abort (TRIMARAN_CHECK): a benchmark has nobody to report to.
 //
@@ -18,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "benchmark/benchmark.h"
@@ -78,4 +84,40 @@ void RunScheduleOne(benchmark::State& state, BenchScheduler& env);
 void RunScheduleOne(benchmark::State& state, BenchScheduler& env,
                     const std::function<kube::Pod(int64_t i)>& make_pod);
 
+// ---- scheduler_perf workloads ----
+
+// "node-%05d": the name MakeBenchScheduler gives node i.
+std::string BenchNodeName(int i);
+// scheduler_perf's node-default (4 CPU / 32Gi / 110 pods) under the default v1 profile,
+// labelled kubernetes.io/hostname and, when `zones` is not empty,
+// topology.kubernetes.io/zone from `zones` round robin.
+std::unique_ptr<BenchScheduler> MakePerfScheduler(int nodes, std::vector<std::string> zones = {});
+// scheduler_perf's pod-default: "<prefix>-%06d" in `ns` (UID "<ns>-<prefix>-%06d"),
+// requesting 100m / 500Mi.
+kube::testing::PodWrapper PerfPod(const std::string& prefix, int64_t i, const std::string& ns);
+// Adds `count` assigned pods make(i), pod i on node BenchNodeName(node_of(i)).
+void PlaceInitPods(BenchScheduler& env, int64_t count,
+                   const std::function<kube::Pod(int64_t i)>& make,
+                   const std::function<int(int64_t i)>& node_of);
+// The counters every scheduler_perf workload reports besides RunScheduleOne's:
+// threshold (the workload's CI floor, pods/s) and peak_rss_mb (getrusage's ru_maxrss,
+// process-wide: run one workload per process for its own figure).
+void ReportPerfCounters(benchmark::State& state, double threshold);
+
 }  // namespace trimaran::sched::scheduler_testing
+
+// Registers `fn` twice with args {nodes, init pods} and measured pods as iterations:
+// {500, init/10} x measured/10 (the size ctest runs) and {5000, init} x measured.
+#define TRIMARAN_PERF_BENCHMARK(fn, init, measured) \
+  BENCHMARK(fn)                                     \
+      ->ArgNames({"nodes", "init"})                 \
+      ->Args({500, (init) / 10})                    \
+      ->Iterations((measured) / 10)                 \
+      ->Unit(benchmark::kMicrosecond)               \
+      ->UseRealTime();                              \
+  BENCHMARK(fn)                                     \
+      ->ArgNames({"nodes", "init"})                 \
+      ->Args({5000, (init)})                        \
+      ->Iterations(measured)                        \
+      ->Unit(benchmark::kMicrosecond)               \
+      ->UseRealTime()

@@ -654,16 +654,26 @@ TEST(SchedulerCreateTest, RejectsDuplicateProfiles) {
 // Volumes: a pod whose claim is unbound (Immediate class) fails in VolumeBinding's
 // PreFilter and waits; the PV and claim events of the PV controller's binding move it,
 // and it binds.
+template <typename T>
+std::shared_ptr<const kube::StorageObject> StorageObj(T object) {
+  return std::make_shared<const kube::StorageObject>(kube::StorageObject::Make(std::move(object)));
+}
+
+// The volume tests' storage: an Immediate class "imm" and the unbound claim
+// default/data of that class (returned), as the informers would report them.
+kube::PersistentVolumeClaim StartWithUnboundImmediateClaim(Scheduler& sched) {
+  sched.OnStorageAdd(StorageObj(kube::testing::MakeStorageClass("imm", "example.com/p")));
+  kube::PersistentVolumeClaim claim =
+      kube::testing::MakeClaim("default", "data").Class("imm").Obj();
+  sched.OnStorageAdd(StorageObj(claim));
+  return claim;
+}
+
 TEST_F(SchedulerTest, PodWithUnboundImmediateClaimWaitsForTheClaimToBind) {
   ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
   AddNode(SmallNode("node-a", "4"));
-  auto storage = [](auto object) {
-    return std::make_shared<const kube::StorageObject>(kube::StorageObject::Make(object));
-  };
-  sched_->OnStorageAdd(storage(kube::testing::MakeStorageClass("imm", "example.com/p")));
-  const kube::PersistentVolumeClaim claim =
-      kube::testing::MakeClaim("default", "data").Class("imm").Obj();
-  sched_->OnStorageAdd(storage(claim));
+  auto storage = [](auto object) { return StorageObj(std::move(object)); };
+  const kube::PersistentVolumeClaim claim = StartWithUnboundImmediateClaim(*sched_);
   AddPod(kube::testing::WithClaims(MakePod().Name("p").Namespace("default").Obj(), {"data"}));
 
   Drain();
@@ -681,7 +691,7 @@ TEST_F(SchedulerTest, PodWithUnboundImmediateClaimWaitsForTheClaimToBind) {
   EXPECT_EQ(sched_->queue().Counts().unschedulable, 0u);
   kube::PersistentVolumeClaim bound = kube::testing::ClaimWrapper(claim).BoundTo("pv-1").Obj();
   bound.metadata.resource_version = "2";
-  sched_->OnStorageUpdate(storage(bound));
+  sched_->OnStorageUpdate(nullptr, storage(bound));
   clock_.Advance(absl::Seconds(2));
   sched_->queue().FlushBackoffQCompleted();
   Drain();
@@ -820,6 +830,36 @@ TEST_F(SchedulerDecisionsTest, ABindFailureIsAnErrorThenTheRetryIsBound) {
   EXPECT_THAT(got[1]->message, HasSubstr("apiserver down"));
   EXPECT_EQ(got[1]->node, "");
   EXPECT_EQ(got[1]->top.size(), 3u);  // what the failed attempt's cycle computed
+}
+
+// The storage event handlers hand their objects to the queue, and the volume plugins'
+// hints decide: another claim's change leaves a pod rejected by VolumeBinding where it
+// is, its own claim's change moves it (spec §4.9).
+TEST_F(SchedulerTest, StorageEventsReachTheVolumePluginsHints) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  auto storage = [](auto object) { return StorageObj(std::move(object)); };
+  const kube::PersistentVolumeClaim claim = StartWithUnboundImmediateClaim(*sched_);
+  AddPod(kube::testing::WithClaims(MakePod().Name("p").Namespace("default").Obj(), {"data"}));
+  Drain();
+  ASSERT_EQ(sched_->queue().Counts().unschedulable, 1u);
+
+  // Someone else's claim, or a class update that leaves allowedTopologies alone: skip.
+  const kube::PersistentVolumeClaim other =
+      kube::testing::MakeClaim("default", "other").Class("imm").Obj();
+  sched_->OnStorageAdd(storage(other));
+  sched_->OnStorageUpdate(storage(other), storage(other));
+  kube::StorageClass relabelled = kube::testing::MakeStorageClass("imm", "example.com/p");
+  relabelled.metadata.labels["team"] = "a";
+  sched_->OnStorageUpdate(storage(kube::testing::MakeStorageClass("imm", "example.com/p")),
+                          storage(relabelled));
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 1u);
+
+  // Its own claim changes: the pod moves.
+  kube::PersistentVolumeClaim touched = claim;
+  touched.metadata.labels["x"] = "y";
+  sched_->OnStorageUpdate(storage(claim), storage(touched));
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 0u);
 }
 
 }  // namespace

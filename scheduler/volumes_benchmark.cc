@@ -18,8 +18,6 @@
 // time; threshold = scheduler_perf's CI floor).
 //   build/scheduler/sched_volumes_benchmark --benchmark_filter=nodes:5000/
 
-#include <sys/resource.h>
-
 #include <memory>
 #include <string>
 
@@ -36,25 +34,16 @@ namespace trimaran::sched {
 namespace {
 
 using kube::testing::MakeClaim;
-using kube::testing::MakePod;
 using kube::testing::MakePv;
 
-constexpr char kHostname[] = "kubernetes.io/hostname";
 constexpr char kEbsDriver[] = "ebs.csi.aws.com";
 
 enum class Kind { kInTree, kMigrated, kCsi };
 
-std::string NodeName(int i) { return absl::StrFormat("node-%05d", i); }
+std::string NodeName(int i) { return scheduler_testing::BenchNodeName(i); }
 
 std::unique_ptr<scheduler_testing::BenchScheduler> MakeEnv(int nodes, Kind kind) {
-  auto env = scheduler_testing::MakeBenchScheduler(scheduler_testing::BenchSchedulerOptions{
-      .yaml = scheduler_testing::DefaultProfileYaml(),
-      .num_nodes = nodes,
-      .node_labels =
-          [](int i) {
-            return kube::Labels{{kHostname, NodeName(i)}};
-          },
-      .node_capacity = {{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}}});
+  auto env = scheduler_testing::MakePerfScheduler(nodes);
   if (kind != Kind::kInTree) {
     for (int i = 0; i < nodes; ++i) {
       kube::CSINode csi = kube::testing::MakeCsiNode(NodeName(i), {{kEbsDriver, 39}});
@@ -88,24 +77,16 @@ kube::Pod PodWithVolume(scheduler_testing::BenchScheduler& env, Kind kind,
   }
   env.sched->storage().Apply(std::move(pv).Obj());
   env.sched->storage().Apply(std::move(claim));
-  return kube::testing::WithClaims(MakePod()
-                                       .Name(name)
-                                       .Namespace(ns)
-                                       .UID(absl::StrFormat("%s-%s", ns, name))
-                                       .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
-                                       .Obj(),
-                                   {name});
+  return kube::testing::WithClaims(scheduler_testing::PerfPod(prefix, i, ns).Obj(), {name});
 }
 
 void Run(benchmark::State& state, Kind kind, double threshold) {
   const int nodes = static_cast<int>(state.range(0));
   const int64_t init = state.range(1);
   auto env = MakeEnv(nodes, kind);
-  for (int64_t i = 0; i < init; ++i) {
-    kube::Pod p = PodWithVolume(*env, kind, "init", i, "sched-0");
-    p.spec.node_name = NodeName(static_cast<int>(i % nodes));
-    env->sched->OnPodAdd(std::make_shared<const kube::Pod>(std::move(p)));
-  }
+  scheduler_testing::PlaceInitPods(
+      *env, init, [&](int64_t i) { return PodWithVolume(*env, kind, "init", i, "sched-0"); },
+      [nodes](int64_t i) { return static_cast<int>(i % nodes); });
   // The measured pods' claims and PVs exist before the clock starts.
   std::vector<kube::Pod> pods;
   pods.reserve(static_cast<size_t>(state.max_iterations));
@@ -114,10 +95,7 @@ void Run(benchmark::State& state, Kind kind, double threshold) {
   }
   scheduler_testing::RunScheduleOne(state, *env,
                                     [&pods](int64_t i) { return pods[static_cast<size_t>(i)]; });
-  state.counters["threshold"] = threshold;
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  state.counters["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  scheduler_testing::ReportPerfCounters(state, threshold);
 }
 
 // SchedulingInTreePVs/5000Nodes_2000Pods (threshold 290).
@@ -127,24 +105,10 @@ void BM_SchedulingMigratedInTreePVs(benchmark::State& state) { Run(state, Kind::
 // SchedulingCSIPVs/5000Nodes_5000Pods (threshold 100).
 void BM_SchedulingCSIPVs(benchmark::State& state) { Run(state, Kind::kCsi, 100); }
 
-// {nodes, init pods}, measured pods = iterations. The small sizes run under ctest.
-#define TRIMARAN_VOLUMES_BENCHMARK(fn, init, measured) \
-  BENCHMARK(fn)                                        \
-      ->ArgNames({"nodes", "init"})                    \
-      ->Args({500, (init) / 10})                       \
-      ->Iterations((measured) / 10)                    \
-      ->Unit(benchmark::kMicrosecond)                  \
-      ->UseRealTime();                                 \
-  BENCHMARK(fn)                                        \
-      ->ArgNames({"nodes", "init"})                    \
-      ->Args({5000, (init)})                           \
-      ->Iterations(measured)                           \
-      ->Unit(benchmark::kMicrosecond)                  \
-      ->UseRealTime()
-
-TRIMARAN_VOLUMES_BENCHMARK(BM_SchedulingInTreePVs, 1000, 2000);
-TRIMARAN_VOLUMES_BENCHMARK(BM_SchedulingMigratedInTreePVs, 5000, 5000);
-TRIMARAN_VOLUMES_BENCHMARK(BM_SchedulingCSIPVs, 5000, 5000);
+// {nodes, init pods}, measured pods = iterations (TRIMARAN_PERF_BENCHMARK).
+TRIMARAN_PERF_BENCHMARK(BM_SchedulingInTreePVs, 1000, 2000);
+TRIMARAN_PERF_BENCHMARK(BM_SchedulingMigratedInTreePVs, 5000, 5000);
+TRIMARAN_PERF_BENCHMARK(BM_SchedulingCSIPVs, 5000, 5000);
 
 }  // namespace
 }  // namespace trimaran::sched

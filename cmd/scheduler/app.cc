@@ -133,8 +133,9 @@ struct SchedulerApp::State {
   std::unique_ptr<kube::InformerStats> node_informer_stats;
   std::unique_ptr<kube::InformerStats> pod_informer_stats;
   std::vector<std::unique_ptr<kube::InformerStats>> object_informer_stats;
-  // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes (in
-  // kube::kAllStorageResources order): the scheduler's StorageStore.
+  // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers,
+  // CSIStorageCapacities (in kube::kAllStorageResources order): the scheduler's
+  // StorageStore.
   std::vector<std::unique_ptr<kube::Informer<kube::StorageObject>>> storage_informers;
   std::vector<std::unique_ptr<kube::InformerStats>> storage_informer_stats;
   // PodGroups (scheduling.x-k8s.io), only when a profile enables Coscheduling: the
@@ -436,14 +437,21 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
     s->object_resources.push_back(resource);
   }
   for (kube::StorageResource resource : kube::kAllStorageResources) {
+    // CSIStorageCapacity: v1, else v1beta1, else (1.20) not served: capacity checks off.
     auto informer = std::make_unique<kube::Informer<kube::StorageObject>>(
-        kube::StorageObjectListerWatcher(*s->client, resource), s->clock);
+        resource == kube::StorageResource::kCSIStorageCapacities
+            ? kube::StorageCapacityListerWatcher(
+                  *s->client, [sch] { sch->storage().SetCapacityTracking(false); })
+            : kube::StorageObjectListerWatcher(*s->client, resource),
+        s->clock);
     informer->AddEventHandlers(kube::EventHandlers<kube::StorageObject>{
         .on_add =
             [sch](const std::shared_ptr<const kube::StorageObject>& o) { sch->OnStorageAdd(o); },
         .on_update =
-            [sch](const std::shared_ptr<const kube::StorageObject>&,
-                  const std::shared_ptr<const kube::StorageObject>& o) { sch->OnStorageUpdate(o); },
+            [sch](const std::shared_ptr<const kube::StorageObject>& old_object,
+                  const std::shared_ptr<const kube::StorageObject>& o) {
+              sch->OnStorageUpdate(old_object, o);
+            },
         .on_delete = [sch](const std::shared_ptr<const kube::StorageObject>& o,
                            bool) { sch->OnStorageDelete(o); },
     });

@@ -138,6 +138,8 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
       {"persistentVolumeClaims", kube::StorageResource::kPersistentVolumeClaims},
       {"storageClasses", kube::StorageResource::kStorageClasses},
       {"csiNodes", kube::StorageResource::kCSINodes},
+      {"csiDrivers", kube::StorageResource::kCSIDrivers},
+      {"csiStorageCapacities", kube::StorageResource::kCSIStorageCapacities},
   };
   static const std::set<std::string, std::less<>> kKnown = {"now",
                                                             "nodes",
@@ -153,7 +155,9 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
                                                             "persistentVolumes",
                                                             "persistentVolumeClaims",
                                                             "storageClasses",
-                                                            "csiNodes"};
+                                                            "csiNodes",
+                                                            "csiDrivers",
+                                                            "csiStorageCapacities"};
   for (auto it = root.MemberBegin(); it != root.MemberEnd(); ++it) {
     absl::string_view key(it->name.GetString(), it->name.GetStringLength());
     if (!kKnown.contains(key)) {
@@ -161,7 +165,7 @@ absl::StatusOr<ScoreInput> ParseScoreInput(absl::string_view json) {
                        "unknown field (known: now, nodes, pods, pod, metrics, schedulerConfig, "
                        "namespaces, services, replicationControllers, replicaSets, "
                        "statefulSets, persistentVolumes, persistentVolumeClaims, "
-                       "storageClasses, csiNodes)");
+                       "storageClasses, csiNodes, csiDrivers, csiStorageCapacities)");
     }
   }
   auto member = [&](const char* key) -> const rapidjson::Value* {

@@ -63,9 +63,10 @@ struct ScoreInput {
   // what InterPodAffinity's namespaceSelector and PodTopologySpread's default
   // constraints read.
   std::vector<std::pair<kube::SelectorResource, kube::SelectorObject>> objects;
-  // PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes
-  // ("persistentVolumes", "persistentVolumeClaims", "storageClasses", "csiNodes"): what
-  // the volume plugins read.
+  // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers and
+  // CSIStorageCapacities ("persistentVolumes", "persistentVolumeClaims",
+  // "storageClasses", "csiNodes", "csiDrivers", "csiStorageCapacities"): what the volume
+  // plugins read.
   std::vector<kube::StorageObject> storage;
   // The load-watcher snapshot (`metrics`), if any.
   std::optional<lw::WatcherMetrics> metrics;

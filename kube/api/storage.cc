@@ -12,6 +12,11 @@ std::string_view PluralName(StorageResource resource) {
       return "storageclasses";
     case StorageResource::kCSINodes:
       return "csinodes";
+    case StorageResource::kCSIDrivers:
+      return "csidrivers";
+    case StorageResource::kCSIStorageCapacities:
+    case StorageResource::kCSIStorageCapacitiesV1beta1:
+      return "csistoragecapacities";
   }
   return "";
 }
@@ -26,6 +31,11 @@ std::string_view KindName(StorageResource resource) {
       return "StorageClass";
     case StorageResource::kCSINodes:
       return "CSINode";
+    case StorageResource::kCSIDrivers:
+      return "CSIDriver";
+    case StorageResource::kCSIStorageCapacities:
+    case StorageResource::kCSIStorageCapacitiesV1beta1:
+      return "CSIStorageCapacity";
   }
   return "";
 }
@@ -40,14 +50,29 @@ std::string_view ListKindName(StorageResource resource) {
       return "StorageClassList";
     case StorageResource::kCSINodes:
       return "CSINodeList";
+    case StorageResource::kCSIDrivers:
+      return "CSIDriverList";
+    case StorageResource::kCSIStorageCapacities:
+    case StorageResource::kCSIStorageCapacitiesV1beta1:
+      return "CSIStorageCapacityList";
   }
   return "";
 }
 
 std::string_view ApiVersionOf(StorageResource resource) {
-  return resource == StorageResource::kStorageClasses || resource == StorageResource::kCSINodes
-             ? "storage.k8s.io/v1"
-             : "v1";
+  switch (resource) {
+    case StorageResource::kPersistentVolumes:
+    case StorageResource::kPersistentVolumeClaims:
+      return "v1";
+    case StorageResource::kStorageClasses:
+    case StorageResource::kCSINodes:
+    case StorageResource::kCSIDrivers:
+    case StorageResource::kCSIStorageCapacities:
+      return "storage.k8s.io/v1";
+    case StorageResource::kCSIStorageCapacitiesV1beta1:
+      return "storage.k8s.io/v1beta1";
+  }
+  return "";
 }
 
 std::string_view CollectionPath(StorageResource resource) {
@@ -60,6 +85,12 @@ std::string_view CollectionPath(StorageResource resource) {
       return "/apis/storage.k8s.io/v1/storageclasses";
     case StorageResource::kCSINodes:
       return "/apis/storage.k8s.io/v1/csinodes";
+    case StorageResource::kCSIDrivers:
+      return "/apis/storage.k8s.io/v1/csidrivers";
+    case StorageResource::kCSIStorageCapacities:
+      return "/apis/storage.k8s.io/v1/csistoragecapacities";
+    case StorageResource::kCSIStorageCapacitiesV1beta1:
+      return "/apis/storage.k8s.io/v1beta1/csistoragecapacities";
   }
   return "";
 }
@@ -78,6 +109,13 @@ StorageObject StorageObject::Empty(StorageResource resource) {
       break;
     case StorageResource::kCSINodes:
       o.object = CSINode();
+      break;
+    case StorageResource::kCSIDrivers:
+      o.object = CSIDriver();
+      break;
+    case StorageResource::kCSIStorageCapacities:
+    case StorageResource::kCSIStorageCapacitiesV1beta1:
+      o.object = CSIStorageCapacity();
       break;
   }
   return o;
@@ -101,6 +139,10 @@ std::string VolumeClass(const PersistentVolume& pv) {
 
 int64_t ClaimRequestBytes(const PersistentVolumeClaim& claim) {
   return claim.spec.request ? claim.spec.request->Value() : 0;
+}
+
+std::optional<Quantity> CapacityLimit(const CSIStorageCapacity& capacity) {
+  return capacity.maximum_volume_size ? capacity.maximum_volume_size : capacity.capacity;
 }
 
 }  // namespace trimaran::kube

@@ -1,9 +1,9 @@
 #pragma once
 // The storage objects the volume plugins read: PersistentVolume, PersistentVolumeClaim
-// (core/v1), StorageClass and CSINode (storage.k8s.io/v1), reduced to the fields
-// scheduling uses, and StorageObject, the one type the scheduler's four storage
-// informers, the codec and the fake client handle (as SelectorObject does for
-// namespaces, services and controllers).
+// (core/v1), StorageClass, CSINode, CSIDriver and CSIStorageCapacity (storage.k8s.io/v1;
+// CSIStorageCapacity also v1beta1), reduced to the fields scheduling uses, and
+// StorageObject, the one type the scheduler's storage informers, the codec and the fake
+// client handle (as SelectorObject does for namespaces, services and controllers).
 //
 // Enum-like strings (access modes, phases, binding modes, volume modes) are kept as
 // the API's strings: an unknown value is carried as is and simply matches nothing the
@@ -134,34 +134,74 @@ struct CSINode {
   bool operator==(const CSINode&) const = default;
 };
 
+struct CSIDriver {
+  ObjectMeta metadata;
+  // spec.storageCapacity: the driver publishes CSIStorageCapacity objects and the
+  // scheduler must check them before provisioning (nullopt = false).
+  std::optional<bool> storage_capacity;
+
+  bool operator==(const CSIDriver&) const = default;
+};
+
+// The storage a CSI driver reports for one class in one topology segment (namespaced;
+// the fields are top-level, there is no spec).
+struct CSIStorageCapacity {
+  ObjectMeta metadata;
+  std::string storage_class_name;
+  // The nodes the capacity is available from; nullopt = none.
+  std::optional<LabelSelector> node_topology;
+  std::optional<Quantity> capacity;
+  std::optional<Quantity> maximum_volume_size;
+
+  bool operator==(const CSIStorageCapacity&) const = default;
+};
+
+// The order is StorageObject::Variant's (resource() is the variant index), except the
+// last entry, another version of CSIStorageCapacity.
 enum class StorageResource {
   kPersistentVolumes,       // v1 PersistentVolume (cluster-scoped)
   kPersistentVolumeClaims,  // v1 PersistentVolumeClaim
   kStorageClasses,          // storage.k8s.io/v1 StorageClass (cluster-scoped)
   kCSINodes,                // storage.k8s.io/v1 CSINode (cluster-scoped)
+  kCSIDrivers,              // storage.k8s.io/v1 CSIDriver (cluster-scoped)
+  kCSIStorageCapacities,    // storage.k8s.io/v1 CSIStorageCapacity (1.24+)
+  // storage.k8s.io/v1beta1 CSIStorageCapacity (1.21-1.23; objects are kCSIStorageCapacities).
+  kCSIStorageCapacitiesV1beta1,
 };
 
+// One informer each (in this order); kCSIStorageCapacitiesV1beta1 is read by the
+// kCSIStorageCapacities informer when v1 is not served.
 inline constexpr StorageResource kAllStorageResources[] = {
     StorageResource::kPersistentVolumes, StorageResource::kPersistentVolumeClaims,
-    StorageResource::kStorageClasses, StorageResource::kCSINodes};
+    StorageResource::kStorageClasses,    StorageResource::kCSINodes,
+    StorageResource::kCSIDrivers,        StorageResource::kCSIStorageCapacities};
+
+// The resource whose objects `resource` serves (itself, except v1beta1 capacities).
+constexpr StorageResource ObjectResource(StorageResource resource) {
+  return resource == StorageResource::kCSIStorageCapacitiesV1beta1
+             ? StorageResource::kCSIStorageCapacities
+             : resource;
+}
 
 // "persistentvolumes", ...: as in URLs, RBAC rules and metric labels.
 std::string_view PluralName(StorageResource resource);
 // "PersistentVolume" and "PersistentVolumeList", ...
 std::string_view KindName(StorageResource resource);
 std::string_view ListKindName(StorageResource resource);
-// "v1" or "storage.k8s.io/v1".
+// "v1", "storage.k8s.io/v1" or "storage.k8s.io/v1beta1".
 std::string_view ApiVersionOf(StorageResource resource);
 // "/api/v1/persistentvolumes", "/apis/storage.k8s.io/v1/csinodes", ...
 std::string_view CollectionPath(StorageResource resource);
 constexpr bool IsNamespaced(StorageResource resource) {
-  return resource == StorageResource::kPersistentVolumeClaims;
+  return resource == StorageResource::kPersistentVolumeClaims ||
+         ObjectResource(resource) == StorageResource::kCSIStorageCapacities;
 }
 
-// One of the four storage objects. `metadata` mirrors the held object's (the informer
+// One of the storage objects. `metadata` mirrors the held object's (the informer
 // keys, versions and deletes by it); Make() keeps them in step.
 struct StorageObject {
-  using Variant = std::variant<PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode>;
+  using Variant = std::variant<PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode,
+                               CSIDriver, CSIStorageCapacity>;
 
   ObjectMeta metadata;
   Variant object;
@@ -201,5 +241,8 @@ std::string ClaimClass(const PersistentVolumeClaim& claim);
 std::string VolumeClass(const PersistentVolume& pv);
 // The claim's storage request in bytes (0 when absent).
 int64_t ClaimRequestBytes(const PersistentVolumeClaim& claim);
+// What a capacity object admits for one volume: maximumVolumeSize when set, else
+// capacity; nullopt when neither is.
+std::optional<Quantity> CapacityLimit(const CSIStorageCapacity& capacity);
 
 }  // namespace trimaran::kube

@@ -1,5 +1,6 @@
 // JSON codec: pod volumes (kube/api/volume.h) and the storage objects
-// (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode; kube/api/storage.h).
+// (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver,
+// CSIStorageCapacity; kube/api/storage.h).
 // Lenient as the rest of the codec: unknown fields are ignored, enum-like strings are
 // kept as written; only a field of the wrong JSON type fails the object.
 
@@ -236,6 +237,28 @@ absl::Status ReadCsiNode(const Value& v, const Path& path, CSINode& out) {
   });
 }
 
+absl::Status ReadCsiDriver(const Value& v, const Path& path, CSIDriver& out) {
+  return ForEachField(v, path, [&](std::string_view k, const Value& fv, const Path& fp) {
+    if (k == "metadata") return Read(fv, fp, out.metadata);
+    if (k != "spec") return absl::OkStatus();
+    return ForEachField(fv, fp, [&](std::string_view sk, const Value& sv, const Path& sp) {
+      if (sk == "storageCapacity") return Read(sv, sp, out.storage_capacity);
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status ReadCapacity(const Value& v, const Path& path, CSIStorageCapacity& out) {
+  return ForEachField(v, path, [&](std::string_view k, const Value& fv, const Path& fp) {
+    if (k == "metadata") return Read(fv, fp, out.metadata);
+    if (k == "storageClassName") return Read(fv, fp, out.storage_class_name);
+    if (k == "nodeTopology") return Read(fv, fp, out.node_topology);
+    if (k == "capacity") return Read(fv, fp, out.capacity);
+    if (k == "maximumVolumeSize") return Read(fv, fp, out.maximum_volume_size);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 absl::Status Read(const Value& v, const Path& path, Volume& out) {
@@ -269,8 +292,8 @@ absl::Status Read(const Value& v, const Path& path, StorageObject& out) {
     }
     if (!known) {
       return FieldError(path.Field("kind"),
-                        "expected PersistentVolume, PersistentVolumeClaim, StorageClass or "
-                        "CSINode");
+                        "expected PersistentVolume, PersistentVolumeClaim, StorageClass, "
+                        "CSINode, CSIDriver or CSIStorageCapacity");
     }
   }
   absl::Status s = std::visit(
@@ -282,8 +305,12 @@ absl::Status Read(const Value& v, const Path& path, StorageObject& out) {
           return ReadPvc(v, path, o);
         } else if constexpr (std::is_same_v<T, StorageClass>) {
           return ReadStorageClass(v, path, o);
-        } else {
+        } else if constexpr (std::is_same_v<T, CSINode>) {
           return ReadCsiNode(v, path, o);
+        } else if constexpr (std::is_same_v<T, CSIDriver>) {
+          return ReadCsiDriver(v, path, o);
+        } else {
+          return ReadCapacity(v, path, o);
         }
       },
       out.object);

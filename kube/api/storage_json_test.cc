@@ -163,5 +163,55 @@ TEST(StorageJsonTest, StorageClassAndCsiNodeWatchEventsDecodeByKind) {
   EXPECT_EQ(bad->object.metadata.name, "n2");
 }
 
+TEST(StorageJsonTest, CsiDriverAndStorageCapacityDecode) {
+  absl::StatusOr<StorageObjectList> drivers = DecodeStorageObjectList(
+      R"({"kind":"CSIDriverList","items":[
+        {"metadata":{"name":"ebs.csi.aws.com"},"spec":{"attachRequired":true,
+          "storageCapacity":true}},
+        {"metadata":{"name":"plain"},"spec":{}}]})",
+      StorageResource::kCSIDrivers);
+  ASSERT_TRUE(drivers.ok()) << drivers.status();
+  ASSERT_EQ(drivers->items.size(), 2u);
+  EXPECT_EQ(drivers->items[0].resource(), StorageResource::kCSIDrivers);
+  EXPECT_EQ(std::get<CSIDriver>(drivers->items[0].object).storage_capacity, true);
+  EXPECT_EQ(std::get<CSIDriver>(drivers->items[1].object).storage_capacity, std::nullopt);
+
+  // v1beta1 objects are the same type (and resource) as v1 ones.
+  absl::StatusOr<WatchEvent<StorageObject>> cap = DecodeStorageObjectWatchEvent(
+      R"({"type":"ADDED","object":{"kind":"CSIStorageCapacity",
+          "apiVersion":"storage.k8s.io/v1beta1",
+          "metadata":{"namespace":"kube-system","name":"csisc-1","resourceVersion":"7"},
+          "storageClassName":"wait","capacity":"100Gi","maximumVolumeSize":"20Gi",
+          "nodeTopology":{"matchLabels":{"topology.kubernetes.io/zone":"z1"}}}})",
+      StorageResource::kCSIStorageCapacitiesV1beta1);
+  ASSERT_TRUE(cap.ok()) << cap.status();
+  ASSERT_FALSE(cap->undecodable);
+  EXPECT_EQ(cap->object.resource(), StorageResource::kCSIStorageCapacities);
+  const auto& c = std::get<CSIStorageCapacity>(cap->object.object);
+  EXPECT_EQ(cap->object.metadata.namespace_name, "kube-system");
+  EXPECT_EQ(c.storage_class_name, "wait");
+  ASSERT_TRUE(c.node_topology);
+  EXPECT_EQ(c.node_topology->match_labels.at("topology.kubernetes.io/zone"), "z1");
+  EXPECT_EQ(CapacityLimit(c)->Value(), int64_t{20} << 30);
+  CSIStorageCapacity no_max = c;
+  no_max.maximum_volume_size.reset();
+  EXPECT_EQ(CapacityLimit(no_max)->Value(), int64_t{100} << 30);
+  no_max.capacity.reset();
+  EXPECT_EQ(CapacityLimit(no_max), std::nullopt);
+
+  // Wrong JSON type: reported, not fatal.
+  absl::StatusOr<WatchEvent<StorageObject>> bad = DecodeStorageObjectWatchEvent(
+      R"({"type":"ADDED","object":{"kind":"CSIStorageCapacity","metadata":{"name":"x"},
+          "storageClassName":["wait"]}})",
+      StorageResource::kCSIStorageCapacities);
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  EXPECT_TRUE(bad->undecodable);
+
+  EXPECT_EQ(CollectionPath(StorageResource::kCSIStorageCapacitiesV1beta1),
+            "/apis/storage.k8s.io/v1beta1/csistoragecapacities");
+  EXPECT_TRUE(IsNamespaced(StorageResource::kCSIStorageCapacities));
+  EXPECT_FALSE(IsNamespaced(StorageResource::kCSIDrivers));
+}
+
 }  // namespace
 }  // namespace trimaran::kube

@@ -589,15 +589,15 @@ void SetMetadata(StorageObject& o, const ObjectMeta& meta) {
 absl::Status FakeClient::WatchStorageObjects(StorageResource resource, const WatchOptions& options,
                                              const WatchHandler<StorageObject>& handler,
                                              std::stop_token stop) {
-  return Watch<StorageObject>(kStorageStreamBase + static_cast<int>(resource), "", options, handler,
-                              stop);
+  return Watch<StorageObject>(kStorageStreamBase + static_cast<int>(ObjectResource(resource)), "",
+                              options, handler, stop);
 }
 
 absl::StatusOr<StorageObjectList> FakeClient::ListStorageObjects(StorageResource resource,
                                                                  const ListOptions& options) {
   absl::MutexLock lock(&mu_);
   if (auto s = Injected("ListStorageObjects"); !s.ok()) return s;
-  const auto& objects = storage_[static_cast<int>(resource)];
+  const auto& objects = storage_[static_cast<int>(ObjectResource(resource))];
   StorageObjectList list;
   int64_t list_rv = rv_;
   std::string after;
@@ -624,7 +624,7 @@ absl::StatusOr<StorageObject> FakeClient::ApplyStorageObject(const StorageObject
   absl::MutexLock lock(&mu_);
   if (auto s = Injected("ApplyStorageObject"); !s.ok()) return s;
   const StorageResource resource = object.resource();
-  auto& objects = storage_[static_cast<int>(resource)];
+  auto& objects = storage_[static_cast<int>(ObjectResource(resource))];
   StorageObject o = object;
   ObjectMeta meta = std::visit([](const auto& typed) { return typed.metadata; }, o.object);
   if (!IsNamespaced(resource)) meta.namespace_name.clear();
@@ -649,7 +649,7 @@ absl::StatusOr<StorageObject> FakeClient::GetStorageObject(StorageResource resou
                                                            absl::string_view ns,
                                                            absl::string_view name) const {
   absl::MutexLock lock(&mu_);
-  const auto& objects = storage_[static_cast<int>(resource)];
+  const auto& objects = storage_[static_cast<int>(ObjectResource(resource))];
   auto it = objects.find(StorageKey(resource, ns, name));
   if (it == objects.end()) {
     return absl::NotFoundError(
@@ -664,7 +664,7 @@ absl::StatusOr<StorageObject> FakeClient::PatchStorageObject(StorageResource res
                                                              const StoragePatch& patch) {
   absl::MutexLock lock(&mu_);
   if (auto s = Injected("PatchStorageObject"); !s.ok()) return s;
-  auto& objects = storage_[static_cast<int>(resource)];
+  auto& objects = storage_[static_cast<int>(ObjectResource(resource))];
   auto it = objects.find(StorageKey(resource, ns, name));
   if (it == objects.end()) {
     return absl::NotFoundError(
@@ -691,7 +691,7 @@ absl::Status FakeClient::DeleteStorageObject(StorageResource resource, absl::str
                                              absl::string_view name) {
   absl::MutexLock lock(&mu_);
   if (auto s = Injected("DeleteStorageObject"); !s.ok()) return s;
-  auto& objects = storage_[static_cast<int>(resource)];
+  auto& objects = storage_[static_cast<int>(ObjectResource(resource))];
   auto it = objects.find(StorageKey(resource, ns, name));
   if (it == objects.end()) {
     return absl::NotFoundError(

@@ -33,6 +33,10 @@ absl::string_view EventResourceName(EventResource resource) {
       return "CSINode";
     case EventResource::kPodGroup:
       return "PodGroup";
+    case EventResource::kCSIDriver:
+      return "CSIDriver";
+    case EventResource::kCSIStorageCapacity:
+      return "CSIStorageCapacity";
     case EventResource::kWildCard:
       return "*";
   }

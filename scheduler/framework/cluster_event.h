@@ -14,10 +14,12 @@
 // Thread-safety: plain constexpr values and pure functions.
 
 #include <cstdint>
+#include <variant>
 
 #include "absl/strings/string_view.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
+#include "kube/api/storage.h"
 
 namespace trimaran::sched {
 
@@ -32,6 +34,8 @@ enum class EventResource : uint8_t {
   // scheduling.x-k8s.io PodGroups; also a new pending member of a group (UpdateOther):
   // unscheduled pods' adds are otherwise no event (Coscheduling).
   kPodGroup,
+  kCSIDriver,
+  kCSIStorageCapacity,
   kWildCard,  // any resource (only meaningful for registrations)
 };
 
@@ -98,14 +102,29 @@ enum class QueueingHint : uint8_t {
 };
 
 // The objects of a concrete event, for QueueingHints; nullptr where not applicable
-// (old_* for an Add, new_* for a Delete, the node pair for a pod event). Borrowed for
-// the duration of the call.
+// (old_* for an Add, new_* for a Delete, the node pair for a pod event, the storage
+// pair for a PV/PVC/StorageClass/CSINode/CSIDriver/CSIStorageCapacity event). Borrowed
+// for the duration of the call.
 struct EventObjects {
   const kube::Pod* old_pod = nullptr;
   const kube::Pod* new_pod = nullptr;
   const kube::Node* old_node = nullptr;
   const kube::Node* new_node = nullptr;
+  const kube::StorageObject* old_storage = nullptr;
+  const kube::StorageObject* new_storage = nullptr;
 };
+
+// The typed storage object of an event (new, else old), or nullptr when the event
+// carries none of type T.
+template <typename T>
+const T* EventStorage(const EventObjects& objects) {
+  const kube::StorageObject* o = objects.new_storage ? objects.new_storage : objects.old_storage;
+  return o == nullptr ? nullptr : std::get_if<T>(&o->object);
+}
+template <typename T>
+const T* OldEventStorage(const EventObjects& objects) {
+  return objects.old_storage == nullptr ? nullptr : std::get_if<T>(&objects.old_storage->object);
+}
 
 // Well-known events.
 inline constexpr ClusterEvent kWildCardEvent{EventResource::kWildCard, ActionType::kAll,

@@ -37,6 +37,14 @@ class EmptyStorage final : public StorageLister {
       const override {
     return {};
   }
+  std::shared_ptr<const kube::CSIDriver> GetCSIDriver(std::string_view /*name*/) const override {
+    return nullptr;
+  }
+  std::vector<std::shared_ptr<const kube::CSIStorageCapacity>> ListCSIStorageCapacities()
+      const override {
+    return {};
+  }
+  bool CapacityTracking() const override { return true; }
 };
 
 }  // namespace

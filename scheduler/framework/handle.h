@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string_view>
 #include <vector>
 
@@ -88,10 +89,11 @@ class ObjectLister {
 // An ObjectLister with nothing in it.
 const ObjectLister& EmptyObjectLister();
 
-// The PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes the
-// scheduler's informers hold (kube/api/storage.h), read live like ObjectLister: what
-// the volume plugins read (upstream's PV/PVC/StorageClass/CSINode listers). Each getter
-// returns nullptr when the object is absent. The default implementation is empty.
+// The PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers
+// and CSIStorageCapacities the scheduler's informers hold (kube/api/storage.h), read
+// live like ObjectLister: what the volume plugins read (upstream's PV/PVC/StorageClass/
+// CSINode/CSIDriver/CSIStorageCapacity listers). Each getter returns nullptr when the
+// object is absent. The default implementation is empty.
 class StorageLister {
  public:
   virtual ~StorageLister() = default;
@@ -105,6 +107,13 @@ class StorageLister {
   // Every PersistentVolume, in name order.
   virtual std::vector<std::shared_ptr<const kube::PersistentVolume>> ListPersistentVolumes()
       const = 0;
+  virtual std::shared_ptr<const kube::CSIDriver> GetCSIDriver(std::string_view name) const = 0;
+  // Every CSIStorageCapacity, in namespace/name order.
+  virtual std::vector<std::shared_ptr<const kube::CSIStorageCapacity>> ListCSIStorageCapacities()
+      const = 0;
+  // False when the apiserver serves no CSIStorageCapacity API (1.20): VolumeBinding then
+  // provisions without capacity checks, as upstream with storage capacity tracking off.
+  virtual bool CapacityTracking() const = 0;
 };
 
 // A StorageLister with nothing in it.
@@ -203,6 +212,17 @@ class Handle {
   // IterateOverWaitingPods), outside the map's lock: fn may Allow or Reject. Set in the
   // Handle a plugin's factory receives from the runtime; no pods elsewhere.
   virtual void IterateOverWaitingPods(absl::FunctionRef<void(WaitingPodHandle&)> fn) { (void)fn; }
+  // Whether `pod` is still known to the scheduler (its cache holds it, assumed or
+  // bound): false once the pod was deleted. What a binding cycle that waits (VolumeBinding's
+  // PreBind) polls to stop waiting for a deleted pod. True where there is no cache.
+  virtual bool PodExists(const kube::Pod& pod) const {
+    (void)pod;
+    return true;
+  }
+  // Requested when the scheduler stops (shutdown): binding cycles that wait on their
+  // own (VolumeBinding's PreBind) give up, so that draining the bindings is quick. A
+  // token that never stops by default.
+  virtual std::stop_token shutdown_token() const { return {}; }
 };
 
 }  // namespace trimaran::sched

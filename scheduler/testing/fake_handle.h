@@ -21,11 +21,13 @@
 #include <algorithm>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "common/stats/registry.h"
 #include "common/stats/scope.h"
@@ -136,8 +138,20 @@ class FakeHandle final : public Handle {
   void IterateOverWaitingPods(absl::FunctionRef<void(WaitingPodHandle&)> fn) override {
     waiting_pods_.ForEach([&fn](WaitingPod& pod) { fn(pod); });
   }
+  bool PodExists(const kube::Pod& pod) const override {
+    absl::MutexLock lock(&deleted_mu_);
+    return !deleted_pods_.contains(pod.metadata.uid);
+  }
+  std::stop_token shutdown_token() const override { return shutdown_.get_token(); }
 
   // ---- Test access ----
+  // PodExists answers false for this pod's UID from now on (it was deleted).
+  void DeletePod(const kube::Pod& pod) {
+    absl::MutexLock lock(&deleted_mu_);
+    deleted_pods_.insert(pod.metadata.uid);
+  }
+  // Fires shutdown_token() (the scheduler stops).
+  void Shutdown() { shutdown_.request_stop(); }
   // Namespaces, services and controllers the plugins see (object_lister()).
   ObjectStore& objects() { return objects_; }
   // PVs, PVCs, StorageClasses and CSINodes the plugins see (storage_lister()).
@@ -167,6 +181,9 @@ class FakeHandle final : public Handle {
   InlineParallelizer parallelizer_;
   stats::Registry registry_;
   StatsScopes scopes_;
+  mutable absl::Mutex deleted_mu_;
+  absl::flat_hash_set<std::string> deleted_pods_ ABSL_GUARDED_BY(deleted_mu_);
+  std::stop_source shutdown_;
 };
 
 // A FakeHandle whose snapshot holds `nodes` and `pods`.

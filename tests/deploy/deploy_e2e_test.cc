@@ -299,17 +299,31 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
                 .status());
   }
 
-  // Volume plugins: list + watch of PVs, PVCs, StorageClasses and CSINodes; merge PATCH
-  // of a PV (claimRef) and a PVC (selected-node), as VolumeBinding's PreBind sends them.
-  for (kube::StorageResource resource : kube::kAllStorageResources) {
-    SCOPED_TRACE(kube::PluralName(resource));
-    TRIMARAN_EXPECT_OK(scoped_->ListStorageObjects(resource, {}).status());
-    TRIMARAN_EXPECT_OK(scoped_
-                           ->Raw("GET",
-                                 absl::StrCat(std::string(kube::CollectionPath(resource)),
-                                              "?watch=true&timeoutSeconds=1"),
-                                 "")
-                           .status());
+  // Volume plugins: list + watch of PVs, PVCs, StorageClasses, CSINodes, CSIDrivers and
+  // CSIStorageCapacities; merge PATCH of a PV (claimRef) and a PVC (selected-node), as
+  // VolumeBinding's PreBind sends them. This 1.20 apiserver serves no
+  // CSIStorageCapacity (v1 or v1beta1): authorized, then 404 (a denial would be 403).
+  std::vector<kube::StorageResource> storage_resources(std::begin(kube::kAllStorageResources),
+                                                       std::end(kube::kAllStorageResources));
+  storage_resources.push_back(kube::StorageResource::kCSIStorageCapacitiesV1beta1);
+  for (kube::StorageResource resource : storage_resources) {
+    SCOPED_TRACE(kube::CollectionPath(resource));
+    const bool served =
+        kube::ObjectResource(resource) != kube::StorageResource::kCSIStorageCapacities;
+    const auto allowed = [served](const absl::Status& s) {
+      if (served) {
+        TRIMARAN_EXPECT_OK(s);
+      } else {
+        EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound));
+      }
+    };
+    allowed(scoped_->ListStorageObjects(resource, {}).status());
+    allowed(scoped_
+                ->Raw("GET",
+                      absl::StrCat(std::string(kube::CollectionPath(resource)),
+                                   "?watch=true&timeoutSeconds=1"),
+                      "")
+                .status());
   }
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       auto created_pv,
@@ -440,7 +454,15 @@ TEST_F(ShippedRbacTest, AllowsExactlyWhatTheSchedulerCalls) {
                                  ->Raw("PATCH", "/apis/storage.k8s.io/v1/storageclasses/x", "{}",
                                        "application/merge-patch+json")
                                  .status()},
-      {"csidrivers", scoped_->Raw("GET", "/apis/storage.k8s.io/v1/csidrivers", "").status()},
+      {"get csidriver", scoped_->Raw("GET", "/apis/storage.k8s.io/v1/csidrivers/x", "").status()},
+      {"create csidriver",
+       scoped_
+           ->Raw("POST", "/apis/storage.k8s.io/v1/csidrivers",
+                 R"({"apiVersion":"storage.k8s.io/v1","kind":"CSIDriver","metadata":{"name":"x"},)"
+                 R"("spec":{}})")
+           .status()},
+      {"volumeattachments",
+       scoped_->Raw("GET", "/apis/storage.k8s.io/v1/volumeattachments", "").status()},
   };
   for (const Denied& d : denied) {
     SCOPED_TRACE(d.what);

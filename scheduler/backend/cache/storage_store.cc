@@ -47,6 +47,14 @@ void StorageStore::Apply(kube::CSINode csi_node) {
       std::make_shared<const kube::StorageObject>(kube::StorageObject::Make(std::move(csi_node))));
 }
 
+void StorageStore::Apply(kube::CSIDriver driver) {
+  Apply(std::make_shared<const kube::StorageObject>(kube::StorageObject::Make(std::move(driver))));
+}
+void StorageStore::Apply(kube::CSIStorageCapacity capacity) {
+  Apply(
+      std::make_shared<const kube::StorageObject>(kube::StorageObject::Make(std::move(capacity))));
+}
+
 void StorageStore::Remove(const kube::StorageObject& object) {
   const std::string key = Key(object);
   absl::MutexLock lock(&mu_);
@@ -89,21 +97,36 @@ std::shared_ptr<const kube::CSINode> StorageStore::GetCSINode(std::string_view n
   return Typed<kube::CSINode>(Find(kube::StorageResource::kCSINodes, name));
 }
 
-std::vector<std::shared_ptr<const kube::PersistentVolume>> StorageStore::ListPersistentVolumes()
-    const {
+template <typename T>
+std::vector<std::shared_ptr<const T>> StorageStore::ListTyped(
+    kube::StorageResource resource) const {
   std::vector<std::shared_ptr<const kube::StorageObject>> all;
   {
     absl::ReaderMutexLock lock(&mu_);
-    const auto& objects = objects_[Index(kube::StorageResource::kPersistentVolumes)];
+    const auto& objects = objects_[Index(resource)];
     all.reserve(objects.size());
     for (const auto& [key, o] : objects) all.push_back(o);
   }
-  std::vector<std::shared_ptr<const kube::PersistentVolume>> out;
+  std::vector<std::shared_ptr<const T>> out;
   out.reserve(all.size());
   for (auto& o : all) {
-    if (auto pv = Typed<kube::PersistentVolume>(std::move(o))) out.push_back(std::move(pv));
+    if (auto typed = Typed<T>(std::move(o))) out.push_back(std::move(typed));
   }
   return out;
+}
+
+std::vector<std::shared_ptr<const kube::PersistentVolume>> StorageStore::ListPersistentVolumes()
+    const {
+  return ListTyped<kube::PersistentVolume>(kube::StorageResource::kPersistentVolumes);
+}
+
+std::shared_ptr<const kube::CSIDriver> StorageStore::GetCSIDriver(std::string_view name) const {
+  return Typed<kube::CSIDriver>(Find(kube::StorageResource::kCSIDrivers, name));
+}
+
+std::vector<std::shared_ptr<const kube::CSIStorageCapacity>>
+StorageStore::ListCSIStorageCapacities() const {
+  return ListTyped<kube::CSIStorageCapacity>(kube::StorageResource::kCSIStorageCapacities);
 }
 
 }  // namespace trimaran::sched

@@ -58,5 +58,33 @@ TEST(StorageStoreTest, ListsVolumesInNameOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{"pv-a", "pv-b", "pv-c"}));
 }
 
+TEST(StorageStoreTest, CsiDriversCapacitiesAndCapacityTracking) {
+  StorageStore store;
+  kube::CSIDriver driver;
+  driver.metadata.name = "ebs.csi.aws.com";
+  driver.storage_capacity = true;
+  store.Apply(driver);
+  for (const char* ns : {"kube-system", "csi"}) {
+    kube::CSIStorageCapacity c;
+    c.metadata.namespace_name = ns;
+    c.metadata.name = "cap";
+    c.storage_class_name = "gp3";
+    store.Apply(c);
+  }
+  ASSERT_NE(store.GetCSIDriver("ebs.csi.aws.com"), nullptr);
+  EXPECT_EQ(store.GetCSIDriver("ebs.csi.aws.com")->storage_capacity, true);
+  EXPECT_EQ(store.GetCSIDriver("other"), nullptr);
+  std::vector<std::string> keys;
+  for (const auto& c : store.ListCSIStorageCapacities()) {
+    keys.push_back(c->metadata.namespace_name + "/" + c->metadata.name);
+  }
+  // Namespaced: two objects of the same name, in namespace/name order.
+  EXPECT_EQ(keys, (std::vector<std::string>{"csi/cap", "kube-system/cap"}));
+  EXPECT_EQ(store.Size(kube::StorageResource::kCSIStorageCapacities), 2u);
+  EXPECT_TRUE(store.CapacityTracking());
+  store.SetCapacityTracking(false);
+  EXPECT_FALSE(store.CapacityTracking());
+}
+
 }  // namespace
 }  // namespace trimaran::sched

@@ -588,6 +588,58 @@ TEST_F(PriorityQueueTest, PendingPluginHintSendsToActiveAtOnce) {
   EXPECT_EQ(WhereIs("p"), "active");
 }
 
+// Storage events carry their objects to the hints (PVC, StorageClass, CSINode, CSIDriver
+// and CSIStorageCapacity events of the volume plugins), and an event of a resource the
+// plugin did not register asks no hint.
+TEST_F(PriorityQueueTest, StorageEventObjectsReachTheHints) {
+  const ClusterEvent claim_event{EventResource::kPersistentVolumeClaim,
+                                 ActionType::kAdd | ActionType::kUpdate, "PvcAddOrUpdate"};
+  int asked = 0;
+  PriorityQueue& queue = NewQueue(
+      {.plugin_events = {{"VolumeBinding", {claim_event}}},
+       .queueing_hints = {{"VolumeBinding",
+                           [&](const kube::Pod&, const ClusterEvent&,
+                               const EventObjects& objects) -> absl::StatusOr<QueueingHint> {
+                             ++asked;
+                             const auto* claim = EventStorage<kube::PersistentVolumeClaim>(objects);
+                             return claim != nullptr && claim->metadata.name == "mine"
+                                        ? QueueingHint::kQueue
+                                        : QueueingHint::kQueueSkip;
+                           }}}});
+  queue.Add(NewPod("p"));
+  PopAndFail({"VolumeBinding"});
+  clock_.Advance(absl::Seconds(2));
+
+  kube::PersistentVolumeClaim other;
+  other.metadata.name = "other";
+  const kube::StorageObject other_obj = kube::StorageObject::Make(other);
+  queue.MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{EventResource::kPersistentVolumeClaim, ActionType::kAdd, "StorageAdd"},
+      EventObjects{.new_storage = &other_obj});
+  EXPECT_EQ(WhereIs("p"), "unschedulable");
+  // Another resource: not registered, no hint asked.
+  kube::CSIDriver driver;
+  driver.metadata.name = "d";
+  const kube::StorageObject driver_obj = kube::StorageObject::Make(driver);
+  queue.MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{EventResource::kCSIDriver, ActionType::kAdd, "StorageAdd"},
+      EventObjects{.new_storage = &driver_obj});
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(WhereIs("p"), "unschedulable");
+
+  kube::PersistentVolumeClaim mine;
+  mine.metadata.name = "mine";
+  const kube::StorageObject old_obj = kube::StorageObject::Make(mine);
+  mine.metadata.labels["x"] = "y";
+  const kube::StorageObject new_obj = kube::StorageObject::Make(mine);
+  queue.MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{EventResource::kPersistentVolumeClaim, ActionType::kUpdateOther,
+                   "StorageUpdate"},
+      EventObjects{.old_storage = &old_obj, .new_storage = &new_obj});
+  EXPECT_EQ(asked, 2);
+  EXPECT_EQ(WhereIs("p"), "active");
+}
+
 TEST_F(PriorityQueueTest, NominatedPods) {
   PriorityQueue& queue = NewQueue();
   const PodPtr p = NewPod("p");

@@ -216,4 +216,15 @@ std::vector<ClusterEvent> NodeVolumeLimits::EventsToRegister() const {
   };
 }
 
+absl::StatusOr<QueueingHint> NodeVolumeLimits::Hint(const kube::Pod& /*pod*/,
+                                                    const ClusterEvent& event,
+                                                    const EventObjects& objects) const {
+  if (event.resource != EventResource::kPod) return QueueingHint::kQueue;
+  // A deleted pod frees attachments only if it was scheduled and had volumes we count.
+  const kube::Pod* deleted = objects.old_pod;
+  if (deleted == nullptr) return QueueingHint::kQueue;
+  return !deleted->spec.node_name.empty() && NeedsCounting(*deleted) ? QueueingHint::kQueue
+                                                                     : QueueingHint::kQueueSkip;
+}
+
 }  // namespace trimaran::sched::plugins

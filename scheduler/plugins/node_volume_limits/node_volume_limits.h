@@ -67,6 +67,11 @@ class NodeVolumeLimits final : public PreFilterPlugin,
                 const NodeInfo& node_info) const override;
   // CSINode Add; assigned Pod Delete; PVC Add (upstream's registrations).
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's hint (spec §7.1): an assigned pod's delete queues only when the pod was
+  // scheduled and had a claim, an ephemeral volume or a migratable inline volume;
+  // CSINode and PVC adds always.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 
  private:
   Handle& handle_;

@@ -171,5 +171,24 @@ TEST_F(NodeVolumeLimitsTest, MissingClaimsAndLegacyAllocatable) {
   EXPECT_EQ(plugin.Filter(state, pod, node_info).code(), Code::kUnschedulable);
 }
 
+// Upstream's hint (spec §7.1): only the delete of a scheduled pod with counted volumes.
+TEST(NodeVolumeLimitsHintTest, AssignedPodDelete) {
+  FakeHandle handle;
+  NodeVolumeLimits plugin(handle);
+  const kube::Pod x = PodWith("x", {"a"});
+  const auto deleted = [&](const kube::Pod& p) {
+    return *plugin.Hint(x, kAssignedPodDeleteEvent, EventObjects{.old_pod = &p});
+  };
+  kube::Pod scheduled = PodWith("s", {"b"});
+  scheduled.spec.node_name = "n1";
+  EXPECT_EQ(deleted(scheduled), QueueingHint::kQueue);
+  EXPECT_EQ(deleted(PodWith("unscheduled", {"b"})), QueueingHint::kQueueSkip);
+  kube::Pod no_volumes = MakePod().Name("nv").Namespace("test").NodeName("n1").Obj();
+  EXPECT_EQ(deleted(no_volumes), QueueingHint::kQueueSkip);
+  EXPECT_EQ(
+      *plugin.Hint(x, ClusterEvent{EventResource::kCSINode, ActionType::kAdd, "CSINodeAdd"}, {}),
+      QueueingHint::kQueue);
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins

@@ -44,7 +44,9 @@ absl::StatusOr<VolumeBindingArgs> DecodeVolumeBindingArgs(const PluginArgs& plug
         errors.push_back(
             absl::StrCat(field,
                          ": Invalid value: shape is only allowed with the VolumeCapacityPriority "
-                         "feature, which trimaran-scheduler does not implement"));
+                         "feature gate, alpha and off by default upstream (kube-scheduler "
+                         "rejects it the same way); trimaran-scheduler does not implement "
+                         "that score"));
       }
     } else {
       errors.push_back(absl::StrCat(field, ": unknown field"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "common/logging.h"
 #include "scheduler/plugins/helper/label_selector.h"
 #include "scheduler/plugins/helper/node_affinity.h"
+#include "scheduler/plugins/helper/pod_claims.h"
 
 namespace trimaran::sched::plugins {
 namespace {
@@ -38,6 +40,7 @@ class State final : public StateData {
     c->volumes_by_class = volumes_by_class;
     c->all_bound = all_bound;
     c->node = node;
+    c->capacities = capacities;
     absl::MutexLock lock(&mu_);
     absl::MutexLock clone_lock(&c->mu_);
     c->by_node_ = by_node_;
@@ -71,6 +74,9 @@ class State final : public StateData {
   // The candidate PVs of each delayed claim's class, captured once per cycle.
   std::map<std::string, std::vector<VolumePtr>, std::less<>> volumes_by_class;
   bool all_bound = false;
+  // Every CSIStorageCapacity, captured once per cycle for pods with delayed claims
+  // (empty when capacity tracking is off).
+  std::vector<std::shared_ptr<const kube::CSIStorageCapacity>> capacities;
   // The node chosen in Reserve (its labels are read again in PreBind).
   std::shared_ptr<const kube::Node> node;
 
@@ -169,6 +175,28 @@ bool TopologyAllows(const kube::StorageClass& sc, const kube::Node& node) {
   return false;
 }
 
+// Whether `node` can get a volume of `claim` provisioned from `sc` (spec §4.4, upstream's
+// hasEnoughCapacity): yes without a storage request, without a CSIDriver named after the
+// provisioner or when that driver does not ask for capacity checks; else some capacity
+// object of the class whose nodeTopology admits the node must have maximumVolumeSize
+// (else capacity) >= the request.
+bool HasEnoughCapacity(const StorageLister& lister, const State& s,
+                       const kube::PersistentVolumeClaim& claim, const kube::StorageClass& sc,
+                       const kube::Node& node) {
+  if (!claim.spec.request || !lister.CapacityTracking()) return true;
+  const std::shared_ptr<const kube::CSIDriver> driver = lister.GetCSIDriver(sc.provisioner);
+  if (driver == nullptr || !driver->storage_capacity.value_or(false)) return true;
+  const int64_t request = claim.spec.request->Value();
+  for (const auto& capacity : s.capacities) {
+    if (capacity->storage_class_name != sc.metadata.name || !capacity->node_topology) continue;
+    absl::StatusOr<helper::Selector> topology = helper::Selector::Compile(*capacity->node_topology);
+    if (!topology.ok() || !topology->Matches(node.metadata.labels)) continue;
+    const std::optional<kube::Quantity> limit = kube::CapacityLimit(*capacity);
+    if (limit && limit->Value() >= request) return true;
+  }
+  return false;
+}
+
 Status Unresolvable(std::string reason) {
   return Status::UnschedulableAndUnresolvable(reason).WithPlugin(VolumeBinding::kName);
 }
@@ -256,6 +284,9 @@ Status VolumeBinding::PreFilter(CycleState& state, const kube::Pod& pod,
     s->delayed.push_back(std::move(claim));
   }
   s->all_bound = s->delayed.empty();
+  if (!s->delayed.empty() && handle_.storage_lister().CapacityTracking()) {
+    s->capacities = handle_.storage_lister().ListCSIStorageCapacities();
+  }
   state.Write(kStateKey, std::move(s));
   return Status();
 }
@@ -268,7 +299,7 @@ Status VolumeBinding::Filter(const CycleState& state, const kube::Pod& /*pod*/,
   if (!read.ok()) return Status::FromAbsl(read.status()).WithPlugin(kName);
   const State& s = **read;
 
-  bool bound_satisfied = true, unbound_satisfied = true, pv_found = true;
+  bool bound_satisfied = true, unbound_satisfied = true, pv_found = true, sufficient_storage = true;
   for (const VolumePtr& pv : s.bound_volumes) {
     if (pv == nullptr) {
       pv_found = false;
@@ -332,6 +363,10 @@ Status VolumeBinding::Filter(const CycleState& state, const kube::Pod& /*pod*/,
         unbound_satisfied = false;
         continue;
       }
+      if (!HasEnoughCapacity(handle_.storage_lister(), s, *claim, *sc, *node)) {
+        sufficient_storage = false;
+        continue;
+      }
       result.dynamic_provisions.push_back(claim);
     }
   }
@@ -339,6 +374,7 @@ Status VolumeBinding::Filter(const CycleState& state, const kube::Pod& /*pod*/,
   std::vector<std::string> reasons;
   if (!bound_satisfied) reasons.emplace_back(kErrReasonNodeConflict);
   if (!unbound_satisfied) reasons.emplace_back(kErrReasonBindConflict);
+  if (!sufficient_storage) reasons.emplace_back(kErrReasonNotEnoughSpace);
   if (!pv_found) reasons.emplace_back(kErrReasonPVNotExist);
   if (!reasons.empty()) {
     return Status::UnschedulableAndUnresolvable(std::move(reasons)).WithPlugin(kName);
@@ -482,6 +518,7 @@ Status VolumeBinding::PreBind(CycleState& state, const kube::Pod& pod,
   // 2. Wait for the PV controller (and provisioners) to finish.
   const std::shared_ptr<const kube::Node> node = s.node;
   auto check = [&]() -> absl::StatusOr<bool> {
+    if (!handle_.PodExists(pod)) return absl::NotFoundError("pod does not exist any more");
     bool done = true;
     for (const auto& [claim, pv] : assumed->static_bindings) {
       VolumePtr api_pv = cache_.GetApiVolume(pv->metadata.name);
@@ -536,6 +573,11 @@ Status VolumeBinding::PreBind(CycleState& state, const kube::Pod& pod,
   const Clock& clock = handle_.clock();
   const kube::CallOptions options = handle_.binding_call_options();
   const absl::Time deadline = clock.Now() + absl::Seconds(args_.bind_timeout_seconds);
+  // The wait ends early when the binding is fenced (leadership lost) or the scheduler
+  // shuts down.
+  std::stop_source cancel;
+  std::stop_callback on_fence(options.stop, [&cancel] { cancel.request_stop(); });
+  std::stop_callback on_shutdown(handle_.shutdown_token(), [&cancel] { cancel.request_stop(); });
   while (true) {
     absl::StatusOr<bool> done = check();
     if (!done.ok()) {
@@ -549,7 +591,7 @@ Status VolumeBinding::PreBind(CycleState& state, const kube::Pod& pod,
                                         pod.metadata.namespace_name, "/", pod.metadata.name, ")"))
           .WithPlugin(kName);
     }
-    if (!clock.SleepUntil(std::min(now + absl::Seconds(1), deadline), options.stop)) {
+    if (!clock.SleepUntil(std::min(now + absl::Seconds(1), deadline), cancel.get_token())) {
       return Status::Error("binding volumes: cancelled").WithPlugin(kName);
     }
   }
@@ -565,7 +607,54 @@ std::vector<ClusterEvent> VolumeBinding::EventsToRegister() const {
                    ActionType::kAdd | ActionType::kUpdateNodeLabel | ActionType::kUpdateNodeTaint,
                    "NodeAdd"},
       ClusterEvent{EventResource::kCSINode, add_update, "CSINodeAddOrUpdate"},
+      ClusterEvent{EventResource::kCSIDriver, add_update, "CSIDriverAddOrUpdate"},
+      ClusterEvent{EventResource::kCSIStorageCapacity, add_update, "CSIStorageCapacityAddOrUpdate"},
   };
+}
+
+absl::StatusOr<QueueingHint> VolumeBinding::Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                                 const EventObjects& objects) const {
+  const auto queue_if = [](bool b) { return b ? QueueingHint::kQueue : QueueingHint::kQueueSkip; };
+  switch (event.resource) {
+    case EventResource::kPersistentVolumeClaim:
+      if (const auto* claim = EventStorage<kube::PersistentVolumeClaim>(objects)) {
+        return queue_if(helper::PodUsesClaim(pod, *claim));
+      }
+      return QueueingHint::kQueue;
+    case EventResource::kStorageClass: {
+      const auto* old_sc = OldEventStorage<kube::StorageClass>(objects);
+      const auto* new_sc = EventStorage<kube::StorageClass>(objects);
+      if (old_sc == nullptr || new_sc == nullptr || old_sc == new_sc) return QueueingHint::kQueue;
+      return queue_if(old_sc->allowed_topologies != new_sc->allowed_topologies);
+    }
+    case EventResource::kCSINode: {
+      const auto* old_node = OldEventStorage<kube::CSINode>(objects);
+      const auto* new_node = EventStorage<kube::CSINode>(objects);
+      if (old_node == nullptr || new_node == nullptr || old_node == new_node) {
+        return QueueingHint::kQueue;
+      }
+      const auto migrated = [](const kube::CSINode& n) -> std::optional<std::string> {
+        auto it = n.metadata.annotations.find(std::string_view(kube::kAnnMigratedPlugins));
+        if (it == n.metadata.annotations.end()) return std::nullopt;
+        return it->second;
+      };
+      return queue_if(migrated(*old_node) != migrated(*new_node));
+    }
+    case EventResource::kCSIStorageCapacity: {
+      const auto* old_cap = OldEventStorage<kube::CSIStorageCapacity>(objects);
+      const auto* new_cap = EventStorage<kube::CSIStorageCapacity>(objects);
+      if (old_cap == nullptr || new_cap == nullptr || old_cap == new_cap) {
+        return QueueingHint::kQueue;
+      }
+      const std::optional<kube::Quantity> before = kube::CapacityLimit(*old_cap);
+      const std::optional<kube::Quantity> after = kube::CapacityLimit(*new_cap);
+      if (!after) return QueueingHint::kQueueSkip;
+      return queue_if(!before || after->Value() > before->Value());
+    }
+    default:
+      // PV, node and CSIDriver events: always.
+      return QueueingHint::kQueue;
+  }
 }
 
 }  // namespace trimaran::sched::plugins

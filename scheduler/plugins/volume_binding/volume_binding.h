@@ -2,7 +2,7 @@
 // VolumeBinding: places a pod where its PersistentVolumeClaims can be used, and, after
 // the pod is placed, binds its unbound claims there (spec kube-scheduler-constraints.md
 // §4; upstream plugins/volumebinding and its volume binder, 1.31 behaviour without the
-// VolumeCapacityPriority score and CSIStorageCapacity checks).
+// VolumeCapacityPriority score, which is alpha and off upstream).
 //
 // PreFilter classifies the pod's claims (persistentVolumeClaim and generic ephemeral
 // volumes, read through the AssumeCache): missing, Lost, being deleted or (ephemeral)
@@ -21,6 +21,11 @@
 //                                                      kubernetes.io/no-provisioner, or N
 //                                                      outside allowedTopologies), or it
 //                                                      is already pinned to another node
+//   "node(s) did not have enough free storage"       a provisioned claim's CSIDriver asks
+//                                                      for capacity checks and no
+//                                                      CSIStorageCapacity of the class for
+//                                                      N's segment has room (skipped when
+//                                                      the apiserver serves no capacity API)
 //   "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 // Static matching takes, per claim (smallest request first), a PV pre-bound to it
 // (claimRef) if usable from N, else the smallest Available PV of the claim's class with
@@ -35,8 +40,9 @@
 // bound by the PV controller (and an external provisioner), at most bindTimeoutSeconds;
 // it fails early when a PV's claimRef was reset, a provisioner removed or changed the
 // selected-node annotation ("provisioning failed for PVC ..."), or the bound PV does not
-// fit the node. A stop of the binding call options (leader election lost, shutdown)
-// cancels the wait.
+// fit the node, or the pod was deleted ("pod does not exist any more"). A stop of the
+// binding call options (leader election lost) or the scheduler's shutdown token cancels
+// the wait.
 //
 // Thread-safety: Filter is safe for concurrent use (the per-node results are behind a
 // mutex in the cycle state); the AssumeCache is thread-safe; PreBind runs on binding
@@ -95,8 +101,16 @@ class VolumeBinding final : public PreFilterPlugin,
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   Status PreBind(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   // StorageClass Add/Update; PVC Add/Update; PV Add/Update; Node Add/UpdateNodeLabel/
-  // UpdateNodeTaint; CSINode Add/Update (upstream's registrations).
+  // UpdateNodeTaint; CSINode Add/Update; CSIDriver Add/Update; CSIStorageCapacity
+  // Add/Update (upstream's registrations).
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's hints (spec §4.9): a PVC event queues only a pod using that claim; a
+  // StorageClass update only when allowedTopologies changed; a CSINode update only when
+  // the migrated-plugins annotation changed; a CSIStorageCapacity update only when the
+  // limit (maximumVolumeSize, else capacity) appeared or grew; adds, PV, node and
+  // CSIDriver events always. An event without its objects queues.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 
   AssumeCache& assume_cache() { return cache_; }
 

@@ -1,10 +1,12 @@
 #include "scheduler/plugins/volume_binding/volume_binding.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/storage_wrappers.h"
@@ -394,6 +396,273 @@ TEST_F(VolumeBindingTest, PreBindFailuresAndTimeout) {
     std::vector<Status> got = Run(plugin, state, pod, {a});
     // Pinned elsewhere now: node-a cannot take it.
     EXPECT_EQ(got[0].code(), Code::kUnschedulableAndUnresolvable);
+  }
+}
+
+kube::CSIStorageCapacity Capacity(std::string name, std::string class_name, std::string zone,
+                                  std::optional<std::string> capacity,
+                                  std::optional<std::string> max_size = std::nullopt) {
+  kube::CSIStorageCapacity c;
+  c.metadata.namespace_name = "kube-system";
+  c.metadata.name = std::move(name);
+  c.storage_class_name = std::move(class_name);
+  kube::LabelSelector topology;
+  topology.match_labels["zone"] = std::move(zone);
+  c.node_topology = topology;
+  if (capacity) c.capacity = *kube::Quantity::Parse(*capacity);
+  if (max_size) c.maximum_volume_size = *kube::Quantity::Parse(*max_size);
+  return c;
+}
+
+// The capacity check of dynamic provisioning (spec §4.4 step 4; binder-level
+// TestFindPodVolumesWithProvisioning's storage-capacity cases).
+TEST_F(VolumeBindingTest, ProvisioningChecksStorageCapacity) {
+  Put(MakeClaim("default", "big").Class("zoned").Request("50Gi").Obj());
+  Put(MakeClaim("default", "no-request").Class("zoned").Obj());
+  const kube::Node a = Node("node-a", {{"zone", "z1"}});
+  VolumeBinding plugin(VolumeBindingArgs{}, handle_);
+  const auto filter = [&](std::initializer_list<std::string> claims) {
+    CycleState state;
+    return Run(plugin, state, Pod(claims), {a})[0];
+  };
+  const std::vector<std::string> not_enough = {"node(s) did not have enough free storage"};
+
+  // No CSIDriver object, or one that does not ask for capacity checks: provisioned.
+  EXPECT_TRUE(filter({"big"}).IsSuccess());
+  kube::CSIDriver driver;
+  driver.metadata.name = "ebs.csi.aws.com";
+  driver.storage_capacity = false;
+  Put(driver);
+  EXPECT_TRUE(filter({"big"}).IsSuccess());
+
+  // storageCapacity: true and no capacity objects: not enough storage (but a claim
+  // without a request is provisioned).
+  driver.storage_capacity = true;
+  Put(driver);
+  Status s = filter({"big"});
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.reasons(), not_enough);
+  EXPECT_TRUE(filter({"no-request"}).IsSuccess());
+
+  // Capacity objects: another class, another segment, too small: still not enough.
+  Put(Capacity("other-class", "wait-provisioned", "z1", "100Gi"));
+  Put(Capacity("other-zone", "zoned", "z2", "100Gi"));
+  Put(Capacity("small", "zoned", "z1", "10Gi"));
+  EXPECT_EQ(filter({"big"}).reasons(), not_enough);
+  // maximumVolumeSize wins over capacity.
+  Put(Capacity("max-small", "zoned", "z1", "1Ti", "20Gi"));
+  EXPECT_EQ(filter({"big"}).reasons(), not_enough);
+  Put(Capacity("enough", "zoned", "z1", "10Gi", "50Gi"));
+  EXPECT_TRUE(filter({"big"}).IsSuccess());
+
+  // A capacity object without nodeTopology admits no node ("other-class" above is too
+  // small for this claim).
+  kube::CSIStorageCapacity untopo = Capacity("untopo", "wait-provisioned", "z1", "1Ti");
+  untopo.node_topology.reset();
+  Put(untopo);
+  Put(MakeClaim("default", "other").Class("wait-provisioned").Request("200Gi").Obj());
+  EXPECT_EQ(filter({"other"}).reasons(), not_enough);
+
+  // The apiserver serves no CSIStorageCapacity API (1.20): no capacity checks, as
+  // upstream with capacity tracking off.
+  handle_.storage().SetCapacityTracking(false);
+  EXPECT_TRUE(filter({"other"}).IsSuccess());
+}
+
+// Reasons stay in upstream's order when a pod has several problems.
+TEST_F(VolumeBindingTest, NotEnoughStorageComesAfterBindConflict) {
+  kube::CSIDriver driver;
+  driver.metadata.name = "ebs.csi.aws.com";
+  driver.storage_capacity = true;
+  Put(driver);
+  Put(MakeClaim("default", "never").Class("no-provisioner").Request("5Gi").Obj());
+  Put(MakeClaim("default", "big").Class("wait-provisioned").Request("50Gi").Obj());
+  VolumeBinding plugin(VolumeBindingArgs{}, handle_);
+  CycleState state;
+  const Status s = Run(plugin, state, Pod({"never", "big"}), {Node("node-a")})[0];
+  EXPECT_THAT(s.reasons(), ElementsAre("node(s) didn't find available persistent volumes to bind",
+                                       "node(s) did not have enough free storage"));
+}
+
+// Upstream's registrations and hints (spec §1.4 table, §4.9).
+TEST_F(VolumeBindingTest, EventsAndQueueingHints) {
+  VolumeBinding plugin(VolumeBindingArgs{}, handle_);
+  std::vector<EventResource> resources;
+  for (const ClusterEvent& e : plugin.EventsToRegister()) resources.push_back(e.resource);
+  EXPECT_THAT(resources,
+              ::testing::UnorderedElementsAre(
+                  EventResource::kStorageClass, EventResource::kPersistentVolumeClaim,
+                  EventResource::kPersistentVolume, EventResource::kNode, EventResource::kCSINode,
+                  EventResource::kCSIDriver, EventResource::kCSIStorageCapacity));
+  kube::Pod pod = Pod({"data"});
+  kube::Volume scratch;
+  scratch.name = "scratch";
+  scratch.ephemeral = true;
+  pod.spec.volumes.push_back(scratch);
+  const auto hint = [&](EventResource r, ActionType a, const kube::StorageObject* old_o,
+                        const kube::StorageObject* new_o) {
+    absl::StatusOr<QueueingHint> h = plugin.Hint(
+        pod, ClusterEvent{r, a, "test"}, EventObjects{.old_storage = old_o, .new_storage = new_o});
+    EXPECT_TRUE(h.ok());
+    return h.ok() ? *h : QueueingHint::kQueue;
+  };
+  const ActionType kUpd = ActionType::kUpdateOther;
+  const ActionType kAdd = ActionType::kAdd;
+  using H = QueueingHint;
+
+  // PVC: only the pod's claims (ephemeral names too), same namespace.
+  const auto claim = [](std::string ns, std::string name) {
+    return kube::StorageObject::Make(MakeClaim(std::move(ns), std::move(name)).Obj());
+  };
+  const kube::StorageObject mine = claim("default", "data");
+  const kube::StorageObject eph = claim("default", "pod-a-scratch");
+  const kube::StorageObject other = claim("default", "else");
+  const kube::StorageObject other_ns = claim("other", "data");
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, kAdd, nullptr, &mine), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, kUpd, &mine, &mine), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, kAdd, nullptr, &eph), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, kAdd, nullptr, &other), H::kQueueSkip);
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, kAdd, nullptr, &other_ns), H::kQueueSkip);
+
+  // StorageClass: add always; update only when allowedTopologies changed.
+  kube::StorageClass sc = MakeStorageClass("c", "p", "WaitForFirstConsumer");
+  const kube::StorageObject sc_old = kube::StorageObject::Make(sc);
+  sc.metadata.labels["x"] = "y";
+  const kube::StorageObject sc_label = kube::StorageObject::Make(sc);
+  sc.allowed_topologies.push_back(
+      kube::TopologySelectorTerm{.match_label_expressions = {{.key = "zone", .values = {"z"}}}});
+  const kube::StorageObject sc_topo = kube::StorageObject::Make(sc);
+  EXPECT_EQ(hint(EventResource::kStorageClass, kAdd, nullptr, &sc_old), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kStorageClass, kUpd, &sc_old, &sc_label), H::kQueueSkip);
+  EXPECT_EQ(hint(EventResource::kStorageClass, kUpd, &sc_label, &sc_topo), H::kQueue);
+
+  // CSINode: add always; update only when the migrated-plugins annotation changed.
+  kube::CSINode csi = kube::testing::MakeCsiNode("node-a", {{"ebs.csi.aws.com", 39}});
+  const kube::StorageObject csi_old = kube::StorageObject::Make(csi);
+  csi.drivers[0].allocatable_count = 40;
+  const kube::StorageObject csi_count = kube::StorageObject::Make(csi);
+  csi.metadata.annotations[std::string(kube::kAnnMigratedPlugins)] = "kubernetes.io/aws-ebs";
+  const kube::StorageObject csi_migrated = kube::StorageObject::Make(csi);
+  EXPECT_EQ(hint(EventResource::kCSINode, kAdd, nullptr, &csi_old), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kCSINode, kUpd, &csi_old, &csi_count), H::kQueueSkip);
+  EXPECT_EQ(hint(EventResource::kCSINode, kUpd, &csi_count, &csi_migrated), H::kQueue);
+
+  // CSIStorageCapacity: add always; update only when the limit appeared or grew.
+  const kube::StorageObject cap_none =
+      kube::StorageObject::Make(Capacity("c", "zoned", "z1", std::nullopt));
+  const kube::StorageObject cap_10 =
+      kube::StorageObject::Make(Capacity("c", "zoned", "z1", "10Gi"));
+  const kube::StorageObject cap_5 = kube::StorageObject::Make(Capacity("c", "zoned", "z1", "5Gi"));
+  const kube::StorageObject cap_max =
+      kube::StorageObject::Make(Capacity("c", "zoned", "z1", "5Gi", "20Gi"));
+  EXPECT_EQ(hint(EventResource::kCSIStorageCapacity, kAdd, nullptr, &cap_5), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kCSIStorageCapacity, kUpd, &cap_none, &cap_5), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kCSIStorageCapacity, kUpd, &cap_5, &cap_10), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kCSIStorageCapacity, kUpd, &cap_10, &cap_5), H::kQueueSkip);
+  EXPECT_EQ(hint(EventResource::kCSIStorageCapacity, kUpd, &cap_10, &cap_max), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kCSIStorageCapacity, kUpd, &cap_5, &cap_none), H::kQueueSkip);
+
+  // PV, node and CSIDriver events always; an event without objects too.
+  const kube::StorageObject pv = kube::StorageObject::Make(MakePv("pv").Obj());
+  EXPECT_EQ(hint(EventResource::kPersistentVolume, kUpd, &pv, &pv), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kNode, kAdd, nullptr, nullptr), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kCSIDriver, kAdd, nullptr, nullptr), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, kUpd, nullptr, nullptr), H::kQueue);
+}
+
+// PreBind stops waiting when the pod is deleted, and when the scheduler shuts down; the
+// framework then runs Unreserve (spec §4.7).
+TEST_F(VolumeBindingTest, PreBindStopsForDeletedPodAndShutdown) {
+  Put(MakeClaim("default", "dynamic").Class("wait-provisioned").Obj());
+  const kube::Node a = Node("node-a");
+  handle_.snapshot().Set({a}, {});
+  VolumeBinding plugin(VolumeBindingArgs{.bind_timeout_seconds = 600}, handle_);
+  const kube::Pod pod = Pod({"dynamic"});
+  const auto keep_api_in_step = [&] {
+    // The informer sees the scheduler's own write.
+    handle_.storage().Apply(std::get<kube::PersistentVolumeClaim>(
+        handle_.fake_client()
+            .GetStorageObject(kube::StorageResource::kPersistentVolumeClaims, "default", "dynamic")
+            ->object));
+  };
+
+  {
+    CycleState state;
+    ASSERT_TRUE(Run(plugin, state, pod, {a})[0].IsSuccess());
+    ASSERT_TRUE(plugin.Reserve(state, pod, "node-a").IsSuccess());
+    Status s;
+    std::thread binder([&] { s = plugin.PreBind(state, pod, "node-a"); });
+    ASSERT_TRUE(handle_.fake_clock().AwaitSleepers(1));
+    keep_api_in_step();
+    handle_.DeletePod(pod);
+    handle_.fake_clock().AdvanceToNextDeadline();
+    binder.join();
+    EXPECT_EQ(s.code(), Code::kError);
+    EXPECT_THAT(s.reasons()[0], ::testing::HasSubstr("pod does not exist any more"));
+    plugin.Unreserve(state, pod, "node-a");
+  }
+  {
+    kube::Pod second = pod;
+    second.metadata.uid = "pod-a-2";
+    // Pinned to node-a by the first attempt's write: still fits node-a.
+    CycleState state;
+    ASSERT_TRUE(Run(plugin, state, second, {a})[0].IsSuccess());
+    ASSERT_TRUE(plugin.Reserve(state, second, "node-a").IsSuccess());
+    Status s;
+    std::thread binder([&] { s = plugin.PreBind(state, second, "node-a"); });
+    ASSERT_TRUE(handle_.fake_clock().AwaitSleepers(1));
+    const absl::Time before = handle_.fake_clock().Now();
+    handle_.Shutdown();  // wakes the sleeper without advancing the clock
+    binder.join();
+    EXPECT_EQ(handle_.fake_clock().Now(), before);
+    EXPECT_EQ(s.code(), Code::kError);
+    EXPECT_THAT(s.reasons()[0], ::testing::HasSubstr("cancelled"));
+  }
+}
+
+// Binder level (spec §4.10, TestAssumePodVolumes / TestBindAPIUpdate): a binding whose
+// PV left the cache fails Reserve and restores what was assumed; of two PV writes where
+// the second conflicts, the first stays written and the second is restored.
+TEST_F(VolumeBindingTest, ReserveAndPreBindRestoreWhatTheyCouldNotDo) {
+  Put(MakePv("pv-1").Class(kWait).Capacity("1Gi").Obj());
+  const kube::PersistentVolume pv2 = Put(MakePv("pv-2").Class(kWait).Capacity("2Gi").Obj());
+  Put(MakeClaim("default", "c1").Class(kWait).Request("1Gi").Obj());
+  Put(MakeClaim("default", "c2").Class(kWait).Request("2Gi").Obj());
+  const kube::Node a = Node("node-a");
+  handle_.snapshot().Set({a}, {});
+  VolumeBinding plugin(VolumeBindingArgs{.bind_timeout_seconds = 30}, handle_);
+  const kube::Pod pod = Pod({"c1", "c2"});
+  {
+    CycleState state;
+    ASSERT_TRUE(Run(plugin, state, pod, {a})[0].IsSuccess());
+    handle_.storage().Remove(kube::StorageObject::Make(pv2));
+    const Status s = plugin.Reserve(state, pod, "node-a");
+    EXPECT_EQ(s.code(), Code::kError);
+    EXPECT_THAT(s.reasons()[0], ::testing::HasSubstr("\"pv-2\" not found"));
+    EXPECT_FALSE(plugin.assume_cache().GetVolume("pv-1")->spec.claim_ref);
+    handle_.storage().Apply(pv2);
+  }
+  {
+    CycleState state;
+    ASSERT_TRUE(Run(plugin, state, pod, {a})[0].IsSuccess());
+    ASSERT_TRUE(plugin.Reserve(state, pod, "node-a").IsSuccess());
+    // Someone else changes pv-2 in the API: the scheduler's write of it conflicts.
+    kube::PersistentVolume changed = pv2;
+    changed.metadata.labels["touched"] = "yes";
+    TRIMARAN_ASSERT_OK(
+        handle_.fake_client().ApplyStorageObject(kube::StorageObject::Make(changed)).status());
+    const Status s = plugin.PreBind(state, pod, "node-a");
+    EXPECT_EQ(s.code(), Code::kError);
+    const auto api_pv = [&](const std::string& name) {
+      return std::get<kube::PersistentVolume>(
+          handle_.fake_client()
+              .GetStorageObject(kube::StorageResource::kPersistentVolumes, "", name)
+              ->object);
+    };
+    ASSERT_TRUE(api_pv("pv-1").spec.claim_ref);
+    EXPECT_EQ(api_pv("pv-1").spec.claim_ref->name, "c1");
+    EXPECT_FALSE(api_pv("pv-2").spec.claim_ref);
+    EXPECT_FALSE(plugin.assume_cache().GetVolume("pv-2")->spec.claim_ref);
   }
 }
 

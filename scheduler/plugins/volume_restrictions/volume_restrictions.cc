@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/plugins/helper/pod_claims.h"
 
 namespace trimaran::sched::plugins {
 namespace {
@@ -148,6 +149,38 @@ Status VolumeRestrictions::Filter(const CycleState& state, const kube::Pod& pod,
     return Status::Unschedulable(kErrReasonReadWriteOncePodConflict).WithPlugin(kName);
   }
   return Status();
+}
+
+absl::StatusOr<QueueingHint> VolumeRestrictions::Hint(const kube::Pod& pod,
+                                                      const ClusterEvent& event,
+                                                      const EventObjects& objects) const {
+  const auto queue_if = [](bool b) { return b ? QueueingHint::kQueue : QueueingHint::kQueueSkip; };
+  switch (event.resource) {
+    case EventResource::kPod: {
+      const kube::Pod* deleted = objects.old_pod;
+      if (deleted == nullptr) return QueueingHint::kQueue;
+      if (deleted->metadata.namespace_name != pod.metadata.namespace_name) {
+        return QueueingHint::kQueueSkip;
+      }
+      for (const kube::Volume& v : pod.spec.volumes) {
+        for (const kube::Volume& e : deleted->spec.volumes) {
+          if (Conflicts(v, e)) return QueueingHint::kQueue;
+          if (v.persistent_volume_claim && e.persistent_volume_claim &&
+              v.persistent_volume_claim->claim_name == e.persistent_volume_claim->claim_name) {
+            return QueueingHint::kQueue;
+          }
+        }
+      }
+      return QueueingHint::kQueueSkip;
+    }
+    case EventResource::kPersistentVolumeClaim:
+      if (const auto* claim = EventStorage<kube::PersistentVolumeClaim>(objects)) {
+        return queue_if(helper::PodUsesClaim(pod, *claim, /*include_ephemeral=*/false));
+      }
+      return QueueingHint::kQueue;
+    default:
+      return QueueingHint::kQueue;  // node adds
+  }
 }
 
 std::vector<ClusterEvent> VolumeRestrictions::EventsToRegister() const {

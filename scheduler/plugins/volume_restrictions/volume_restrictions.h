@@ -68,6 +68,11 @@ class VolumeRestrictions final : public PreFilterPlugin,
                 const NodeInfo& node_info) const override;
   // Assigned Pod Delete; Node Add; PVC Add (upstream's registrations).
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's hints (spec §5.4): an assigned pod's delete queues only for a pod of the
+  // same namespace whose inline disk conflicted with it or that shares a claim name; a
+  // PVC add only for one of the pod's claims; node adds always.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 
   // Whether volume `a` of one pod and `b` of another conflict (the table above).
   static bool Conflicts(const kube::Volume& a, const kube::Volume& b);

@@ -152,5 +152,35 @@ TEST(VolumeRestrictionsTest, ReadWriteOncePod) {
   EXPECT_EQ(plugin.PreFilter(state2, rwo, {}, result).code(), Code::kSkip);
 }
 
+// Upstream's hints (spec §5.4).
+TEST(VolumeRestrictionsTest, QueueingHints) {
+  FakeHandle handle;
+  VolumeRestrictions plugin(handle);
+  kube::Pod x = WithClaims(PodUsing("x", Gce("foo", false)), {"data"});
+  const auto pod_delete = [&](const kube::Pod& deleted) {
+    absl::StatusOr<QueueingHint> h =
+        plugin.Hint(x, kAssignedPodDeleteEvent, EventObjects{.old_pod = &deleted});
+    EXPECT_TRUE(h.ok());
+    return h.ok() ? *h : QueueingHint::kQueue;
+  };
+  EXPECT_EQ(pod_delete(PodUsing("holder", Gce("foo", false))), QueueingHint::kQueue);
+  EXPECT_EQ(pod_delete(WithClaims(MakePod().Name("c").Namespace("ns").Obj(), {"data"})),
+            QueueingHint::kQueue);
+  EXPECT_EQ(pod_delete(PodUsing("other-disk", Gce("bar", false))), QueueingHint::kQueueSkip);
+  EXPECT_EQ(pod_delete(WithClaims(MakePod().Name("c").Namespace("other").Obj(), {"data"})),
+            QueueingHint::kQueueSkip);
+
+  const auto claim_add = [&](kube::PersistentVolumeClaim c) {
+    const kube::StorageObject o = kube::StorageObject::Make(std::move(c));
+    return *plugin.Hint(
+        x, ClusterEvent{EventResource::kPersistentVolumeClaim, ActionType::kAdd, "PvcAdd"},
+        EventObjects{.new_storage = &o});
+  };
+  EXPECT_EQ(claim_add(MakeClaim("ns", "data").Obj()), QueueingHint::kQueue);
+  EXPECT_EQ(claim_add(MakeClaim("ns", "else").Obj()), QueueingHint::kQueueSkip);
+  EXPECT_EQ(claim_add(MakeClaim("other", "data").Obj()), QueueingHint::kQueueSkip);
+  EXPECT_EQ(*plugin.Hint(x, kNodeAddEvent, {}), QueueingHint::kQueue);
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins

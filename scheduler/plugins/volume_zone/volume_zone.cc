@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "scheduler/plugins/helper/pod_claims.h"
 
 namespace trimaran::sched::plugins {
 namespace {
@@ -19,6 +20,8 @@ constexpr absl::string_view kTopologyLabels[] = {kBetaZone, kBetaRegion, kZone, 
 struct Topology {
   std::string key;
   std::set<std::string, std::less<>> values;
+
+  bool operator==(const Topology&) const = default;
 };
 
 class PreFilterState final : public StateData {
@@ -35,6 +38,22 @@ class PreFilterState final : public StateData {
 
 Status Unresolvable(std::string reason) {
   return Status::UnschedulableAndUnresolvable(reason).WithPlugin(VolumeZone::kName);
+}
+
+// The topology labels of a PV, values split on "__"; unparsable (empty) ones skipped.
+std::vector<Topology> TopologiesOf(const kube::PersistentVolume& pv) {
+  std::vector<Topology> out;
+  for (absl::string_view key : kTopologyLabels) {
+    auto it = pv.metadata.labels.find(std::string_view(key.data(), key.size()));
+    if (it == pv.metadata.labels.end()) continue;
+    Topology t{.key = std::string(key), .values = {}};
+    for (absl::string_view v : absl::StrSplit(it->second, "__", absl::SkipEmpty())) {
+      t.values.insert(std::string(v));
+    }
+    if (t.values.empty()) continue;
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 }  // namespace
@@ -81,16 +100,7 @@ Status VolumeZone::PreFilter(CycleState& state, const kube::Pod& pod,
     if (pv == nullptr) {
       return Unresolvable(absl::StrCat("persistentvolume \"", pv_name, "\" not found"));
     }
-    for (absl::string_view key : kTopologyLabels) {
-      auto it = pv->metadata.labels.find(std::string_view(key.data(), key.size()));
-      if (it == pv->metadata.labels.end()) continue;
-      Topology t{.key = std::string(key), .values = {}};
-      for (absl::string_view v : absl::StrSplit(it->second, "__", absl::SkipEmpty())) {
-        t.values.insert(std::string(v));
-      }
-      if (t.values.empty()) continue;  // unparsable
-      topologies.push_back(std::move(t));
-    }
+    for (Topology& t : TopologiesOf(*pv)) topologies.push_back(std::move(t));
   }
   if (topologies.empty()) return Status::Skip();
   state.Write(kPreFilterStateKey, std::make_unique<PreFilterState>(std::move(topologies)));
@@ -134,6 +144,32 @@ std::vector<ClusterEvent> VolumeZone::EventsToRegister() const {
       ClusterEvent{EventResource::kPersistentVolume, ActionType::kAdd | ActionType::kUpdate,
                    "PvAddOrUpdate"},
   };
+}
+
+absl::StatusOr<QueueingHint> VolumeZone::Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                              const EventObjects& objects) const {
+  const auto queue_if = [](bool b) { return b ? QueueingHint::kQueue : QueueingHint::kQueueSkip; };
+  switch (event.resource) {
+    case EventResource::kStorageClass:
+      if (const auto* sc = EventStorage<kube::StorageClass>(objects)) {
+        return queue_if(sc->volume_binding_mode &&
+                        *sc->volume_binding_mode == kube::kBindingWaitForFirstConsumer);
+      }
+      return QueueingHint::kQueue;
+    case EventResource::kPersistentVolumeClaim:
+      if (const auto* claim = EventStorage<kube::PersistentVolumeClaim>(objects)) {
+        return queue_if(helper::PodUsesClaim(pod, *claim, /*include_ephemeral=*/false));
+      }
+      return QueueingHint::kQueue;
+    case EventResource::kPersistentVolume: {
+      const auto* old_pv = OldEventStorage<kube::PersistentVolume>(objects);
+      const auto* new_pv = EventStorage<kube::PersistentVolume>(objects);
+      if (old_pv == nullptr || new_pv == nullptr || old_pv == new_pv) return QueueingHint::kQueue;
+      return queue_if(TopologiesOf(*old_pv) != TopologiesOf(*new_pv));
+    }
+    default:
+      return QueueingHint::kQueue;  // node events
+  }
 }
 
 }  // namespace trimaran::sched::plugins

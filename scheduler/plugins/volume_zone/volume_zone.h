@@ -59,6 +59,11 @@ class VolumeZone final : public PreFilterPlugin, public FilterPlugin, public Enq
   // StorageClass Add; Node Add/UpdateNodeLabel/UpdateNodeTaint; PVC Add/Update; PV
   // Add/Update (upstream's registrations).
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's hints (spec §6.2): a StorageClass add queues only for a
+  // WaitForFirstConsumer class; a PVC event only for one of the pod's claims; a PV
+  // update only when its zone/region labels changed; PV adds and node events always.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 
  private:
   Handle& handle_;

@@ -157,5 +157,48 @@ TEST(VolumeZoneTest, PreFilterClassification) {
   }
 }
 
+// Upstream's hints (spec §6.2).
+TEST(VolumeZoneTest, QueueingHints) {
+  FakeHandle handle;
+  VolumeZone plugin(handle);
+  const kube::Pod pod = WithClaims(MakePod().Name("p").Namespace("ns").Obj(), {"claim"});
+  const auto hint = [&](EventResource r, ActionType a, const kube::StorageObject* old_o,
+                        const kube::StorageObject* new_o) {
+    absl::StatusOr<QueueingHint> h = plugin.Hint(
+        pod, ClusterEvent{r, a, "test"}, EventObjects{.old_storage = old_o, .new_storage = new_o});
+    EXPECT_TRUE(h.ok());
+    return h.ok() ? *h : QueueingHint::kQueue;
+  };
+  using H = QueueingHint;
+  const kube::StorageObject wffc =
+      kube::StorageObject::Make(MakeStorageClass("w", "p", "WaitForFirstConsumer"));
+  const kube::StorageObject immediate =
+      kube::StorageObject::Make(MakeStorageClass("i", "p", "Immediate"));
+  EXPECT_EQ(hint(EventResource::kStorageClass, ActionType::kAdd, nullptr, &wffc), H::kQueue);
+  EXPECT_EQ(hint(EventResource::kStorageClass, ActionType::kAdd, nullptr, &immediate),
+            H::kQueueSkip);
+
+  const kube::StorageObject mine = kube::StorageObject::Make(MakeClaim("ns", "claim").Obj());
+  const kube::StorageObject other = kube::StorageObject::Make(MakeClaim("ns", "other").Obj());
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, ActionType::kUpdateOther, &mine, &mine),
+            H::kQueue);
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, ActionType::kAdd, nullptr, &other),
+            H::kQueueSkip);
+
+  const kube::StorageObject pv_a =
+      kube::StorageObject::Make(MakePv("pv").Label(kZone, "us-west1-a").Obj());
+  const kube::StorageObject pv_a_other_label = kube::StorageObject::Make(
+      MakePv("pv").Label(kZone, "us-west1-a").Label("unrelated", "x").Obj());
+  const kube::StorageObject pv_ab =
+      kube::StorageObject::Make(MakePv("pv").Label(kZone, "us-west1-a__us-west1-b").Obj());
+  EXPECT_EQ(hint(EventResource::kPersistentVolume, ActionType::kAdd, nullptr, &pv_a), H::kQueue);
+  EXPECT_EQ(
+      hint(EventResource::kPersistentVolume, ActionType::kUpdateOther, &pv_a, &pv_a_other_label),
+      H::kQueueSkip);
+  EXPECT_EQ(hint(EventResource::kPersistentVolume, ActionType::kUpdateOther, &pv_a, &pv_ab),
+            H::kQueue);
+  EXPECT_EQ(hint(EventResource::kNode, ActionType::kUpdateNodeLabel, nullptr, nullptr), H::kQueue);
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins
