@@ -12,7 +12,12 @@
 #
 # Tested by tests/deploy/image_test.sh (ctest label "image").
 
-ARG DEBIAN_IMAGE=docker.io/library/debian:bookworm-slim
+# Pinned by digest: the multi-platform index of debian:bookworm-slim built 2026-08-03 (as
+# recorded by docker-library/repo-info, repos/debian/remote/bookworm-slim.md; linux/amd64,
+# arm64, arm/v7, 386, ppc64le). To move to a newer base, take the index digest from
+# `skopeo inspect --raw docker://docker.io/library/debian:bookworm-slim | sha256sum` or
+# repo-info, and change it here; `--build-arg DEBIAN_IMAGE=...` overrides it for one build.
+ARG DEBIAN_IMAGE=docker.io/library/debian:bookworm-slim@sha256:abd67ffcfa541b485a3dff59865ab629aa048a6c613e639d36e7456b0b229241
 
 FROM ${DEBIAN_IMAGE} AS build
 ARG TRIMARAN_PROGRAMS="trimaran-scheduler load-watcher trimaranctl"

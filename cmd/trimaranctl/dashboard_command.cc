@@ -175,8 +175,8 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
   absl::StatusOr<std::unique_ptr<kube::RestClient>> kube_client =
       kube::RestClient::Create(*rest, RealClock::Get());
   if (!kube_client.ok()) return fail(kube_client.status().message());
-  absl::StatusOr<WatcherClient> watcher = MakeWatcherClient(flags->nodes.watcher, flags->nodes.watcher_ca_file,
-                        flags->nodes.watcher_token_file);
+  absl::StatusOr<WatcherClient> watcher = MakeWatcherClient(
+      flags->nodes.watcher, flags->nodes.watcher_ca_file, flags->nodes.watcher_token_file);
   if (!watcher.ok()) return fail(watcher.status().message());
 
   std::unique_ptr<http::CurlTransport> scheduler_transport;

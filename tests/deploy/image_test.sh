@@ -76,9 +76,11 @@ if ! "${B[@]}" inspect --type image "$base" >/dev/null 2>&1; then
   log "base image $base cached in $cache/buildah"
 fi
 
-# ---- 2. Build the Dockerfile, unchanged ----
+# ---- 2. Build the Dockerfile, unchanged but for its base: the Dockerfile pins
+# debian:bookworm-slim by digest, which the local stand-in cannot match ----
 log "building $image ($programs)"
 if ! "${B[@]}" bud --isolation chroot --pull-never --layers=false --force-rm -q \
+    --build-arg DEBIAN_IMAGE="$base" \
     --build-arg TRIMARAN_PROGRAMS="$programs" \
     --build-arg TRIMARAN_JOBS="${TRIMARAN_IMAGE_JOBS:-2}" \
     --build-arg TRIMARAN_VERSION="$version" \

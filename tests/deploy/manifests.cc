@@ -12,9 +12,9 @@
 namespace trimaran::deploy_testing {
 
 const std::vector<std::string>& Overlays() {
-  static const auto* const kOverlays = new std::vector<std::string>{
-      "prometheus", "metrics-server", "single-container", "request-only", "extender",
-      "secure-load-watcher"};
+  static const auto* const kOverlays =
+      new std::vector<std::string>{"prometheus",   "metrics-server", "single-container",
+                                   "request-only", "extender",       "secure-load-watcher"};
   return *kOverlays;
 }
 

@@ -148,7 +148,9 @@ TEST_F(CoschedulingTest, QueueSortKeepsGroupsTogether) {
   };
   for (const Row& r : rows) {
     EXPECT_EQ(pl->Less(r.a, r.b), r.less) << r.name;
-    if (r.less) EXPECT_FALSE(pl->Less(r.b, r.a)) << r.name << " (reversed)";
+    if (r.less) {
+      EXPECT_FALSE(pl->Less(r.b, r.a)) << r.name << " (reversed)";
+    }
   }
 }
 
@@ -187,7 +189,9 @@ TEST_F(CoschedulingTest, PreFilterCases) {
   for (const Row& r : rows) {
     Status s = PreFilter(*pl, r.pod);
     EXPECT_EQ(s.code(), r.code) << r.name << ": " << s.Message();
-    if (!r.message.empty()) EXPECT_EQ(s.Message(), r.message) << r.name;
+    if (!r.message.empty()) {
+      EXPECT_EQ(s.Message(), r.message) << r.name;
+    }
   }
 
   // pods = minMember is part of minResources: 9 pods do not fit 8 pod slots (1 used).
