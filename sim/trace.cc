@@ -508,9 +508,13 @@ absl::StatusOr<ClusterSpec> ParseClusterYaml(absl::string_view text, absl::strin
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string key = it->first.as<std::string>();
     if (key == "nodeGroups") {
-      if (!it->second.IsSequence())
-        return YamlError(file, it->second, "nodeGroups: expected a list");
-      for (const YAML::Node& g : it->second) {
+      // A named copy: iterating the iterator's proxy directly makes gcc 12 warn about a
+      // dangling temporary (-Wdangling-pointer, a false positive inside yaml-cpp).
+      const YAML::Node group_list = it->second;
+      if (!group_list.IsSequence()) {
+        return YamlError(file, group_list, "nodeGroups: expected a list");
+      }
+      for (const YAML::Node& g : group_list) {
         TRIMARAN_ASSIGN_OR_RETURN(NodeGroup group, ParseGroup(file, g));
         if (!names.insert(group.name).second) {
           return YamlError(file, g,
