@@ -172,13 +172,16 @@ absl::StatusOr<DecisionList> DecodeDecisions(absl::string_view json) {
                      doc.GetErrorOffset()));
   }
   if (!doc.IsObject()) return Bad("$", "must be an object");
+  // Const iterators: comparing rapidjson's mutable member iterators is ambiguous in
+  // C++20 (clang -Wambiguous-reversed-operator).
+  const rapidjson::Value& root = doc;
   DecisionList out;
-  if (auto it = doc.FindMember("capacity"); it != doc.MemberEnd()) {
+  if (auto it = root.FindMember("capacity"); it != root.MemberEnd()) {
     if (!it->value.IsUint64()) return Bad("capacity", "must be a non-negative integer");
     out.capacity = it->value.GetUint64();
   }
-  auto it = doc.FindMember("decisions");
-  if (it == doc.MemberEnd()) return Bad("decisions", "missing");
+  auto it = root.FindMember("decisions");
+  if (it == root.MemberEnd()) return Bad("decisions", "missing");
   if (!it->value.IsArray()) return Bad("decisions", "must be an array");
   for (rapidjson::SizeType i = 0; i < it->value.Size(); ++i) {
     absl::StatusOr<Decision> d = ReadDecision(it->value[i], absl::StrCat("decisions[", i, "]"));
