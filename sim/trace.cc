@@ -369,7 +369,7 @@ absl::StatusOr<NodeGroup> ParseGroup(absl::string_view file, const YAML::Node& g
   bool has_initial = false;
   for (auto it = g.begin(); it != g.end(); ++it) {
     const std::string key = it->first.as<std::string>();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: it->second is a temporary proxy
     if (key == "name") {
       TRIMARAN_ASSIGN_OR_RETURN(group.name, YamlScalar<std::string>(file, v, key));
     } else if (key == "instanceType") {
@@ -426,7 +426,7 @@ absl::Status ParseAutoscaler(absl::string_view file, const YAML::Node& a, Autosc
   if (!a.IsMap()) return YamlError(file, a, "autoscaler: expected a mapping");
   for (auto it = a.begin(); it != a.end(); ++it) {
     const std::string key = it->first.as<std::string>();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: it->second is a temporary proxy
     if (key == "enabled") {
       TRIMARAN_ASSIGN_OR_RETURN(c.enabled, YamlScalar<bool>(file, v, key));
     } else if (key == "expander") {
