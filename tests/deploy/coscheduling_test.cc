@@ -26,20 +26,12 @@ std::string Str(const YAML::Node& n) { return n.IsScalar() ? n.as<std::string>()
 class CoschedulingComponentTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        std::filesystem::temp_directory_path() / absl::StrCat("trimaran-coscheduling-", ::getpid());
-    std::filesystem::create_directories(dir_);
-    std::filesystem::create_directory_symlink(DeployPath(""), dir_ / "deploy");
-    TRIMARAN_ASSERT_OK(WriteFile((dir_ / "kustomization.yaml").string(),
-                                 "resources:\n  - deploy/overlays/prometheus\n"
-                                 "components:\n  - deploy/components/coscheduling\n"));
-    absl::StatusOr<std::vector<YAML::Node>> docs = Render(dir_.string());
+    absl::StatusOr<std::vector<YAML::Node>> docs =
+        RenderWithComponent("overlays/prometheus", "components/coscheduling");
     ASSERT_TRUE(docs.ok()) << docs.status();
     docs_ = *std::move(docs);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::filesystem::path dir_;
   std::vector<YAML::Node> docs_;
 };
 

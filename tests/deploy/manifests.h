@@ -42,6 +42,12 @@ absl::StatusOr<RunResult> RunCommand(const std::vector<std::string>& argv,
 // `kubectl kustomize <dir>`, parsed into one node per document.
 absl::StatusOr<std::vector<YAML::Node>> Render(const std::string& dir);
 
+// `resource` (e.g. "overlays/prometheus") with the kustomize component `component`
+// (e.g. "components/monitoring") added, rendered through a temporary kustomization
+// (removed again).
+absl::StatusOr<std::vector<YAML::Node>> RenderWithComponent(absl::string_view resource,
+                                                            absl::string_view component);
+
 // Every document of kind `kind` (and name `name` when not empty).
 std::vector<YAML::Node> FindAll(const std::vector<YAML::Node>& docs, absl::string_view kind,
                                 absl::string_view name = "");

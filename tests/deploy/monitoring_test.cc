@@ -42,22 +42,12 @@ TEST(MonitoringTest, GrafanaDashboardIsTheRenderedSource) {
 class PodMonitorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // kustomize refuses absolute paths: a temporary kustomization reaches deploy/ through
-    // a symlink.
-    dir_ =
-        std::filesystem::temp_directory_path() / absl::StrCat("trimaran-monitoring-", ::getpid());
-    std::filesystem::create_directories(dir_);
-    std::filesystem::create_directory_symlink(DeployPath(""), dir_ / "deploy");
-    TRIMARAN_ASSERT_OK(WriteFile((dir_ / "kustomization.yaml").string(),
-                                 "resources:\n  - deploy/overlays/prometheus\n"
-                                 "components:\n  - deploy/components/monitoring\n"));
-    absl::StatusOr<std::vector<YAML::Node>> docs = Render(dir_.string());
+    absl::StatusOr<std::vector<YAML::Node>> docs =
+        RenderWithComponent("overlays/prometheus", "components/monitoring");
     ASSERT_TRUE(docs.ok()) << docs.status();
     docs_ = *std::move(docs);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::filesystem::path dir_;
   std::vector<YAML::Node> docs_;
 };
 
