@@ -143,6 +143,10 @@ class PvWrapper {
     pv_.spec.aws_elastic_block_store = AWSElasticBlockStoreVolumeSource{.volume_id = volume_id};
     return *this;
   }
+  PvWrapper& Gce(std::string pd_name) {
+    pv_.spec.gce_persistent_disk = GCEPersistentDiskVolumeSource{.pd_name = std::move(pd_name)};
+    return *this;
+  }
   PvWrapper& Phase(std::string phase) {
     pv_.phase = std::move(phase);
     return *this;

@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/logging.h"
+#include "scheduler/plugins/helper/csi_topology.h"
 #include "scheduler/plugins/helper/label_selector.h"
 #include "scheduler/plugins/helper/node_affinity.h"
 #include "scheduler/plugins/helper/pod_claims.h"
@@ -94,6 +95,19 @@ bool FullyBound(const kube::PersistentVolumeClaim& claim) {
 bool AffinityAdmits(const kube::PersistentVolume& pv, const kube::Node& node) {
   if (!pv.spec.node_affinity) return true;
   return helper::NodeSelectorMatcher(*pv.spec.node_affinity).Matches(node);
+}
+
+// As AffinityAdmits, for a bound PV checked on a node whose CSINode is `csi_node`
+// (nullptr: none): an in-tree PV whose plugin the node has migrated to CSI is checked
+// with its zone translated to the CSI driver's topology key (helper/csi_topology.h), as
+// upstream's binder does before CheckNodeAffinity.
+bool BoundAffinityAdmits(const kube::PersistentVolume& pv, const kube::Node& node,
+                         const kube::CSINode* csi_node) {
+  const std::string_view plugin = helper::InTreePluginOf(pv);
+  if (plugin.empty() || !helper::PluginMigratedOnNode(plugin, csi_node)) {
+    return AffinityAdmits(pv, node);
+  }
+  return AffinityAdmits(helper::TranslateInTreeTopology(pv, helper::CsiTopologyKey(plugin)), node);
 }
 
 std::string_view SelectedNode(const kube::PersistentVolumeClaim& claim) {
@@ -300,12 +314,16 @@ Status VolumeBinding::Filter(const CycleState& state, const kube::Pod& /*pod*/,
   const State& s = **read;
 
   bool bound_satisfied = true, unbound_satisfied = true, pv_found = true, sufficient_storage = true;
+  std::optional<std::shared_ptr<const kube::CSINode>> csi_node;  // read once, when needed
   for (const VolumePtr& pv : s.bound_volumes) {
     if (pv == nullptr) {
       pv_found = false;
       continue;
     }
-    if (!AffinityAdmits(*pv, *node)) {
+    if (!csi_node && !helper::InTreePluginOf(*pv).empty()) {
+      csi_node = handle_.storage_lister().GetCSINode(node->metadata.name);
+    }
+    if (!BoundAffinityAdmits(*pv, *node, csi_node ? csi_node->get() : nullptr)) {
       bound_satisfied = false;
       break;
     }
@@ -517,6 +535,8 @@ Status VolumeBinding::PreBind(CycleState& state, const kube::Pod& pod,
 
   // 2. Wait for the PV controller (and provisioners) to finish.
   const std::shared_ptr<const kube::Node> node = s.node;
+  const std::shared_ptr<const kube::CSINode> csi_node =
+      node == nullptr ? nullptr : handle_.storage_lister().GetCSINode(node->metadata.name);
   auto check = [&]() -> absl::StatusOr<bool> {
     if (!handle_.PodExists(pod)) return absl::NotFoundError("pod does not exist any more");
     bool done = true;
@@ -527,7 +547,7 @@ Status VolumeBinding::PreBind(CycleState& state, const kube::Pod& pod,
         done = false;
         continue;
       }
-      if (node != nullptr && !AffinityAdmits(*api_pv, *node)) {
+      if (node != nullptr && !BoundAffinityAdmits(*api_pv, *node, csi_node.get())) {
         return absl::InternalError(absl::StrCat(
             "pv \"", pv->metadata.name, "\" node affinity doesn't match node \"", node_name, "\""));
       }
@@ -560,7 +580,7 @@ Status VolumeBinding::PreBind(CycleState& state, const kube::Pod& pod,
           done = false;
           continue;
         }
-        if (node != nullptr && !AffinityAdmits(*api_pv, *node)) {
+        if (node != nullptr && !BoundAffinityAdmits(*api_pv, *node, csi_node.get())) {
           return absl::InternalError(absl::StrCat("pv \"", api_pv->metadata.name,
                                                   "\" node affinity doesn't match node \"",
                                                   node_name, "\""));

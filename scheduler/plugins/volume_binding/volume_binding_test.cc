@@ -169,6 +169,43 @@ TEST_F(VolumeBindingTest, PluginTable) {
   }
 }
 
+// TestFindPodVolumesWithCSIMigration: a bound in-tree GCE PD PV carries its zone only as a
+// label; on a node whose CSINode lists kubernetes.io/gce-pd as migrated, the binder
+// checks the PV translated to CSI (zone -> `topology.gke.io/zone` node affinity).
+TEST_F(VolumeBindingTest, MigratedInTreePvIsCheckedWithItsCsiTopology) {
+  const kube::PersistentVolumeClaim claim =
+      Put(MakeClaim("default", "pvc-gce").Class(kWait).BoundTo("pv-gce").Obj());
+  Put(MakePv("pv-gce")
+          .Class(kWait)
+          .Gce("disk-1")
+          .Label("topology.kubernetes.io/zone", "us-central1-a")
+          .ClaimRef(claim)
+          .Obj());
+  const auto node = [&](const std::string& name, const std::string& zone) {
+    return Node(name, {{"topology.kubernetes.io/zone", zone}, {"topology.gke.io/zone", zone}});
+  };
+  const kube::Node same = node("node-same", "us-central1-a");
+  const kube::Node other = node("node-other", "us-central1-b");
+  const kube::Node unmigrated = node("node-unmigrated", "us-central1-b");
+  for (const char* name : {"node-same", "node-other"}) {
+    kube::CSINode csi = kube::testing::MakeCsiNode(name, {{"pd.csi.storage.gke.io", -1}});
+    csi.metadata.annotations[std::string(kube::kAnnMigratedPlugins)] = "kubernetes.io/gce-pd";
+    Put(csi);
+  }
+  // A CSINode without the annotation: migration is not on for the plugin there.
+  Put(kube::testing::MakeCsiNode("node-unmigrated", {{"pd.csi.storage.gke.io", -1}}));
+
+  VolumeBinding plugin(VolumeBindingArgs{}, handle_);
+  CycleState state;
+  const std::vector<Status> got = Run(plugin, state, Pod({"pvc-gce"}), {same, other, unmigrated});
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TRUE(got[0].IsSuccess()) << got[0];
+  EXPECT_EQ(got[1].code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_THAT(got[1].reasons(), ElementsAre("node(s) had volume node affinity conflict"));
+  // Untranslated, the PV has no node affinity at all (VolumeZone judges its label).
+  EXPECT_TRUE(got[2].IsSuccess()) << got[2];
+}
+
 TEST_F(VolumeBindingTest, PreFilterClaimStates) {
   Put(MakeClaim("default", "deleting").Class(kWait).Deleting().Obj());
   Put(MakeClaim("default", "half-bound").Class(kWait).VolumeName("pv-1").Obj());
