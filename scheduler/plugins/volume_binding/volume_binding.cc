@@ -37,6 +37,7 @@ class State final : public StateData {
     auto c = std::make_unique<State>();
     c->bound = bound;
     c->bound_volumes = bound_volumes;
+    c->bound_migrated = bound_migrated;
     c->delayed = delayed;
     c->volumes_by_class = volumes_by_class;
     c->all_bound = all_bound;
@@ -71,6 +72,9 @@ class State final : public StateData {
   std::vector<ClaimPtr> bound;
   // The PV of each bound claim (nullptr when missing), read once per cycle.
   std::vector<VolumePtr> bound_volumes;
+  // Parallel to bound_volumes: an in-tree PV's plugin and its CSI translation (translated
+  // once per cycle; used on nodes that migrated the plugin), else ("", nullptr).
+  std::vector<std::pair<std::string_view, VolumePtr>> bound_migrated;
   std::vector<ClaimPtr> delayed;
   // The candidate PVs of each delayed claim's class, captured once per cycle.
   std::map<std::string, std::vector<VolumePtr>, std::less<>> volumes_by_class;
@@ -275,7 +279,14 @@ Status VolumeBinding::PreFilter(CycleState& state, const kube::Pod& pod,
   }
   for (ClaimPtr& claim : claims) {
     if (FullyBound(*claim)) {
-      s->bound_volumes.push_back(cache_.GetVolume(claim->spec.volume_name));
+      VolumePtr pv = cache_.GetVolume(claim->spec.volume_name);
+      const std::string_view plugin = pv ? helper::InTreePluginOf(*pv) : std::string_view();
+      s->bound_migrated.emplace_back(
+          plugin, plugin.empty()
+                      ? nullptr
+                      : std::make_shared<const kube::PersistentVolume>(
+                            helper::TranslateInTreeTopology(*pv, helper::CsiTopologyKey(plugin))));
+      s->bound_volumes.push_back(std::move(pv));
       s->bound.push_back(std::move(claim));
       continue;
     }
@@ -315,15 +326,19 @@ Status VolumeBinding::Filter(const CycleState& state, const kube::Pod& /*pod*/,
 
   bool bound_satisfied = true, unbound_satisfied = true, pv_found = true, sufficient_storage = true;
   std::optional<std::shared_ptr<const kube::CSINode>> csi_node;  // read once, when needed
-  for (const VolumePtr& pv : s.bound_volumes) {
+  for (size_t i = 0; i < s.bound_volumes.size(); ++i) {
+    const VolumePtr& pv = s.bound_volumes[i];
     if (pv == nullptr) {
       pv_found = false;
       continue;
     }
-    if (!csi_node && !helper::InTreePluginOf(*pv).empty()) {
-      csi_node = handle_.storage_lister().GetCSINode(node->metadata.name);
+    const auto& [plugin, translated] = s.bound_migrated[i];
+    const kube::PersistentVolume* checked = pv.get();
+    if (!plugin.empty()) {
+      if (!csi_node) csi_node = handle_.storage_lister().GetCSINode(node->metadata.name);
+      if (helper::PluginMigratedOnNode(plugin, csi_node->get())) checked = translated.get();
     }
-    if (!BoundAffinityAdmits(*pv, *node, csi_node ? csi_node->get() : nullptr)) {
+    if (!AffinityAdmits(*checked, *node)) {
       bound_satisfied = false;
       break;
     }
