@@ -183,6 +183,9 @@ absl::StatusOr<sim::AlibabaV2018Input> FindAlibabaV2018(const std::vector<std::s
       {"machine_meta", &in.machine_meta}};
   for (const std::string& file : ExpandInputs(inputs)) {
     const std::string base = fs::path(file).filename().string();
+    const bool given = std::find(inputs.begin(), inputs.end(), file) != inputs.end();
+    // In a directory, only the .csv files (not the downloaded .tar.gz beside them).
+    if (!given && !absl::EndsWith(base, ".csv")) continue;
     bool matched = false;
     for (const auto& [table, slot] : tables) {
       if (!absl::StartsWith(base, table)) continue;
@@ -195,7 +198,7 @@ absl::StatusOr<sim::AlibabaV2018Input> FindAlibabaV2018(const std::vector<std::s
       any = true;
     }
     // Other files (machine_usage, READMEs) are not read; a file given by name must match.
-    if (!matched && std::find(inputs.begin(), inputs.end(), file) != inputs.end()) {
+    if (!matched && given) {
       return absl::InvalidArgumentError(absl::StrCat(
           file,
           ": not a table the importer reads (batch_task, batch_instance, container_meta, "
@@ -211,6 +214,7 @@ absl::StatusOr<sim::OpenbInput> FindOpenb(const std::vector<std::string>& inputs
   for (const std::string& file : ExpandInputs(inputs)) {
     const std::string base = fs::path(file).filename().string();
     const bool given = std::find(inputs.begin(), inputs.end(), file) != inputs.end();
+    if (!given && !absl::EndsWith(base, ".csv")) continue;
     if (absl::StrContains(base, "pod_list")) {
       if (!given && !in.pod_lists.empty()) {
         return absl::InvalidArgumentError(absl::StrCat("several pod lists in the input directory (",
