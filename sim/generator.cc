@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 
 namespace trimaran::sim {
 namespace {
@@ -16,11 +15,6 @@ constexpr double kPi = 3.14159265358979323846;
 
 double Diurnal(const GenOptions& o, double t) {
   return 1 + o.diurnal_amplitude * std::sin(2 * kPi * (t / 86400.0 - 0.25));
-}
-
-// Seconds as written to the CSV: whole numbers plainly, else three decimals.
-std::string Num(double v) {
-  return v == std::floor(v) ? absl::StrFormat("%.0f", v) : absl::StrFormat("%.3f", v);
 }
 
 int64_t MemoryRequest(int64_t heap_mib) {
@@ -121,27 +115,6 @@ absl::StatusOr<std::vector<TracePod>> GenerateSparkTrace(const GenOptions& o) {
     return a.creation_time < b.creation_time;
   });
   return pods;
-}
-
-std::string FormatPodsCsv(const std::vector<TracePod>& pods) {
-  std::string out =
-      "name,creation_time,duration,deletion_time,cpu_milli,memory_mib,priority,group,role,"
-      "cpu_use_milli,memory_use_mib,usage\n";
-  auto opt = [](const auto& v) { return v.has_value() ? absl::StrCat(*v) : std::string(); };
-  auto opt_seconds = [](const std::optional<double>& v) {
-    return v.has_value() ? Num(*v) : std::string();
-  };
-  for (const TracePod& p : pods) {
-    std::vector<std::string> usage;
-    for (const UsagePoint& u : p.usage) {
-      usage.push_back(absl::StrCat(Num(u.t), ":", u.cpu_milli, ":", u.memory_mib));
-    }
-    absl::StrAppend(&out, p.name, ",", Num(p.creation_time), ",", opt_seconds(p.duration), ",",
-                    opt_seconds(p.deletion_time), ",", p.cpu_milli, ",", p.memory_mib, ",",
-                    p.priority, ",", p.group, ",", p.role, ",", opt(p.cpu_use_milli), ",",
-                    opt(p.memory_use_mib), ",", absl::StrJoin(usage, ";"), "\n");
-  }
-  return out;
 }
 
 }  // namespace trimaran::sim

@@ -26,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "sim/trace.h"
+#include "sim/trace_writer.h"  // FormatPodsCsv, which `gen` writes with
 
 namespace trimaran::sim {
 
@@ -42,8 +43,5 @@ struct GenOptions {
 };
 
 absl::StatusOr<std::vector<TracePod>> GenerateSparkTrace(const GenOptions& options);
-
-// The pods as the trace format's CSV (trace.h), usage profiles in the `usage` column.
-std::string FormatPodsCsv(const std::vector<TracePod>& pods);
 
 }  // namespace trimaran::sim

@@ -25,9 +25,12 @@ absl::Status LineError(absl::string_view file, int line, absl::string_view what)
 
 const std::vector<std::string>& KnownColumns() {
   static const auto* kColumns = new std::vector<std::string>{
-      "name",          "creation_time",  "deletion_time", "duration",      "cpu_milli",
-      "memory_mib",    "priority",       "group",         "role",          "labels",
-      "cpu_use_milli", "memory_use_mib", "usage",         "scheduler_name"};
+      "name",       "creation_time",  "deletion_time",   "duration",
+      "cpu_milli",  "memory_mib",     "priority",        "group",
+      "role",       "labels",         "cpu_use_milli",   "memory_use_mib",
+      "usage",      "scheduler_name", "cpu_limit_milli", "cpu_use_max_milli",
+      "num_gpu",    "gpu_milli",      "gpu_spec",        "qos",
+      "depends_on", "orig_node",      "scheduled_time"};
   return *kColumns;
 }
 
@@ -110,6 +113,24 @@ absl::Status SetField(TracePod& pod, absl::string_view column, absl::string_view
     TRIMARAN_ASSIGN_OR_RETURN(pod.usage, ParseUsage(v));
   } else if (column == "scheduler_name") {
     // Ignored: every profile runs the whole trace.
+  } else if (column == "cpu_limit_milli") {
+    TRIMARAN_ASSIGN_OR_RETURN(pod.cpu_limit_milli, ParseSize(column, v));
+  } else if (column == "cpu_use_max_milli") {
+    TRIMARAN_ASSIGN_OR_RETURN(pod.cpu_use_max_milli, ParseSize(column, v));
+  } else if (column == "num_gpu") {
+    TRIMARAN_ASSIGN_OR_RETURN(pod.num_gpu, ParseSize(column, v));
+  } else if (column == "gpu_milli") {
+    TRIMARAN_ASSIGN_OR_RETURN(pod.gpu_milli, ParseSize(column, v));
+  } else if (column == "gpu_spec") {
+    pod.gpu_spec = std::string(v);
+  } else if (column == "qos") {
+    pod.qos = std::string(v);
+  } else if (column == "depends_on") {
+    pod.depends_on = absl::StrSplit(v, ';', absl::SkipEmpty());
+  } else if (column == "orig_node") {
+    pod.orig_node = std::string(v);
+  } else if (column == "scheduled_time") {
+    TRIMARAN_ASSIGN_OR_RETURN(pod.scheduled_time, ParseSeconds(column, v));
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown column \"", column, "\" (known: ", absl::StrJoin(KnownColumns(), ", "), ")"));

@@ -56,6 +56,19 @@ struct TracePod {
   std::optional<int64_t> memory_use_mib;
   // The usage profile (time from bind, ascending).
   std::vector<UsagePoint> usage;
+  // Recorded in the source trace and carried through (an importer fills them, the CSV
+  // and JSONL round-trip them); the simulator does not model them yet.
+  std::optional<int64_t> cpu_limit_milli;
+  std::optional<int64_t> cpu_use_max_milli;
+  int64_t num_gpu = 0;
+  int64_t gpu_milli = 0;
+  std::string gpu_spec;
+  std::string qos;
+  // Tasks that must finish first, as "group/role" (Alibaba v2018 DAG edges).
+  std::vector<std::string> depends_on;
+  // The recorded placement: the node and the bind time (s from trace start).
+  std::string orig_node;
+  std::optional<double> scheduled_time;
   // The line the pod came from (for messages).
   int line = 0;
 
@@ -66,8 +79,10 @@ struct TracePod {
 // Pods CSV: a header row naming columns (any order), then one row per pod. Columns:
 // name, creation_time, deletion_time, duration, cpu_milli, memory_mib, priority, group,
 // role, labels ("k=v;k=v"), cpu_use_milli, memory_use_mib, usage ("t:cpu:mem;..."),
-// scheduler_name (accepted and ignored: the simulator runs every profile). Empty cells
-// are unset. Blank lines and lines starting with '#' are skipped.
+// scheduler_name (accepted and ignored: the simulator runs every profile), and the
+// recorded-only columns cpu_limit_milli, cpu_use_max_milli, num_gpu, gpu_milli, gpu_spec,
+// qos, depends_on ("group/role;..."), orig_node, scheduled_time. Empty cells are unset. Blank lines
+// and lines starting with '#' are skipped.
 absl::StatusOr<std::vector<TracePod>> ParsePodsCsv(absl::string_view text, absl::string_view file);
 // Pods JSONL: one JSON object per line with the CSV's keys; "labels" is an object and
 // "usage" an array of {"t", "cpu_milli", "memory_mib"}.

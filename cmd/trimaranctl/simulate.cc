@@ -1,9 +1,12 @@
 #include "cmd/trimaranctl/simulate.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -17,9 +20,13 @@
 #include "scheduler/plugins/registry.h"
 #include "sim/generator.h"
 #include "sim/html_report.h"
+#include "sim/import_alibaba_v2018.h"
+#include "sim/import_openb.h"
+#include "sim/imported_trace.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
+#include "sim/trace_writer.h"
 
 namespace trimaran::cmd::trimaranctl {
 namespace {
@@ -138,6 +145,205 @@ int RunGen(const std::vector<std::string>& args, std::string& out, std::string& 
   return 0;
 }
 
+// `import`: the files of one public trace, found from --input (directories or files).
+absl::StatusOr<sim::TraceFile> LoadTraceFile(const std::string& path) {
+  TRIMARAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return sim::TraceFile{path, std::move(text)};
+}
+
+// The regular files of `inputs` (a directory stands for the files in it, sorted).
+std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(input, ec)) {
+      files.push_back(input);
+      continue;
+    }
+    std::vector<std::string> in_dir;
+    for (const fs::directory_entry& e : fs::directory_iterator(input, ec)) {
+      if (e.is_regular_file(ec)) in_dir.push_back(e.path().string());
+    }
+    std::sort(in_dir.begin(), in_dir.end());
+    files.insert(files.end(), in_dir.begin(), in_dir.end());
+  }
+  return files;
+}
+
+absl::StatusOr<sim::AlibabaV2018Input> FindAlibabaV2018(const std::vector<std::string>& inputs,
+                                                        bool& any) {
+  namespace fs = std::filesystem;
+  sim::AlibabaV2018Input in;
+  const std::vector<std::pair<const char*, sim::TraceFile*>> tables = {
+      {"batch_task", &in.batch_task},
+      {"batch_instance", &in.batch_instance},
+      {"container_meta", &in.container_meta},
+      {"container_usage", &in.container_usage},
+      {"machine_meta", &in.machine_meta}};
+  for (const std::string& file : ExpandInputs(inputs)) {
+    const std::string base = fs::path(file).filename().string();
+    const bool given = std::find(inputs.begin(), inputs.end(), file) != inputs.end();
+    // In a directory, only the .csv files (not the downloaded .tar.gz beside them).
+    if (!given && !absl::EndsWith(base, ".csv")) continue;
+    bool matched = false;
+    for (const auto& [table, slot] : tables) {
+      if (!absl::StartsWith(base, table)) continue;
+      matched = true;
+      if (slot->present()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(file, ": a second ", table, " file (first: ", slot->name, ")"));
+      }
+      TRIMARAN_ASSIGN_OR_RETURN(*slot, LoadTraceFile(file));
+      any = true;
+    }
+    // Other files (machine_usage, READMEs) are not read; a file given by name must match.
+    if (!matched && given) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          file,
+          ": not a table the importer reads (batch_task, batch_instance, container_meta, "
+          "container_usage, machine_meta)"));
+    }
+  }
+  return in;
+}
+
+absl::StatusOr<sim::OpenbInput> FindOpenb(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  sim::OpenbInput in;
+  for (const std::string& file : ExpandInputs(inputs)) {
+    const std::string base = fs::path(file).filename().string();
+    const bool given = std::find(inputs.begin(), inputs.end(), file) != inputs.end();
+    if (!given && !absl::EndsWith(base, ".csv")) continue;
+    if (absl::StrContains(base, "pod_list")) {
+      if (!given && !in.pod_lists.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("several pod lists in the input directory (",
+                                                       in.pod_lists[0].name, ", ", file,
+                                                       "): give the one to import as a file"));
+      }
+      TRIMARAN_ASSIGN_OR_RETURN(sim::TraceFile f, LoadTraceFile(file));
+      in.pod_lists.push_back(std::move(f));
+    } else if (absl::StrContains(base, "node_list")) {
+      if (in.node_list.present()) {
+        return absl::InvalidArgumentError(absl::StrCat("several node lists (", in.node_list.name,
+                                                       ", ", file,
+                                                       "): give the one to import as a file"));
+      }
+      TRIMARAN_ASSIGN_OR_RETURN(in.node_list, LoadTraceFile(file));
+    } else if (given) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ": neither a pod list (*pod_list*) nor a node list (*node_list*)"));
+    }
+  }
+  return in;
+}
+
+int RunImport(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  auto fail = [&](absl::string_view message) {
+    absl::StrAppend(&err, "trimaranctl simulate import: error: ", message, "\n");
+    return 1;
+  };
+  std::string format;
+  std::vector<std::string> inputs;
+  std::string dir;
+  sim::AlibabaV2018Options ali;
+  sim::OpenbOptions openb;
+  sim::NodeGroupOptions nodes;
+  std::set<std::string> ali_only;
+  std::set<std::string> openb_only;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "-h" || flag == "--help") {
+      out += SimulateHelpText();
+      return 0;
+    }
+    if (flag == "--fixed-nodes") {
+      nodes.fixed_nodes = true;
+      continue;
+    }
+    if (flag == "--skip-unscheduled") {
+      openb.skip_unscheduled = true;
+      openb_only.insert(flag);
+      continue;
+    }
+    if (i + 1 >= args.size()) return fail(absl::StrCat(flag, ": needs a value"));
+    const std::string& value = args[++i];
+    bool ok = true;
+    if (flag == "--format") {
+      format = value;
+    } else if (flag == "--input") {
+      inputs.push_back(value);
+    } else if (flag == "-o" || flag == "--output") {
+      dir = value;
+    } else if (flag == "--ref-mem-mib") {
+      ok = absl::SimpleAtoi(value, &ali.ref_mem_mib) && ali.ref_mem_mib > 0;
+      ali_only.insert(flag);
+    } else if (flag == "--util-base") {
+      ok = value == "request" || value == "machine";
+      ali.util_base = value == "machine" ? sim::AlibabaV2018Options::UtilBase::kMachine
+                                         : sim::AlibabaV2018Options::UtilBase::kRequest;
+      ali_only.insert(flag);
+    } else if (flag == "--end") {
+      ok = value == "absolute" || value == "from-bind";
+      openb.end = value == "from-bind" ? sim::OpenbOptions::EndMode::kFromBind
+                                       : sim::OpenbOptions::EndMode::kAbsolute;
+      openb_only.insert(flag);
+    } else if (flag == "--price-per-cpu-hour") {
+      ok = absl::SimpleAtod(value, &nodes.price_per_cpu_hour) && nodes.price_per_cpu_hour >= 0;
+    } else {
+      return fail(absl::StrCat("unknown flag \"", flag, "\" (see --help)"));
+    }
+    if (!ok) return fail(absl::StrCat(flag, ": invalid value \"", value, "\""));
+  }
+  if (format != "alibaba-v2018" && format != "openb") {
+    return fail("--format alibaba-v2018 or --format openb is required");
+  }
+  if (inputs.empty()) return fail("--input DIR_OR_FILE is required");
+  if (dir.empty()) return fail("-o DIR is required");
+  const std::set<std::string>& wrong = format == "openb" ? ali_only : openb_only;
+  if (!wrong.empty()) {
+    return fail(absl::StrCat(*wrong.begin(), ": does not apply to --format ", format));
+  }
+
+  absl::StatusOr<sim::ImportedTrace> trace;
+  if (format == "alibaba-v2018") {
+    bool any = false;
+    absl::StatusOr<sim::AlibabaV2018Input> in = FindAlibabaV2018(inputs, any);
+    if (!in.ok()) return fail(in.status().message());
+    if (!any) return fail("no Alibaba v2018 table (batch_task*, batch_instance*, ...) in --input");
+    ali.nodes.price_per_cpu_hour = nodes.price_per_cpu_hour;
+    ali.nodes.fixed_nodes = nodes.fixed_nodes;
+    trace = sim::ImportAlibabaV2018(*in, ali);
+  } else {
+    absl::StatusOr<sim::OpenbInput> in = FindOpenb(inputs);
+    if (!in.ok()) return fail(in.status().message());
+    openb.nodes.price_per_cpu_hour = nodes.price_per_cpu_hour;
+    openb.nodes.fixed_nodes = nodes.fixed_nodes;
+    trace = sim::ImportOpenb(*in, openb);
+  }
+  if (!trace.ok()) return fail(trace.status().message());
+
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail(absl::StrCat(dir, ": ", ec.message()));
+  const std::string pods_path = (std::filesystem::path(dir) / "pods.csv").string();
+  std::ofstream pods_file(pods_path, std::ios::binary);
+  pods_file << sim::FormatPodsCsv(trace->pods);
+  if (!pods_file) return fail(absl::StrCat(pods_path, ": cannot write"));
+  absl::StrAppend(&out, "wrote ", pods_path);
+  if (!trace->cluster.groups.empty()) {
+    const std::string groups_path = (std::filesystem::path(dir) / "node-groups.yaml").string();
+    std::ofstream groups_file(groups_path, std::ios::binary);
+    groups_file << "# Written by trimaranctl simulate import --format " << format
+                << ": the recorded machines by shape.\n"
+                << sim::FormatClusterYaml(trace->cluster);
+    if (!groups_file) return fail(absl::StrCat(groups_path, ": cannot write"));
+    absl::StrAppend(&out, " and ", groups_path);
+  }
+  absl::StrAppend(&out, "\n", sim::FormatImportSummary(*trace));
+  return 0;
+}
+
 }  // namespace
 
 std::string SimulateHelpText() {
@@ -148,6 +354,10 @@ std::string SimulateHelpText() {
          "  trimaranctl simulate gen -o DIR [--seed N] [--hours H] [--apps-per-hour X]\n"
          "                       [--diurnal A] [--min-executors N] [--max-executors N]\n"
          "                       [--executor-minutes M] [--services N] [--replicas N]\n"
+         "  trimaranctl simulate import --format alibaba-v2018|openb --input DIR_OR_FILE\n"
+         "                       [--input ...] -o DIR [--ref-mem-mib N]\n"
+         "                       [--util-base request|machine] [--end absolute|from-bind]\n"
+         "                       [--skip-unscheduled] [--price-per-cpu-hour X] [--fixed-nodes]\n"
          "\n"
          "Replays a trace of pods (arrivals, ends, usage) on a simulated, autoscaled cluster\n"
          "through the real scheduling framework, once per profile of every --config, and\n"
@@ -173,7 +383,23 @@ std::string SimulateHelpText() {
          "waves, steady services, a diurnal arrival rate) as DIR/pods.csv, and\n"
          "DIR/node-groups.yaml (m5.2xlarge, m5.4xlarge, r5.2xlarge). Defaults: seed 1,\n"
          "24 hours, 6 apps/hour, diurnal 0.5, 2..200 executors of median 20 minutes,\n"
-         "4 services of 3 replicas.\n";
+         "4 services of 3 replicas.\n"
+         "\n"
+         "import converts a public trace into this format: DIR/pods.csv, and\n"
+         "DIR/node-groups.yaml from the recorded machines (one group per shape, every\n"
+         "machine ready at the start, min 0 or, with --fixed-nodes, all of them), priced at\n"
+         "--price-per-cpu-hour (default 0.048, m5.xlarge per vCPU). It prints the pods and\n"
+         "nodes written and the rows skipped or adjusted, by reason.\n"
+         "  alibaba-v2018  batch_task + batch_instance (Terminated instances), container_meta\n"
+         "                 (+ container_usage), machine_meta; files by table name, headerless\n"
+         "                 or with a header row. --ref-mem-mib: the memory of a machine of\n"
+         "                 normalised size 100 (default 393216, 96 cores x 4 GiB);\n"
+         "                 --util-base: container_usage percentages of the container's\n"
+         "                 request (default) or of its machine.\n"
+         "  openb          openb_pod_list_*.csv (one) and openb_node_list_*.csv. --end\n"
+         "                 absolute (default) keeps deletion_time; from-bind makes it a run\n"
+         "                 time from scheduled_time. --skip-unscheduled drops pods the\n"
+         "                 recording never scheduled (default: kept as demand).\n";
 }
 
 int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
@@ -183,6 +409,9 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
   };
   if (!args.empty() && args[0] == "gen") {
     return RunGen(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  }
+  if (!args.empty() && args[0] == "import") {
+    return RunImport(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   }
   std::string trace;
   std::vector<std::string> configs;

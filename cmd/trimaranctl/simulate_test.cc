@@ -81,5 +81,41 @@ TEST_F(SimulateCommandTest, ErrorsNameTheFileAndLine) {
   EXPECT_THAT(out_, HasSubstr("simulate gen"));
 }
 
+TEST_F(SimulateCommandTest, ImportFindsTheTablesInADirectoryAndWritesTheTrace) {
+  const std::string trace = (dir_ / "imported").string();
+  ASSERT_EQ(Run({"import", "--format", "alibaba-v2018", "--input",
+                 std::string(SIM_TESTDATA) + "/alibaba-v2018", "-o", trace, "--ref-mem-mib",
+                 "262144", "--fixed-nodes", "--price-per-cpu-hour", "0.1"}),
+            0)
+      << err_;
+  EXPECT_THAT(out_, HasSubstr("pods: 14"));
+  EXPECT_THAT(out_, HasSubstr("skipped (batch_instance: status not Terminated): 3"));
+  std::ifstream in(dir_ / "imported" / "node-groups.yaml");
+  const std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(yaml, HasSubstr("name: \"ali-96c-256g\""));
+  EXPECT_THAT(yaml, HasSubstr("min: 3"));  // --fixed-nodes
+  EXPECT_THAT(yaml, HasSubstr("pricePerHour: 9.6"));
+  const std::string config = Write("sched.yaml", kConfig);
+  ASSERT_EQ(Run({"--trace", trace, "--config", config, "-o", (dir_ / "r.json").string()}), 0)
+      << err_;
+}
+
+TEST_F(SimulateCommandTest, ImportFlagErrors) {
+  EXPECT_EQ(Run({"import", "--input", "x", "-o", "y"}), 1);
+  EXPECT_THAT(err_, HasSubstr("--format alibaba-v2018 or --format openb is required"));
+  EXPECT_EQ(
+      Run({"import", "--format", "openb", "--input", "x", "-o", "y", "--util-base", "machine"}), 1);
+  EXPECT_THAT(err_, HasSubstr("--util-base: does not apply to --format openb"));
+  EXPECT_EQ(Run({"import", "--format", "alibaba-v2018", "--input", "x", "-o", "y", "--util-base",
+                 "both"}),
+            1);
+  EXPECT_THAT(err_, HasSubstr("--util-base: invalid value \"both\""));
+  const std::string stray = Write("notes.csv", "a,b\n");
+  EXPECT_EQ(Run({"import", "--format", "alibaba-v2018", "--input", stray, "-o", "y"}), 1);
+  EXPECT_THAT(err_, HasSubstr("notes.csv: not a table the importer reads"));
+  EXPECT_EQ(Run({"import", "--help"}), 0);
+  EXPECT_THAT(out_, HasSubstr("--ref-mem-mib"));
+}
+
 }  // namespace
 }  // namespace trimaran::cmd::trimaranctl
