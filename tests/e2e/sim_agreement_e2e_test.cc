@@ -360,6 +360,72 @@ class SimAgreementE2ETest : public ::testing::Test {
         << "the scheduler never became ready";
   }
 
+  // Creates pod `name` (schedulerName trimaran) and waits until the API shows it bound;
+  // its node, or "" after a failure (recorded).
+  std::string CreateAndWaitBound(const std::string& name, int64_t cpu_milli, int64_t memory_mib) {
+    absl::Status created =
+        cluster_->CreatePods(1,
+                             [&](int) {
+                               return PodShape{.name = name,
+                                               .scheduler_name = kProfile,
+                                               .cpu = absl::StrCat(cpu_milli, "m"),
+                                               .memory = absl::StrCat(memory_mib, "Mi")};
+                             },
+                             {.parallelism = 1});
+    EXPECT_TRUE(created.ok()) << created;
+    if (!created.ok()) return "";
+    std::string node;
+    const bool bound = Eventually(
+        [&] {
+          absl::StatusOr<kube::Pod> pod = client_->GetPod("default", name);
+          if (pod.ok()) node = pod->spec.node_name;
+          return !node.empty();
+        },
+        absl::Seconds(30), absl::Milliseconds(5));
+    EXPECT_TRUE(bound) << name << " was not bound within 30 s";
+    return bound ? node : "";
+  }
+
+  // Deletes pod `name` (grace period 0: no kubelet runs here to confirm a graceful
+  // deletion) and waits until the API no longer has it; false after a failure
+  // (recorded).
+  bool DeleteAndWaitGone(const std::string& name) {
+    absl::StatusOr<std::string> r =
+        client_->Raw("DELETE", absl::StrCat("/api/v1/namespaces/default/pods/", name),
+                     R"({"gracePeriodSeconds":0})", "application/json");
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return false;
+    const bool gone = Eventually(
+        [&] {
+          return client_->GetPod("default", name).status().code() == absl::StatusCode::kNotFound;
+        },
+        absl::Seconds(30), absl::Milliseconds(5));
+    EXPECT_TRUE(gone) << name << " was not deleted within 30 s";
+    return gone;
+  }
+
+  double SchedulerFallbacks() {
+    return TargetLoadPackingFallbacks(
+        Curl(absl::StrCat("https://127.0.0.1:", secure_port_, "/metrics")));
+  }
+
+  // TargetLoadPacking's first read of the watcher normally lands before the first cycle
+  // (it starts when the plugin is built); to be sure, probe pods are created, bound and
+  // deleted (leaving nothing behind: the cache and the plugin's record drop a deleted
+  // pod) until one is scored without a fallback.
+  void WaitUntilScoredOnMetrics() {
+    int probe = 0;
+    const bool on_metrics = Eventually(
+        [&] {
+          const double before = SchedulerFallbacks();
+          const std::string name = absl::StrCat("probe-", probe++);
+          if (CreateAndWaitBound(name, 100, 64).empty() || !DeleteAndWaitGone(name)) return false;
+          return SchedulerFallbacks() == before;
+        },
+        absl::Seconds(30), absl::Milliseconds(200));
+    ASSERT_TRUE(on_metrics) << "TargetLoadPacking never scored on the watcher's metrics";
+  }
+
   // Replays the trace's events in order; returns pod -> node as the API shows it bound.
   std::map<std::string, std::string> Replay() {
     std::map<std::string, std::string> out;
@@ -368,43 +434,11 @@ class SimAgreementE2ETest : public ::testing::Test {
     for (const Event& e : Events(pods_)) {
       const sim::TracePod& p = pods_[e.pod];
       if (e.create) {
-        absl::Status created =
-            cluster_->CreatePods(1,
-                                 [&](int) {
-                                   return PodShape{.name = p.name,
-                                                   .scheduler_name = kProfile,
-                                                   .cpu = absl::StrCat(p.cpu_milli, "m"),
-                                                   .memory = absl::StrCat(p.memory_mib, "Mi")};
-                                 },
-                                 {.parallelism = 1});
-        EXPECT_TRUE(created.ok()) << created;
-        if (!created.ok()) return out;
-        std::string node;
-        const bool bound = Eventually(
-            [&] {
-              absl::StatusOr<kube::Pod> pod = client_->GetPod("default", p.name);
-              if (pod.ok()) node = pod->spec.node_name;
-              return !node.empty();
-            },
-            absl::Seconds(30), absl::Milliseconds(5));
-        EXPECT_TRUE(bound) << p.name << " was not bound within 30 s";
-        if (!bound) return out;
+        const std::string node = CreateAndWaitBound(p.name, p.cpu_milli, p.memory_mib);
+        if (node.empty()) return out;
         out[p.name] = node;
       } else {
-        // Grace period 0: no kubelet runs here to confirm a graceful deletion.
-        absl::StatusOr<std::string> r =
-            client_->Raw("DELETE", absl::StrCat("/api/v1/namespaces/default/pods/", p.name),
-                         R"({"gracePeriodSeconds":0})", "application/json");
-        EXPECT_TRUE(r.ok()) << r.status();
-        if (!r.ok()) return out;
-        const bool gone = Eventually(
-            [&] {
-              return client_->GetPod("default", p.name).status().code() ==
-                     absl::StatusCode::kNotFound;
-            },
-            absl::Seconds(30), absl::Milliseconds(5));
-        EXPECT_TRUE(gone) << p.name << " was not deleted within 30 s";
-        if (!gone) return out;
+        if (!DeleteAndWaitGone(p.name)) return out;
         ++deletions;
       }
     }
@@ -482,11 +516,13 @@ TEST_F(SimAgreementE2ETest, TargetLoadPackingOnPrometheusPlacesEveryPodOnTheSame
   const std::map<std::string, std::string> simulated = Simulate(config);
   ASSERT_FALSE(HasFailure());
   ASSERT_NO_FATAL_FAILURE(StartScheduler(config));
+  ASSERT_NO_FATAL_FAILURE(WaitUntilScoredOnMetrics());
+  const double fallbacks_before = SchedulerFallbacks();
   ExpectSamePlacements(simulated, Replay());
   // Scored on the watcher's metrics throughout, not on a fallback.
   const std::string metrics = Curl(absl::StrCat("https://127.0.0.1:", secure_port_, "/metrics"));
   ASSERT_THAT(metrics, ::testing::HasSubstr("trimaran_plugin_metrics_fallback_total"));
-  EXPECT_EQ(TargetLoadPackingFallbacks(metrics), 0) << metrics;
+  EXPECT_EQ(TargetLoadPackingFallbacks(metrics), fallbacks_before) << metrics;
 }
 
 }  // namespace
