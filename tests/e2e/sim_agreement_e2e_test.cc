@@ -31,7 +31,13 @@
 //     t = 0 (sample_interval huge), and metricsMaxAge is 1h: the metrics window ends
 //     before every pod's placement on both sides, so TargetLoadPacking's prediction of
 //     a node is, on both sides, its background usage + 1.5 x the CPU requests of the
-//     live pods the plugin placed there (its Reserve record) + the new pod's.
+//     live pods the plugin placed there (its Reserve record) + the new pod's. Before
+//     the replay, probe pods (created, bound, deleted) make sure the daemon's plugin has
+//     read the watcher; no fallback may be counted during the replay.
+// Sensitivity (checked by hand when this test was written): with --tie-break=random,
+// 240 MostAllocated and 149 TargetLoadPacking placements of 240 differ; with the
+// simulator running no Reserve plugins, 218 TargetLoadPacking placements; without its
+// pod-deletion notices, 205.
 // Limits: usage is constant per node; pods' own usage (which the real watcher could only
 // see through a live scrape) and the watcher's refresh timing (real time vs virtual
 // time) are not compared; no autoscaling, preemption, or unschedulable pods.
