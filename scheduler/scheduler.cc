@@ -377,7 +377,10 @@ bool Scheduler::ScheduleOne() {
     HandleFailure(*fwk, std::move(pod_info), Status::FromAbsl(s), nullptr, cycle, start);
     return true;
   }
-  ScheduleResult result = SchedulePod(*fwk, *state, *pod, snapshot_, algo_, random_);
+  const ScheduleOptions schedule_options{.deterministic_tie_break =
+                                             options_.deterministic_tie_break};
+  ScheduleResult result =
+      SchedulePod(*fwk, *state, *pod, snapshot_, algo_, random_, schedule_options);
   // The decision, from the scores the cycle computed (they are gone after the next).
   std::shared_ptr<decisions::Decision> decision;
   if (options_.decisions != nullptr) {

@@ -117,6 +117,12 @@ struct SchedulerOptions {
   std::optional<int32_t> percentage_of_nodes_to_score;
   // Seed of host selection's tie-breaking.
   uint64_t seed = 0x7431'6d61'7261'6e00;
+  // Host selection's last tie-break (the daemon's --tie-break): false picks one of the
+  // nodes still tied after the exact tie-break at random (seeded, upstream's
+  // selectHost); true takes the smallest node name among them, the rule of
+  // scheduler/explain's Explainer and so of the simulator (ScheduleOptions::
+  // deterministic_tie_break), so that the daemon can be compared with them pod by pod.
+  bool deterministic_tie_break = false;
   // Start the queue's periodic flushers (backoff, unschedulable leftovers) in Run().
   bool run_queue_flushers = true;
   // The load watcher handed to plugins through Handle::load_watcher() (not owned;

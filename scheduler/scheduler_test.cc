@@ -1,5 +1,6 @@
 #include "scheduler/scheduler.h"
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <stop_token>
@@ -634,6 +635,54 @@ TEST_F(SchedulerTest, MostAllocatedPacks) {
   RecordProperty("distinct_nodes", static_cast<int>(nodes.size()));
   std::printf("packing: 3000 pods on %zu nodes\n", nodes.size());
 }
+
+// Host selection's last tie-break. Eight identical empty 4-CPU nodes, then eight pods of
+// 4 CPUs one at a time: each pod fills a node, so every pod ties (exactly) on the nodes
+// still empty. Returns the nodes in binding order.
+class TieBreakTest : public SchedulerTest, public ::testing::WithParamInterface<uint64_t> {
+ protected:
+  std::vector<std::string> FillNodesOneByOne(SchedulerOptions options) {
+    options.seed = GetParam();
+    Start(scheduler_testing::MostAllocatedProfileYaml("packer"), options);
+    for (const char* name :
+         {"node-f", "node-c", "node-h", "node-a", "node-e", "node-d", "node-g", "node-b"}) {
+      AddNode(SmallNode(name, "4"));
+    }
+    for (int i = 0; i < 8; ++i) {
+      AddPod(MakePod()
+                 .Name(absl::StrFormat("p-%d", i))
+                 .Namespace("default")
+                 .SchedulerName("packer")
+                 .Req({{"cpu", "4"}, {"memory", "1Gi"}})
+                 .Obj());
+      Drain();
+    }
+    std::vector<std::string> targets;
+    for (const kube::Binding& b : client_.Bindings()) targets.push_back(b.target.name);
+    return targets;
+  }
+};
+
+// deterministic_tie_break (the daemon's --tie-break=lowest-name): the smallest name,
+// whatever the seed, as the Explainer (and so the simulator) picks.
+TEST_P(TieBreakTest, LowestNameTakesTheSmallestTiedNodeWhateverTheSeed) {
+  SchedulerOptions options;
+  options.deterministic_tie_break = true;
+  EXPECT_THAT(FillNodesOneByOne(options),
+              ::testing::ElementsAre("node-a", "node-b", "node-c", "node-d", "node-e", "node-f",
+                                     "node-g", "node-h"));
+}
+
+// The default (--tie-break=random): a seeded random pick among the tied nodes. Name order
+// for all eight would be a 1-in-40320 draw.
+TEST_P(TieBreakTest, RandomDoesNotFollowTheNames) {
+  const std::vector<std::string> targets = FillNodesOneByOne(SchedulerOptions{});
+  ASSERT_EQ(targets.size(), 8u);
+  EXPECT_FALSE(std::is_sorted(targets.begin(), targets.end())) << ::testing::PrintToString(targets);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, TieBreakTest,
+                         ::testing::Values(uint64_t{1}, uint64_t{2}, uint64_t{0x7431'6d61}));
 
 TEST(SchedulerCreateTest, RejectsDuplicateProfiles) {
   ::trimaran::testing::FakeClock clock;

@@ -251,6 +251,9 @@ class Run {
     PodState& s = state_[i];
     SimNode& n = nodes_.at(s.node);
     explainer_->cache().RemovePod(*s.object).IgnoreError();
+    // As the daemon's pod-delete handler: plugins forget their placement of the pod.
+    if (auto f = explainer_->FrameworkFor(profile_); f.ok())
+      (*f)->RunPodDeletionListeners(*s.object);
     n.pods.erase(i);
     n.last_change = clock_now_;
     n.req_cpu -= trace_[i].cpu_milli;
@@ -274,7 +277,9 @@ class Run {
       PodState& s = state_[i];
       s.attempted_generation = generation_;
       ++result_.scheduling_cycles;
-      absl::StatusOr<sched::explain::Report> report = explainer_->Explain(*s.object, profile_);
+      // Reserve as the daemon does (TargetLoadPacking's recent pods count the pod).
+      absl::StatusOr<sched::explain::Report> report =
+          explainer_->Explain(*s.object, profile_, {.reserve = true});
       if (!report.ok()) {
         if (result_.scheduler_errors++ == 0) {
           result_.first_scheduler_error = std::string(report.status().message());
@@ -462,7 +467,7 @@ class Run {
     const double minutes = options_.sample_interval / 60;
     for (auto& [name, n] : nodes_) {
       if (!n.is_ready) continue;
-      UsagePoint u{now, 0, 0};
+      UsagePoint u{now, n.group->background_cpu_milli, n.group->background_memory_mib};
       for (size_t i : n.pods) {
         const UsagePoint p = trace_[i].UsageAt(now - state_[i].bind_time);
         u.cpu_milli += p.cpu_milli;

@@ -18,7 +18,11 @@
 //     (a pod ended or was evicted, a node became ready or went away).
 //   - Binding is instant. Evicted pods (scale-down drains) go back to the queue with
 //     the run time they had left.
-//   - Load: each node's usage is the sum of its pods' usage (the trace's profile or
+//   - Reserve: the profile's Reserve plugins run for the chosen node, and deleted or
+//     evicted pods go to the plugins' deletion listeners, as in the daemon (so
+//     TargetLoadPacking counts the pods it placed that the metrics do not show yet).
+//   - Load: each node's usage is its group's background usage plus the sum of its
+//     pods' usage (the trace's profile or
 //     constant usage, else the requests). Every sample_interval the simulated watcher
 //     appends one sample per node and publishes, per node, CPU and Memory AVG, STD and
 //     Latest over the last 15 minutes (percent of allocatable), stamped with that time;

@@ -54,6 +54,25 @@ profiles:
           metricProvider: {type: Prometheus, address: "http://prometheus:9090"}
 )";
 
+// TargetLoadPacking at every extension point it implements (PreScore, Score and Reserve,
+// which records its placements), scoring alone.
+constexpr char kTargetLoadPackingEverywhere[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: tlp
+    plugins:
+      multiPoint:
+        enabled: [{name: TargetLoadPacking}]
+      score:
+        disabled: [{name: "*"}]
+        enabled: [{name: TargetLoadPacking, weight: 1}]
+    pluginConfig:
+      - name: TargetLoadPacking
+        args:
+          targetUtilization: 50
+          metricProvider: {type: Prometheus, address: "http://prometheus:9090"}
+)";
+
 class SimulatorTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(sched::plugins::RegisterInTreePlugins(registry_).ok()); }
@@ -189,6 +208,38 @@ TEST_F(SimulatorTest, LoadAwarePluginsReadTheSimulatedWatcher) {
   hog.cpu_use_milli = 400;
   const ProfileResult light = Run({hog, probe}, Fixed(2), tlp);
   EXPECT_EQ(Nodes(light).at("probe"), "default-00000");
+}
+
+TEST_F(SimulatorTest, BackgroundUsageOfAGroupIsPartOfItsNodesLoad) {
+  // Two one-node groups; "busy" runs 90 % of its CPU outside the trace.
+  ClusterSpec cluster = Fixed(1);
+  cluster.groups[0].name = "busy";
+  cluster.groups[0].background_cpu_milli = 3600;
+  cluster.groups.push_back(cluster.groups[0]);
+  cluster.groups[1].name = "idle";
+  cluster.groups[1].background_cpu_milli = 0;
+  TracePod probe = Pod("probe", 120, 100);
+  probe.cpu_use_milli = 0;
+  const ProfileResult r = Run({probe}, cluster, Profile(kTargetLoadPacking, "tlp"));
+  // "busy-00000" would win a tie by name; its background load puts it above the target.
+  EXPECT_EQ(Nodes(r).at("probe"), "idle-00000");
+  EXPECT_NEAR(r.peak_node_cpu_usage, 0.9, 1e-9);
+}
+
+TEST_F(SimulatorTest, TargetLoadPackingCountsThePodsItPlacedUntilTheyGo) {
+  // Two idle 4-CPU nodes; the only sample before the pods (t = 0) shows them idle, so
+  // only the plugin's own record of its placements (Reserve, as in the daemon) tells
+  // the nodes apart. Each pod predicts 1500m (1000m x 1.5).
+  TracePod a = Pod("a", 10, 1000);
+  TracePod b = Pod("b", 11, 1000);
+  b.deletion_time = 20;
+  TracePod c = Pod("c", 30, 1000);
+  const ProfileResult r = Run({a, b, c}, Fixed(2), Profile(kTargetLoadPackingEverywhere, "tlp"));
+  // a: both nodes at 37.5 % with it, a tie: the smallest name. b: node 0 would be at
+  // 75 % (above the 50 % target), node 1 at 37.5 %. c, after b was deleted: node 1 is
+  // idle again (37.5 % with c), node 0 still holds a (75 %).
+  EXPECT_EQ(Nodes(r), (std::map<std::string, std::string>{
+                          {"a", "default-00000"}, {"b", "default-00001"}, {"c", "default-00001"}}));
 }
 
 TEST_F(SimulatorTest, HotNodeMinutesNeedTheMinimumDuration) {

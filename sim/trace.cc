@@ -412,6 +412,10 @@ absl::StatusOr<NodeGroup> ParseGroup(absl::string_view file, const YAML::Node& g
       has_initial = true;
     } else if (key == "startupDelay") {
       TRIMARAN_ASSIGN_OR_RETURN(group.startup_delay, YamlScalar<double>(file, v, key));
+    } else if (key == "backgroundCpuMilli") {
+      TRIMARAN_ASSIGN_OR_RETURN(group.background_cpu_milli, YamlScalar<int64_t>(file, v, key));
+    } else if (key == "backgroundMemoryMiB") {
+      TRIMARAN_ASSIGN_OR_RETURN(group.background_memory_mib, YamlScalar<int64_t>(file, v, key));
     } else if (key == "labels") {
       if (!v.IsMap()) return YamlError(file, v, "labels: expected a mapping");
       for (auto l = v.begin(); l != v.end(); ++l) {
@@ -421,13 +425,18 @@ absl::StatusOr<NodeGroup> ParseGroup(absl::string_view file, const YAML::Node& g
       return YamlError(file, it->first,
                        absl::StrCat("nodeGroups[]: unknown key \"", key,
                                     "\" (known: name, instanceType, cpuMilli, memoryMiB, pods, "
-                                    "pricePerHour, min, max, initial, startupDelay, labels)"));
+                                    "pricePerHour, min, max, initial, startupDelay, labels, "
+                                    "backgroundCpuMilli, backgroundMemoryMiB)"));
     }
   }
   if (group.name.empty()) return YamlError(file, g, "nodeGroups[].name: required");
   const std::string p = absl::StrCat("nodeGroups[", group.name, "]");
   if (group.cpu_milli <= 0 || group.memory_mib <= 0 || group.pods <= 0) {
     return YamlError(file, g, p + ": cpuMilli, memoryMiB and pods must be positive");
+  }
+  if (group.background_cpu_milli < 0 || group.background_memory_mib < 0) {
+    return YamlError(file, g,
+                     p + ": backgroundCpuMilli and backgroundMemoryMiB must not be negative");
   }
   if (group.price_per_hour < 0 || group.startup_delay < 0) {
     return YamlError(file, g, p + ": pricePerHour and startupDelay must not be negative");

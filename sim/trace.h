@@ -105,6 +105,11 @@ struct NodeGroup {
   // Seconds from the scale-up decision until the node is ready.
   double startup_delay = 180;
   std::map<std::string, std::string> labels;
+  // Usage of each node of the group besides the trace's pods (system daemons, pods the
+  // trace does not list): added to every sample the simulated load watcher takes of the
+  // node. Default 0.
+  int64_t background_cpu_milli = 0;
+  int64_t background_memory_mib = 0;
 };
 
 enum class Expander { kLeastWaste, kPrice, kMostPods, kLeastNodes, kRandom };
@@ -139,7 +144,7 @@ struct ClusterSpec {
 //   nodeGroups:
 //   - {name: m5-xlarge, instanceType: m5.xlarge, cpuMilli: 4000, memoryMiB: 16384,
 //      pods: 110, pricePerHour: 0.192, min: 0, max: 50, initial: 1, startupDelay: 180,
-//      labels: {k: v}}
+//      labels: {k: v}, backgroundCpuMilli: 0, backgroundMemoryMiB: 0}
 //   autoscaler: {enabled: true, expander: least-waste, scanInterval: 10,
 //      scaleDownUnneededTime: 600, scaleDownUtilizationThreshold: 0.5,
 //      scaleDownDelayAfterAdd: 600, maxEmptyBulkDelete: 10, maxDrainParallelism: 1,

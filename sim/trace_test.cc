@@ -135,6 +135,24 @@ autoscaler:
   EXPECT_EQ(spec->autoscaler.scale_down_delay_after_add, 600);
 }
 
+TEST(ParseClusterYaml, BackgroundUsage) {
+  absl::StatusOr<ClusterSpec> spec = ParseClusterYaml(
+      "nodeGroups:\n- {name: a, cpuMilli: 8000, memoryMiB: 1024, max: 1, backgroundCpuMilli: "
+      "1500, backgroundMemoryMiB: 256}\n- {name: b, cpuMilli: 8000, memoryMiB: 1024, max: 1}\n",
+      "g.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->groups[0].background_cpu_milli, 1500);
+  EXPECT_EQ(spec->groups[0].background_memory_mib, 256);
+  EXPECT_EQ(spec->groups[1].background_cpu_milli, 0);
+  EXPECT_EQ(spec->groups[1].background_memory_mib, 0);
+  EXPECT_THAT(ParseClusterYaml("nodeGroups:\n- {name: a, cpuMilli: 1, memoryMiB: 1, max: 1, "
+                               "backgroundCpuMilli: -1}\n",
+                               "g.yaml")
+                  .status()
+                  .message(),
+              HasSubstr("must not be negative"));
+}
+
 TEST(ParseClusterYaml, ErrorsNameTheLine) {
   EXPECT_THAT(
       ParseClusterYaml("nodeGroups:\n- name: a\n  cpuMilli: x\n", "g.yaml").status().message(),

@@ -351,6 +351,7 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   so.backoff.initial = absl::Seconds(c.pod_initial_backoff_seconds);
   so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
   so.percentage_of_nodes_to_score = c.percentage_of_nodes_to_score;
+  so.deterministic_tie_break = options.tie_break == "lowest-name";
   so.assumed_pod_ttl = sched::kDaemonAssumedPodTtl;
   const bool coscheduling = std::any_of(profiles.begin(), profiles.end(), [](const auto& p) {
     const std::string_view name(sched::plugins::Coscheduling::kName.data(),

@@ -146,6 +146,17 @@ const std::vector<FlagDef>& Flags() {
            o.decisions_capacity = static_cast<int>(n);
            return std::string();
          }},
+        {"tie-break", 0, "misc", "string", "random",
+         "Trimaran: how to pick among the nodes still tied after the exact tie-break: random "
+         "(seeded, as kube-scheduler) or lowest-name (the smallest node name, the rule of "
+         "'trimaranctl score' and 'trimaranctl simulate', to compare the daemon with them).",
+         [](SchedulerOptions& o, const std::string& v) {
+           if (v != "random" && v != "lowest-name") {
+             return absl::StrCat("unknown tie-break ", Quoted(v), " (random or lowest-name)");
+           }
+           o.tie_break = v;
+           return std::string();
+         }},
         {"load-watcher-max-response-bytes", 0, "misc", "int",
          absl::StrCat(kDefaultLoadWatcherMaxResponseBytes),
          "Trimaran: the largest answer accepted from a remote load watcher (watcherAddress), "

@@ -64,6 +64,9 @@ struct SchedulerOptions {
   int64_t load_watcher_max_response_bytes = kDefaultLoadWatcherMaxResponseBytes;
   // --decisions-capacity: recent decisions kept for /debug/decisions; 0 disables.
   int decisions_capacity = kDefaultDecisionsCapacity;
+  // --tie-break random|lowest-name: how host selection picks among nodes still tied
+  // after the exact tie-break (sched::SchedulerOptions::deterministic_tie_break).
+  std::string tie_break = "random";
 
   // Deprecated upstream; see the precedence notes above.
   std::optional<std::string> kubeconfig{};  // --kubeconfig (set only when given)

@@ -58,6 +58,19 @@ TEST(ParseSchedulerFlagsTest, DecisionsCapacity) {
   EXPECT_FALSE(Parse({"--decisions-capacity=many"}).ok());
 }
 
+TEST(ParseSchedulerFlagsTest, TieBreak) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions defaults, Parse({}));
+  EXPECT_EQ(defaults.tie_break, "random");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions lowest, Parse({"--tie-break=lowest-name"}));
+  EXPECT_EQ(lowest.tie_break, "lowest-name");
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions random, Parse({"--tie-break", "random"}));
+  EXPECT_EQ(random.tie_break, "random");
+  absl::StatusOr<SchedulerOptions> bad = Parse({"--tie-break=first"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("random or lowest-name"));
+  EXPECT_THAT(SchedulerHelpText(), ::testing::HasSubstr("--tie-break string"));
+}
+
 TEST(ParseSchedulerFlagsTest, ExtenderFlags) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions d, Parse({}));
   EXPECT_FALSE(d.extender);

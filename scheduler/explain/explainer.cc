@@ -148,6 +148,11 @@ absl::StatusOr<Framework*> Explainer::FrameworkFor(absl::string_view profile) {
 }
 
 absl::StatusOr<Report> Explainer::Explain(const kube::Pod& input_pod, absl::string_view profile) {
+  return Explain(input_pod, profile, CycleOptions{});
+}
+
+absl::StatusOr<Report> Explainer::Explain(const kube::Pod& input_pod, absl::string_view profile,
+                                          const CycleOptions& cycle_options) {
   TRIMARAN_ASSIGN_OR_RETURN(Framework * framework, FrameworkFor(profile));
   const ProfileConfig& config = framework->config();
   TRIMARAN_RETURN_IF_ERROR(cache_.UpdateSnapshot(snapshot_));
@@ -259,6 +264,15 @@ absl::StatusOr<Report> Explainer::Explain(const kube::Pod& input_pod, absl::stri
       return std::tie(a.table, a.key, a.value) < std::tie(b.table, b.key, b.value);
     });
     report.plugin_state.emplace_back(name, std::move(rows));
+  }
+  if (cycle_options.reserve && !report.chosen.empty()) {
+    kube::Pod assumed = pod;
+    assumed.spec.node_name = report.chosen;
+    if (Status s = framework->RunReservePluginsReserve(state, assumed, report.chosen);
+        !s.IsSuccess() && s.code() != Code::kSkip) {
+      framework->RunReservePluginsUnreserve(state, assumed, report.chosen);
+      return absl::InternalError(absl::StrCat("Reserve on ", report.chosen, ": ", s.ToString()));
+    }
   }
   return report;
 }

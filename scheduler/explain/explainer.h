@@ -87,9 +87,23 @@ class Explainer {
   // factory's error when a plugin fails to build.
   absl::StatusOr<Framework*> FrameworkFor(absl::string_view profile);
 
+  // What a cycle does besides explaining.
+  struct CycleOptions {
+    // When a node is chosen, run the profile's Reserve plugins for it with the cycle's
+    // state, as the daemon's scheduling cycle does right after selecting the host (a
+    // pod with spec.nodeName set to the node), so that plugins which remember their
+    // placements (TargetLoadPacking's recent pods) count it in later cycles. Putting
+    // the pod into cache() stays the caller's job; tell the plugins of its deletion
+    // with the Framework's RunPodDeletionListeners. A Reserve failure runs Unreserve
+    // and is Internal naming the plugin.
+    bool reserve = false;
+  };
+
   // One cycle of `profile` for `pod` (see the header comment). The pod is scored as
   // pending whatever its spec.nodeName says.
   absl::StatusOr<Report> Explain(const kube::Pod& pod, absl::string_view profile);
+  absl::StatusOr<Report> Explain(const kube::Pod& pod, absl::string_view profile,
+                                 const CycleOptions& options);
 
  private:
   Explainer(std::vector<ProfileConfig> profiles, Options options);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/manual_clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
@@ -38,6 +39,27 @@ std::shared_ptr<const kube::Pod> PodOn(const std::string& name, const std::strin
                                                .Obj());
 }
 
+// Records Reserve/Unreserve calls ("pod@node"); fails Reserve on node `refuse`.
+class RecordingReservePlugin final : public ReservePlugin {
+ public:
+  RecordingReservePlugin(std::vector<std::string>* calls, std::string refuse)
+      : calls_(calls), refuse_(std::move(refuse)) {}
+  absl::string_view Name() const override { return "Recorder"; }
+  Status Reserve(CycleState&, const kube::Pod& pod, absl::string_view node) override {
+    calls_->push_back(
+        absl::StrCat("reserve ", pod.metadata.name, "@", node, " nodeName=", pod.spec.node_name));
+    if (node == refuse_) return Status::Unschedulable("refused");
+    return Status();
+  }
+  void Unreserve(CycleState&, const kube::Pod& pod, absl::string_view node) override {
+    calls_->push_back(absl::StrCat("unreserve ", pod.metadata.name, "@", node));
+  }
+
+ private:
+  std::vector<std::string>* calls_;
+  std::string refuse_;
+};
+
 class ExplainerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -63,6 +85,48 @@ class ExplainerTest : public ::testing::Test {
   kube::Pod pod_ =
       MakePod().Name("web").Namespace("default").Req({{"cpu", "1"}, {"memory", "1Gi"}}).Obj();
 };
+
+TEST(ExplainerReserveTest, ReserveRunsOnTheChosenNodeOnlyWhenAsked) {
+  std::vector<std::string> calls;
+  Registry registry;
+  TRIMARAN_ASSERT_OK(registry.Register(
+      "SimpleFit", FactoryOf([] { return std::make_unique<runtime_testing::SimpleFitPlugin>(); })));
+  TRIMARAN_ASSERT_OK(
+      registry.Register("SimpleMostAllocated", FactoryOf([] {
+                          return std::make_unique<runtime_testing::SimpleMostAllocatedPlugin>(true);
+                        })));
+  TRIMARAN_ASSERT_OK(registry.Register(
+      "Recorder",
+      FactoryOf([&] { return std::make_unique<RecordingReservePlugin>(&calls, "b"); })));
+  ManualClock clock{absl::FromUnixSeconds(1'714'564'800)};
+  ProfileConfig profile{.scheduler_name = "pack",
+                        .filter = {"SimpleFit"},
+                        .score = {{"SimpleMostAllocated", 1}},
+                        .reserve = {"Recorder"}};
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      auto explainer, Explainer::Create({profile}, {.registry = &registry, .clock = &clock}));
+  TRIMARAN_ASSERT_OK(explainer->cache().AddNode(Node("a", "8")));
+  TRIMARAN_ASSERT_OK(explainer->cache().AddNode(Node("b", "8")));
+  TRIMARAN_ASSERT_OK(explainer->cache().AddPod(PodOn("x", "a", "4")));
+  const kube::Pod pod =
+      MakePod().Name("web").Namespace("default").Req({{"cpu", "1"}, {"memory", "1Gi"}}).Obj();
+
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(Report plain, explainer->Explain(pod, "pack"));
+  EXPECT_EQ(plain.chosen, "a");
+  EXPECT_TRUE(calls.empty());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(Report reserved,
+                                explainer->Explain(pod, "pack", {.reserve = true}));
+  EXPECT_EQ(reserved.chosen, "a");
+  EXPECT_THAT(calls, ElementsAre("reserve web@a nodeName=a"));
+
+  // A refusing Reserve plugin: Unreserve, then an error naming the node.
+  calls.clear();
+  TRIMARAN_ASSERT_OK(explainer->cache().AddPod(PodOn("y", "b", "6")));
+  absl::StatusOr<Report> refused = explainer->Explain(pod, "pack", {.reserve = true});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(refused.status().message(), HasSubstr("Reserve on b"));
+  EXPECT_THAT(calls, ElementsAre("reserve web@b nodeName=b", "unreserve web@b"));
+}
 
 TEST_F(ExplainerTest, ExplainsEveryNodeAndFollowsTheChangingCluster) {
   TRIMARAN_ASSERT_OK(explainer_->cache().AddNode(Node("a", "8")));
