@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -81,10 +82,13 @@ class Run {
         options_(options),
         clock_(kEpoch),
         rng_(options.seed),
+        compaction_rng_(options.seed ^ 0x9e3779b97f4a7c15ULL),
         scale_down_(cluster.autoscaler),
         state_(trace.size()) {}
 
   absl::Status Init(const sched::ProfileConfig& profile, const sched::Registry& registry) {
+    profile_config_ = &profile;
+    registry_ = &registry;
     sched::explain::Explainer::Options eo;
     eo.registry = &registry;
     eo.clock = &clock_;
@@ -105,9 +109,12 @@ class Run {
     double next_scan = 0;
     double next_sample = 0;
     double next_timeline = 0;
+    double next_compaction = options_.compaction_trials > 0 && options_.compaction_every > 0
+                                 ? options_.compaction_every
+                                 : kInf;
     double now = 0;
     while (true) {
-      double t = std::min({next_scan, next_sample, next_timeline});
+      double t = std::min({next_scan, next_sample, next_timeline, next_compaction});
       if (next_arrival_ < trace_.size()) t = std::min(t, trace_[next_arrival_].creation_time);
       if (!ends_.empty()) t = std::min(t, ends_.begin()->first);
       if (!starting_.empty()) t = std::min(t, starting_.begin()->first);
@@ -130,6 +137,7 @@ class Run {
         }
         next_scan += cluster_.autoscaler.scan_interval;
         TrackPeak();
+        CapturePeakForCompaction(now);
         // Done: nothing will arrive, end or start, and the autoscaler added nothing (pods
         // without an end run to here; pending pods no group can take stay pending).
         if (next_arrival_ >= trace_.size() && ends_.empty() && starting_.empty() && !scaled_up) {
@@ -152,6 +160,15 @@ class Run {
         Timeline(now);
         next_timeline += options_.timeline_interval;
       }
+      if (now >= next_compaction) {
+        TRIMARAN_RETURN_IF_ERROR(Compact(now, "periodic", Present()));
+        next_compaction += options_.compaction_every;
+      }
+    }
+    if (peak_present_.has_value()) {
+      // The plugins see the peak's time.
+      clock_.SetTime(kEpoch + absl::Seconds(peak_time_));
+      TRIMARAN_RETURN_IF_ERROR(Compact(peak_time_, "peak", *peak_present_));
     }
     Finish(now);
     return result_;
@@ -589,6 +606,9 @@ class Run {
 
   void Finish(double now) {
     CountFallbacks();
+    result_.compaction.trials = options_.compaction_trials;
+    result_.compaction.every = options_.compaction_every;
+    SummarizeCompaction(result_.compaction);
     result_.end_time = now;
     for (const auto& [name, n] : nodes_) Retire(n, now);
     for (const PodState& s : state_) {
@@ -608,6 +628,56 @@ class Run {
     }
   }
 
+  // Compaction (compaction.h): the ready nodes and the pods running on them, the pods in
+  // the queue's order (priority, then arrival).
+  struct PresentState {
+    std::vector<std::shared_ptr<const kube::Node>> nodes;
+    std::vector<std::shared_ptr<const kube::Pod>> pods;
+  };
+  PresentState Present() const {
+    PresentState p;
+    std::vector<size_t> pods;
+    for (const auto& [name, n] : nodes_) {
+      if (!n.is_ready) continue;
+      p.nodes.push_back(n.object);
+      pods.insert(pods.end(), n.pods.begin(), n.pods.end());
+    }
+    std::sort(pods.begin(), pods.end(), [&](size_t a, size_t b) {
+      if (trace_[a].priority != trace_[b].priority) return trace_[a].priority > trace_[b].priority;
+      return a < b;
+    });
+    for (size_t i : pods) p.pods.push_back(state_[i].object);
+    return p;
+  }
+
+  void CapturePeakForCompaction(double now) {
+    if (options_.compaction_trials <= 0 || !options_.compaction_at_peak) return;
+    int ready = 0;
+    for (const auto& [name, n] : nodes_) ready += n.is_ready ? 1 : 0;
+    if (ready <= peak_ready_) return;
+    peak_ready_ = ready;
+    peak_time_ = now;
+    peak_present_ = Present();
+  }
+
+  absl::Status Compact(double now, const char* why, const PresentState& present) {
+    if (present.pods.empty()) return absl::OkStatus();
+    CompactionResult& c = result_.compaction;
+    const std::clock_t start = std::clock();
+    TRIMARAN_ASSIGN_OR_RETURN(
+        std::optional<std::vector<int>> sizes,
+        CompactAt(present.nodes, present.pods, *profile_config_, *registry_, clock_,
+                  options_.compaction_trials, compaction_rng_, &c.repacks, &c.scheduler_errors));
+    c.cpu_seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+    if (!sizes.has_value()) {
+      ++c.skipped;
+      return absl::OkStatus();
+    }
+    c.instants.push_back({now, why, static_cast<int>(present.nodes.size()),
+                          static_cast<int>(present.pods.size()), *std::move(sizes)});
+    return absl::OkStatus();
+  }
+
   void TrackPeak() {
     result_.peak_nodes = std::max(result_.peak_nodes, static_cast<int>(nodes_.size()));
     for (const auto& [g, size] : group_sizes_) {
@@ -622,6 +692,12 @@ class Run {
   const SimOptions options_;
   ManualClock clock_;
   std::mt19937_64 rng_;
+  std::mt19937_64 compaction_rng_;
+  const sched::ProfileConfig* profile_config_ = nullptr;
+  const sched::Registry* registry_ = nullptr;
+  int peak_ready_ = 0;
+  double peak_time_ = 0;
+  std::optional<PresentState> peak_present_;
   ScaleDownState scale_down_;
   std::unique_ptr<sched::explain::Explainer> explainer_;
   std::vector<PodState> state_;

@@ -25,6 +25,12 @@
 //     plugins read that snapshot until the next refresh, so it is up to 60 s stale as
 //     with the real watcher's fetch period. A node younger than one sample has no data.
 //
+// Compaction: when SimOptions::compaction_trials > 0, every compaction_every seconds and
+// once for the instant of the peak ready-node count, the nodes ready then and the pods
+// running on them are handed to compaction.h's CompactAt (its own seeded generator, so
+// the autoscaler's random stream is untouched); ProfileResult::compaction has the
+// instants and the distribution.
+//
 // Determinism: same trace, cluster, profile and seed give the same result (the seed
 // drives only the autoscaler's random tie-breaks).
 //
@@ -43,6 +49,7 @@
 #include "absl/status/statusor.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/runtime/framework.h"
+#include "sim/compaction.h"
 #include "sim/trace.h"
 
 namespace trimaran::sim {
@@ -63,6 +70,12 @@ struct SimOptions {
   double max_time = std::numeric_limits<double>::infinity();
   // Keep every binding in ProfileResult::placements (memory grows with the trace).
   bool record_placements = false;
+  // Cluster compaction (compaction.h): permutations per instant (0: no compaction at
+  // all), seconds between periodic instants (0: only the peak instant), and whether the
+  // instant of the peak ready-node count is compacted too.
+  int compaction_trials = 5;
+  double compaction_every = 3600;
+  bool compaction_at_peak = true;
 };
 
 struct Placement {
@@ -126,6 +139,8 @@ struct ProfileResult {
   std::vector<TimelinePoint> timeline;
   // Every binding in order, when SimOptions::record_placements.
   std::vector<Placement> placements;
+  // Cluster compaction at the chosen instants (SimOptions::compaction_*).
+  CompactionResult compaction;
 };
 
 absl::StatusOr<ProfileResult> Simulate(const std::vector<TracePod>& pods,
