@@ -39,6 +39,7 @@ Distribution Summarize(std::vector<double> v) {
   if (v.empty()) return d;
   std::sort(v.begin(), v.end());
   d.min = v.front();
+  d.p10 = NearestRank(v, 0.1);
   d.p50 = NearestRank(v, 0.5);
   d.p90 = NearestRank(v, 0.9);
   d.max = v.back();

@@ -52,9 +52,10 @@ struct CompactionInstant {
   std::vector<int> compacted;  // the compacted size of each trial
 };
 
-// min / p50 / p90 / max (nearest rank) of a sample; all 0 when empty.
+// min / p10 / p50 / p90 / max (nearest rank) of a sample; all 0 when empty.
 struct Distribution {
   double min = 0;
+  double p10 = 0;
   double p50 = 0;
   double p90 = 0;
   double max = 0;
