@@ -89,6 +89,10 @@ class Run {
   absl::Status Init(const sched::ProfileConfig& profile, const sched::Registry& registry) {
     profile_config_ = &profile;
     registry_ = &registry;
+    for (const NodeGroup& g : cluster_.groups) {
+      max_alloc_cpu_ = std::max(max_alloc_cpu_, static_cast<double>(g.cpu_milli));
+      max_alloc_mem_ = std::max(max_alloc_mem_, static_cast<double>(g.memory_mib));
+    }
     sched::explain::Explainer::Options eo;
     eo.registry = &registry;
     eo.clock = &clock_;
@@ -642,8 +646,15 @@ class Run {
       p.nodes.push_back(n.object);
       pods.insert(pods.end(), n.pods.begin(), n.pods.end());
     }
+    // Largest first within a priority (first-fit decreasing's order, by the dominant
+    // share of the largest group's allocatable), then arrival.
+    auto size = [&](size_t i) {
+      return std::max(static_cast<double>(trace_[i].cpu_milli) / max_alloc_cpu_,
+                      static_cast<double>(trace_[i].memory_mib) / max_alloc_mem_);
+    };
     std::sort(pods.begin(), pods.end(), [&](size_t a, size_t b) {
       if (trace_[a].priority != trace_[b].priority) return trace_[a].priority > trace_[b].priority;
+      if (size(a) != size(b)) return size(a) > size(b);
       return a < b;
     });
     for (size_t i : pods) p.pods.push_back(state_[i].object);
@@ -696,6 +707,8 @@ class Run {
   const sched::ProfileConfig* profile_config_ = nullptr;
   const sched::Registry* registry_ = nullptr;
   int peak_ready_ = 0;
+  double max_alloc_cpu_ = 1;
+  double max_alloc_mem_ = 1;
   double peak_time_ = 0;
   std::optional<PresentState> peak_present_;
   ScaleDownState scale_down_;

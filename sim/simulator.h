@@ -27,9 +27,9 @@
 //
 // Compaction: when SimOptions::compaction_trials > 0, every compaction_every seconds and
 // once for the instant of the peak ready-node count, the nodes ready then and the pods
-// running on them are handed to compaction.h's CompactAt (its own seeded generator, so
-// the autoscaler's random stream is untouched); ProfileResult::compaction has the
-// instants and the distribution.
+// running on them (priority, then largest first, then arrival) go to compaction.h's CompactAt (its
+// own seeded generator, so the autoscaler's random stream is untouched); ProfileResult::compaction
+// has the instants and the distribution.
 //
 // Determinism: same trace, cluster, profile and seed give the same result (the seed
 // drives only the autoscaler's random tie-breaks).
