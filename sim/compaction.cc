@@ -20,7 +20,7 @@ lw::WatcherMetrics EmptyLoad(const std::vector<std::shared_ptr<const kube::Node>
   for (const auto& node : nodes) {
     lw::NodeMetrics nm;
     for (absl::string_view type : {lw::kTypeCpu, lw::kTypeMemory}) {
-      for (absl::string_view op : {lw::kOpAvg, lw::kOpStd, lw::kOpLatest}) {
+      for (absl::string_view op : {lw::kOpAvg, lw::kOpStd}) {
         nm.metrics.push_back({"", std::string(type), std::string(op), "", 0.0});
       }
     }

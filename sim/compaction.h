@@ -19,8 +19,8 @@
 // search lands on, not a proven minimum.
 //
 // Load: the re-packed nodes start empty, so load-aware plugins are served a snapshot, at
-// the clock's time, in which every node reports 0 % CPU and memory (AVG, STD, Latest,
-// 15m window); what they place during the re-pack is what their recent-pod tracking sees.
+// the clock's time, in which every node reports 0 % CPU and memory (AVG and STD, as
+// load_windows.h); what they place during the re-pack is what their recent-pod tracking sees.
 //
 // The instants (which the simulator chooses: every SimOptions::compaction_every seconds
 // and the instant of the peak ready-node count) each give `trials` sizes;

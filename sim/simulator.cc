@@ -26,13 +26,14 @@
 #include "scheduler/explain/explainer.h"
 #include "sim/autoscaler.h"
 #include "sim/consolidation.h"
+#include "sim/load_windows.h"
 
 namespace trimaran::sim {
 namespace {
 
 constexpr double kHoursPerMonth = 730;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kWindowSeconds = 900;  // the 15m window the simulated watcher serves
+constexpr double kWindowSeconds = 900;  // samples kept: the longest window (load_windows.h)
 
 // Where virtual time 0 is on the plugins' clock.
 const absl::Time kEpoch = absl::FromUnixSeconds(1767225600);  // 2026-01-01T00:00:00Z
@@ -476,10 +477,7 @@ class Run {
 
   // One load-watcher sample and snapshot, and the hot-node counters.
   void Sample(double now) {
-    lw::WatcherMetrics m;
-    m.timestamp = absl::ToUnixSeconds(kEpoch + absl::Seconds(now));
-    m.window = {std::string(lw::kWindow15m), m.timestamp - 900, m.timestamp};
-    m.source = "Simulator";
+    LoadSnapshots snapshots(absl::ToUnixSeconds(kEpoch + absl::Seconds(now)), now);
     const double minutes = options_.sample_interval / 60;
     for (auto& [name, n] : nodes_) {
       if (!n.is_ready) continue;
@@ -494,30 +492,7 @@ class Run {
         n.samples.pop_front();
       }
       const double cpu_alloc = static_cast<double>(n.group->cpu_milli);
-      const double mem_alloc = static_cast<double>(n.group->memory_mib);
-      double cs = 0, cs2 = 0, ms = 0, ms2 = 0;
-      for (const UsagePoint& s : n.samples) {
-        const double c = 100.0 * s.cpu_milli / cpu_alloc;
-        const double mm = 100.0 * s.memory_mib / mem_alloc;
-        cs += c;
-        cs2 += c * c;
-        ms += mm;
-        ms2 += mm * mm;
-      }
-      const double k = static_cast<double>(n.samples.size());
-      const double cavg = cs / k;
-      const double mavg = ms / k;
-      lw::NodeMetrics nm;
-      auto add = [&](absl::string_view type, absl::string_view op, double v) {
-        nm.metrics.push_back({"", std::string(type), std::string(op), "", v});
-      };
-      add(lw::kTypeCpu, lw::kOpAvg, cavg);
-      add(lw::kTypeCpu, lw::kOpStd, std::sqrt(std::max(0.0, cs2 / k - cavg * cavg)));
-      add(lw::kTypeCpu, lw::kOpLatest, 100.0 * u.cpu_milli / cpu_alloc);
-      add(lw::kTypeMemory, lw::kOpAvg, mavg);
-      add(lw::kTypeMemory, lw::kOpStd, std::sqrt(std::max(0.0, ms2 / k - mavg * mavg)));
-      add(lw::kTypeMemory, lw::kOpLatest, 100.0 * u.memory_mib / mem_alloc);
-      m.data.node_metrics_map.emplace(name, std::move(nm));
+      snapshots.AddNode(name, n.samples, cpu_alloc, static_cast<double>(n.group->memory_mib));
 
       // Hot nodes and over-commit, from the instantaneous usage.
       const double cpu_frac = u.cpu_milli / cpu_alloc;
@@ -541,7 +516,7 @@ class Run {
         n.hot_run = 0;
       }
     }
-    explainer_->SetMetrics(std::move(m));
+    explainer_->SetMetricsByWindow(std::move(snapshots).Take());
     // The lower bound, over the pods present (running and pending).
     double cpu = 0, mem = 0;
     for (const auto& [name, n] : nodes_) {
