@@ -135,6 +135,8 @@ void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseli
   w.Int(r.nodes_removed);
   Key(w, "consolidationReplacements");
   w.Int(r.consolidation_replacements);
+  Key(w, "consolidationMultiNode");
+  w.Int(r.consolidation_multi_node);
   w.EndObject();
   Key(w, "lowerBound");
   w.StartObject();

@@ -218,9 +218,11 @@ class Run {
       if (absl::Status s = explainer_->cache().AddNode(it->second.object); s.ok()) ++generation_;
       // A consolidation replacement is ready: the node it replaces goes now.
       if (auto r = replaces_.find(name); r != replaces_.end()) {
-        const std::string old = r->second;
+        const std::vector<std::string> old = r->second;
         replaces_.erase(r);
-        if (nodes_.contains(old)) RemoveNode(old, now);
+        for (const std::string& o : old) {
+          if (nodes_.contains(o)) RemoveNode(o, now);
+        }
       }
     }
   }
@@ -398,7 +400,7 @@ class Run {
     std::vector<NodeLoad> loads;
     std::map<std::string, double> last_change;
     std::set<std::string> replacing;
-    for (const auto& [fresh, old] : replaces_) replacing.insert(old);
+    for (const auto& [fresh, old] : replaces_) replacing.insert(old.begin(), old.end());
     for (const auto& [name, n] : nodes_) {
       if (!n.is_ready) continue;
       NodeLoad l{name, n.group->name, n.group->cpu_milli, n.group->memory_mib, n.group->pods, {}};
@@ -411,11 +413,12 @@ class Run {
       for (const ConsolidationAction& a : PlanConsolidation(now, loads, last_change, group_sizes_,
                                                             cluster_.groups, cluster_.autoscaler)) {
         ++result_.scale_down_events;
+        if (a.multi_node) ++result_.consolidation_multi_node;
         if (a.kind == ConsolidationAction::Kind::kReplace) {
           for (const NodeGroup& g : cluster_.groups) {
             if (g.name != a.replacement_group) continue;
             SimNode& fresh = NewNode(g, now, now + g.startup_delay);
-            replaces_[fresh.name] = a.nodes.front();
+            replaces_[fresh.name] = a.nodes;
             ++result_.nodes_added;
             ++result_.consolidation_replacements;
           }
@@ -701,7 +704,7 @@ class Run {
   double lb_rate_ = 0;
   double clock_now_ = 0;
   // Consolidation replacements still starting: new node -> the node it replaces.
-  std::map<std::string, std::string> replaces_;
+  std::map<std::string, std::vector<std::string>> replaces_;
   std::optional<double> quiet_since_;
   std::vector<double> pending_times_;
   ProfileResult result_;
