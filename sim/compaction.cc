@@ -52,6 +52,15 @@ absl::StatusOr<bool> PlacesAll(const std::vector<std::shared_ptr<const kube::Nod
                                const std::vector<std::shared_ptr<const kube::Pod>>& pods,
                                const sched::ProfileConfig& profile, const sched::Registry& registry,
                                const Clock& clock, int64_t* errors) {
+  return PlacesOnto(nodes, {}, pods, profile, registry, clock, errors);
+}
+
+absl::StatusOr<bool> PlacesOnto(const std::vector<std::shared_ptr<const kube::Node>>& nodes,
+                                const std::vector<std::shared_ptr<const kube::Pod>>& bound,
+                                const std::vector<std::shared_ptr<const kube::Pod>>& pods,
+                                const sched::ProfileConfig& profile,
+                                const sched::Registry& registry, const Clock& clock,
+                                int64_t* errors) {
   sched::explain::Explainer::Options eo;
   eo.registry = &registry;
   eo.clock = &clock;
@@ -60,6 +69,7 @@ absl::StatusOr<bool> PlacesAll(const std::vector<std::shared_ptr<const kube::Nod
                             sched::explain::Explainer::Create({profile}, eo));
   TRIMARAN_RETURN_IF_ERROR(explainer->FrameworkFor(profile.scheduler_name).status());
   for (const auto& node : nodes) TRIMARAN_RETURN_IF_ERROR(explainer->cache().AddNode(node));
+  for (const auto& pod : bound) TRIMARAN_RETURN_IF_ERROR(explainer->cache().AddPod(pod));
   for (const auto& pod : pods) {
     absl::StatusOr<sched::explain::Report> report =
         explainer->Explain(*pod, profile.scheduler_name);
@@ -68,9 +78,9 @@ absl::StatusOr<bool> PlacesAll(const std::vector<std::shared_ptr<const kube::Nod
       return false;
     }
     if (report->chosen.empty()) return false;
-    auto bound = std::make_shared<kube::Pod>(*pod);
-    bound->spec.node_name = report->chosen;
-    if (!explainer->cache().AddPod(std::move(bound)).ok()) {
+    auto placed = std::make_shared<kube::Pod>(*pod);
+    placed->spec.node_name = report->chosen;
+    if (!explainer->cache().AddPod(std::move(placed)).ok()) {
       if (errors != nullptr) ++*errors;
       return false;
     }

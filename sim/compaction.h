@@ -85,6 +85,18 @@ absl::StatusOr<bool> PlacesAll(const std::vector<std::shared_ptr<const kube::Nod
                                const sched::ProfileConfig& profile, const sched::Registry& registry,
                                const Clock& clock, int64_t* errors = nullptr);
 
+// Whether `moved` (in order) all place, one cycle each through the profile, onto `nodes`
+// that already hold `bound` (pods with spec.nodeName set to one of `nodes`), on a fresh
+// Explainer with the empty-load snapshot above. The consolidation fit check (the
+// simulator's FitCheck for consolidation.h). Errors: the profile's factory error, or a
+// bound pod the cache refuses.
+absl::StatusOr<bool> PlacesOnto(const std::vector<std::shared_ptr<const kube::Node>>& nodes,
+                                const std::vector<std::shared_ptr<const kube::Pod>>& bound,
+                                const std::vector<std::shared_ptr<const kube::Pod>>& moved,
+                                const sched::ProfileConfig& profile,
+                                const sched::Registry& registry, const Clock& clock,
+                                int64_t* errors = nullptr);
+
 // The smallest k in [1, order.size()] the binary search lands on such that the first k
 // nodes of `order` place every pod, assuming all of `order` does (not checked).
 // `repacks` / `errors` (if not null) are incremented.

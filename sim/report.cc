@@ -137,6 +137,8 @@ void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseli
   w.Int(r.consolidation_replacements);
   Key(w, "consolidationMultiNode");
   w.Int(r.consolidation_multi_node);
+  Key(w, "consolidationFitChecks");
+  w.Int64(r.consolidation_fit_checks);
   w.EndObject();
   Key(w, "lowerBound");
   w.StartObject();

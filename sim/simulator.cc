@@ -66,6 +66,25 @@ struct PodState {
   int64_t attempted_generation = -1;
 };
 
+// A node of group `g` named `name`, as the simulator's cache holds it.
+std::shared_ptr<const kube::Node> NodeObject(const NodeGroup& g, const std::string& name) {
+  kube::Node node;
+  node.metadata.name = name;
+  node.metadata.uid = name;
+  node.metadata.labels = kube::Labels(g.labels.begin(), g.labels.end());
+  node.metadata.labels["kubernetes.io/hostname"] = name;
+  node.metadata.labels["node.kubernetes.io/instance-type"] = g.instance_type;
+  node.metadata.labels["trimaran.io/node-group"] = g.name;
+  kube::ResourceList r;
+  r[std::string(kube::kResourceCPU)] = kube::Quantity::FromMilli(g.cpu_milli);
+  r[std::string(kube::kResourceMemory)] =
+      kube::Quantity::FromValue(g.memory_mib * 1024 * 1024, kube::QuantityFormat::kBinarySI);
+  r[std::string(kube::kResourcePods)] = kube::Quantity::FromValue(g.pods);
+  node.status.capacity = r;
+  node.status.allocatable = r;
+  return std::make_shared<const kube::Node>(std::move(node));
+}
+
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -187,21 +206,7 @@ class Run {
     n.group = &g;
     n.created = now;
     n.ready = ready_at;
-    kube::Node node;
-    node.metadata.name = name;
-    node.metadata.uid = name;
-    node.metadata.labels = kube::Labels(g.labels.begin(), g.labels.end());
-    node.metadata.labels["kubernetes.io/hostname"] = name;
-    node.metadata.labels["node.kubernetes.io/instance-type"] = g.instance_type;
-    node.metadata.labels["trimaran.io/node-group"] = g.name;
-    kube::ResourceList r;
-    r[std::string(kube::kResourceCPU)] = kube::Quantity::FromMilli(g.cpu_milli);
-    r[std::string(kube::kResourceMemory)] =
-        kube::Quantity::FromValue(g.memory_mib * 1024 * 1024, kube::QuantityFormat::kBinarySI);
-    r[std::string(kube::kResourcePods)] = kube::Quantity::FromValue(g.pods);
-    node.status.capacity = r;
-    node.status.allocatable = r;
-    n.object = std::make_shared<const kube::Node>(std::move(node));
+    n.object = NodeObject(g, name);
     starting_.emplace(n.ready, name);
     ++group_sizes_[g.name];
     return n;
@@ -410,8 +415,13 @@ class Run {
       loads.push_back(std::move(l));
     }
     if (cluster_.autoscaler.consolidation != Consolidation::kNone) {
-      for (const ConsolidationAction& a : PlanConsolidation(now, loads, last_change, group_sizes_,
-                                                            cluster_.groups, cluster_.autoscaler)) {
+      const FitCheck fit = [this](const std::vector<const NodeLoad*>& removed,
+                                  const std::vector<const NodeLoad*>& kept,
+                                  const NodeGroup* replacement) {
+        return ProfileFits(removed, kept, replacement);
+      };
+      for (const ConsolidationAction& a : PlanConsolidation(
+               now, loads, last_change, group_sizes_, cluster_.groups, cluster_.autoscaler, fit)) {
         ++result_.scale_down_events;
         if (a.multi_node) ++result_.consolidation_multi_node;
         if (a.kind == ConsolidationAction::Kind::kReplace) {
@@ -624,8 +634,13 @@ class Run {
       p.nodes.push_back(n.object);
       pods.insert(pods.end(), n.pods.begin(), n.pods.end());
     }
-    // Largest first within a priority (first-fit decreasing's order, by the dominant
-    // share of the largest group's allocatable), then arrival.
+    for (size_t i : RepackOrder(std::move(pods))) p.pods.push_back(state_[i].object);
+    return p;
+  }
+
+  // Priority first, then largest first (first-fit decreasing's order, by the dominant
+  // share of the largest group's allocatable), then arrival.
+  std::vector<size_t> RepackOrder(std::vector<size_t> pods) const {
     auto size = [&](size_t i) {
       return std::max(static_cast<double>(trace_[i].cpu_milli) / max_alloc_cpu_,
                       static_cast<double>(trace_[i].memory_mib) / max_alloc_mem_);
@@ -635,8 +650,45 @@ class Run {
       if (size(a) != size(b)) return size(a) > size(b);
       return a < b;
     });
-    for (size_t i : pods) p.pods.push_back(state_[i].object);
-    return p;
+    return pods;
+  }
+
+  // Consolidation's fit check through the profile under test (consolidation.h): the
+  // removed nodes' pods re-placed by the profile onto the kept nodes, which keep their
+  // pods, plus the replacement. The requests' first-fit decreasing runs first as a cheap
+  // pre-filter, so the profile is asked only about moves that fit by requests.
+  bool ProfileFits(const std::vector<const NodeLoad*>& removed,
+                   const std::vector<const NodeLoad*>& kept, const NodeGroup* replacement) {
+    if (!FitsByRequests(removed, kept, replacement)) return false;
+    std::vector<std::shared_ptr<const kube::Node>> nodes;
+    std::vector<std::shared_ptr<const kube::Pod>> bound;
+    for (const NodeLoad* k : kept) {
+      const SimNode& n = nodes_.at(k->name);
+      nodes.push_back(n.object);
+      for (size_t i : n.pods) bound.push_back(state_[i].object);
+    }
+    if (replacement != nullptr) {
+      nodes.push_back(NodeObject(*replacement, "consolidation-replacement"));
+    }
+    std::vector<size_t> moving;
+    for (const NodeLoad* r : removed) {
+      const SimNode& n = nodes_.at(r->name);
+      moving.insert(moving.end(), n.pods.begin(), n.pods.end());
+    }
+    std::vector<std::shared_ptr<const kube::Pod>> moved;
+    for (size_t i : RepackOrder(std::move(moving))) moved.push_back(state_[i].object);
+    ++result_.consolidation_fit_checks;
+    int64_t errors = 0;
+    absl::StatusOr<bool> fits =
+        PlacesOnto(nodes, bound, moved, *profile_config_, *registry_, clock_, &errors);
+    if (!fits.ok() || errors > 0) {
+      if (result_.scheduler_errors++ == 0) {
+        result_.first_scheduler_error = fits.ok() ? "consolidation fit check: plugin error"
+                                                  : std::string(fits.status().message());
+      }
+      return false;
+    }
+    return *fits;
   }
 
   void CapturePeakForCompaction(double now) {

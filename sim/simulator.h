@@ -115,8 +115,9 @@ struct ProfileResult {
   int nodes_added = 0;
   int scale_down_events = 0;
   int nodes_removed = 0;
-  int consolidation_replacements = 0;  // Karpenter-style replace actions
-  int consolidation_multi_node = 0;    // actions of the multi-node pass (delete or replace)
+  int consolidation_replacements = 0;    // Karpenter-style replace actions
+  int consolidation_multi_node = 0;      // actions of the multi-node pass (delete or replace)
+  int64_t consolidation_fit_checks = 0;  // consolidation moves checked through the profile
   // Load-aware plugins' fallbacks (trimaran_plugin_metrics_fallback_total), by
   // "plugin/reason" (node_missing, stale, bad_value, ...): node scores taken without
   // usable load-watcher data.
