@@ -408,6 +408,11 @@ class Run {
     for (const auto& [fresh, old] : replaces_) replacing.insert(old.begin(), old.end());
     for (const auto& [name, n] : nodes_) {
       if (!n.is_ready) continue;
+      // A node being replaced is neither a candidate nor a destination (it is tainted and
+      // goes when its replacement is ready).
+      if (cluster_.autoscaler.consolidation != Consolidation::kNone && replacing.contains(name)) {
+        continue;
+      }
       NodeLoad l{name, n.group->name, n.group->cpu_milli, n.group->memory_mib, n.group->pods, {}};
       for (size_t i : n.pods) l.pods.push_back({trace_[i].cpu_milli, trace_[i].memory_mib});
       // A node being replaced is no candidate (it goes when its replacement is ready).
@@ -429,6 +434,9 @@ class Run {
             if (g.name != a.replacement_group) continue;
             SimNode& fresh = NewNode(g, now, now + g.startup_delay);
             replaces_[fresh.name] = a.nodes;
+            // Karpenter taints the nodes it disrupts (karpenter.sh/disrupted:NoSchedule)
+            // so that no new pod lands on them while the replacement starts.
+            for (const std::string& old : a.nodes) Taint(nodes_.at(old));
             ++result_.nodes_added;
             ++result_.consolidation_replacements;
           }
@@ -443,6 +451,14 @@ class Run {
     ++result_.scale_down_events;
     for (const std::string& name : remove) RemoveNode(name, now);
     return absl::OkStatus();
+  }
+
+  void Taint(SimNode& n) {
+    auto tainted = std::make_shared<kube::Node>(*n.object);
+    tainted->spec.taints.push_back(
+        {"karpenter.sh/disrupted", "", kube::TaintEffect::kNoSchedule, std::nullopt});
+    n.object = tainted;
+    if (explainer_->cache().UpdateNode(std::move(tainted)).ok()) ++generation_;
   }
 
   // Drains `name` (its pods go back to the queue with the run time they had left) and
@@ -631,7 +647,9 @@ class Run {
     std::vector<size_t> pods;
     for (const auto& [name, n] : nodes_) {
       if (!n.is_ready) continue;
-      p.nodes.push_back(n.object);
+      // Without the karpenter.sh/disrupted taint of a node being replaced: the re-pack
+      // counts capacity.
+      p.nodes.push_back(n.object->spec.taints.empty() ? n.object : NodeObject(*n.group, name));
       pods.insert(pods.end(), n.pods.begin(), n.pods.end());
     }
     for (size_t i : RepackOrder(std::move(pods))) p.pods.push_back(state_[i].object);
