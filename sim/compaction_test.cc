@@ -128,6 +128,22 @@ TEST_F(CompactionTest, NoAnswerWhenAllTheNodesDoNotPlaceEveryPod) {
   EXPECT_FALSE(sizes->has_value());
 }
 
+TEST_F(CompactionTest, PlacesOntoKeepsTheBoundPodsAndAppliesTheProfilesFilters) {
+  // Consolidation's fit check: "a" already holds 3 CPU; the moved 1.5-CPU pod fits by
+  // requests only on "b", and the profile's TaintToleration refuses "b" once tainted.
+  auto held = std::make_shared<kube::Pod>(*Pod("held", 3000));
+  held->spec.node_name = "a";
+  const std::vector<PodPtr> bound = {held};
+  const std::vector<PodPtr> moved = {Pod("moved", 1500)};
+  EXPECT_TRUE(
+      *PlacesOnto({Node("a", 4000), Node("b", 4000)}, bound, moved, profile_, registry_, clock_));
+  EXPECT_FALSE(*PlacesOnto({Node("a", 4000), Node("b", 4000, /*tainted=*/true)}, bound, moved,
+                           profile_, registry_, clock_));
+  // Without the bound pod, "a" takes it.
+  EXPECT_TRUE(*PlacesOnto({Node("a", 4000), Node("b", 4000, /*tainted=*/true)}, {}, moved, profile_,
+                          registry_, clock_));
+}
+
 TEST(SummarizeCompaction, NearestRankOverEveryTrial) {
   CompactionResult r;
   r.instants.push_back({0, "periodic", 10, 5, {5, 6, 7, 8, 9}});
