@@ -20,10 +20,11 @@
 //     the run time they had left.
 //   - Load: each node's usage is the sum of its pods' usage (the trace's profile or
 //     constant usage, else the requests). Every sample_interval the simulated watcher
-//     appends one sample per node and publishes, per node, CPU and Memory AVG, STD and
-//     Latest over the last 15 minutes (percent of allocatable), stamped with that time;
-//     plugins read that snapshot until the next refresh, so it is up to 60 s stale as
-//     with the real watcher's fetch period. A node younger than one sample has no data.
+//     appends one sample per node and publishes one snapshot per window (15m, 10m, 5m;
+//     load_windows.h): per node, CPU and Memory AVG and STD over that window (percent
+//     of allocatable), stamped with that time; plugins read the window they request
+//     until the next refresh, so it is up to 60 s stale as with the real watcher's
+//     fetch period. A node younger than one sample has no data.
 //
 // Compaction: when SimOptions::compaction_trials > 0, every compaction_every seconds and
 // once for the instant of the peak ready-node count, the nodes ready then and the pods
