@@ -58,7 +58,7 @@ TEST(HtmlReportRender, ChromiumRendersThePlots) {
        at = dom->stdout_text.find("<svg", at + 1)) {
     ++svgs;
   }
-  EXPECT_EQ(svgs, 5u);
+  EXPECT_EQ(svgs, 6u);  // five plots and the compaction box plot
 
   const std::string png = (dir / "report.png").string();
   SubprocessSpec shot = dump;

@@ -143,6 +143,52 @@ std::string BarChart(const SimReportInput& in, const std::string& title,
   return out + Legend(in);
 }
 
+// A horizontal box plot of each profile's compacted/actual ratio (spec §B6 item 7):
+// whiskers min to max, box p10 to p90, a thick mark at the median.
+std::string CompactionBoxPlot(const SimReportInput& in) {
+  double xmax = 1;
+  for (const ProfileResult& p : in.profiles) xmax = std::max(xmax, p.compaction.ratio.max);
+  const int row = 28;
+  const int height =
+      kTop + kBottom + row * static_cast<int>(std::max<size_t>(1, in.profiles.size()));
+  auto X = [&](double v) { return kLeft + (kWidth - kLeft - kRight) * v / xmax; };
+  std::string out =
+      "<h2>Cluster compaction: compacted / actual nodes (whiskers min-max, box p10-p90, "
+      "median)</h2>\n";
+  absl::StrAppendFormat(&out, "<svg width=\"%d\" height=\"%d\" role=\"img\">", kWidth, height);
+  absl::StrAppendFormat(&out,
+                        "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444\"/>"
+                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">0</text>"
+                        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.4g</text>",
+                        kLeft, height - kBottom, kWidth - kRight, height - kBottom, kLeft,
+                        height - 10, X(xmax), height - 10, xmax);
+  for (size_t i = 0; i < in.profiles.size(); ++i) {
+    const ProfileResult& p = in.profiles[i];
+    const Distribution& d = p.compaction.ratio;
+    const double y = kTop + row * static_cast<double>(i) + row / 2.0;
+    absl::StrAppendFormat(&out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+                          kLeft - 4, y + 4, Escape(p.profile));
+    if (p.compaction.instants.empty()) {
+      absl::StrAppendFormat(&out, "<text x=\"%d\" y=\"%.1f\">no compaction instants</text>",
+                            kLeft + 4, y + 4);
+      continue;
+    }
+    absl::StrAppendFormat(
+        &out,
+        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
+        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
+        "fill-opacity=\"0.35\" stroke=\"%s\"><title>%s: min %.3f p10 %.3f p50 %.3f p90 %.3f "
+        "max %.3f</title></rect>"
+        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+        "stroke-width=\"3\"/>",
+        X(d.min), y, X(d.max), y, Color(i), X(d.p10), y - 8, std::max(1.0, X(d.p90) - X(d.p10)), 16,
+        Color(i), Color(i), Escape(p.profile), d.min, d.p10, d.p50, d.p90, d.max, X(d.p50), y - 8,
+        X(d.p50), y + 8, Color(i));
+  }
+  out += "</svg>\n";
+  return out;
+}
+
 // " (+1.25)" against the baseline, or "" when equal.
 std::string Delta(double v, double base, int precision) {
   if (v == base) return "";
@@ -167,19 +213,23 @@ std::string FormatSimReportHtml(const SimReportInput& in) {
       "<table><tr><th>profile</th><th>cost ($)</th><th>$/month</th><th>node-hours</th>"
       "<th>peak nodes</th><th>packing efficiency</th><th>pending p50 / p99 (s)</th>"
       "<th>evictions</th><th>hot node-min</th><th>&gt;100 % CPU node-min</th>"
-      "<th>never scheduled</th></tr>\n";
+      "<th>never scheduled</th><th>compacted / actual p50</th></tr>\n";
   for (const ProfileResult& p : in.profiles) {
     const ProfileResult& b = in.profiles.front();
     absl::StrAppendFormat(
         &out,
         "<tr><td>%s</td><td>%.2f%s</td><td>%.0f</td><td>%.1f%s</td><td>%d</td>"
         "<td>%.3f</td><td>%.0f / %.0f</td><td>%d</td><td>%.0f%s</td><td>%.0f</td><td>%d</td>"
-        "</tr>\n",
+        "<td>%s</td></tr>\n",
         Escape(p.profile), p.cost, Delta(p.cost, b.cost, 2), p.cost_per_month, p.node_hours,
         Delta(p.node_hours, b.node_hours, 1), p.peak_nodes, p.packing_efficiency, p.pending_p50,
         p.pending_p99, p.evicted, p.hot_node_minutes,
         Delta(p.hot_node_minutes, b.hot_node_minutes, 0), p.above_100_cpu_node_minutes,
-        p.never_scheduled);
+        p.never_scheduled,
+        p.compaction.instants.empty()
+            ? std::string("-")
+            : absl::StrFormat("%.3f%s", p.compaction.ratio.p50,
+                              Delta(p.compaction.ratio.p50, b.compaction.ratio.p50, 3)));
   }
   out += "</table>\n";
   out += LineChart(
@@ -212,6 +262,7 @@ std::string FormatSimReportHtml(const SimReportInput& in) {
                         : p.above_target_node_minutes;
       },
       "node-min");
+  out += CompactionBoxPlot(in);
   out += "</body></html>\n";
   return out;
 }

@@ -30,6 +30,59 @@ constexpr Headline kHeadlines[] = {
     {"aboveTargetNodeMinutes", &ProfileResult::above_target_node_minutes},
 };
 
+void WriteDistribution(Writer& w, const char* key, const Distribution& d) {
+  Key(w, key);
+  w.StartObject();
+  Key(w, "min");
+  w.Double(d.min);
+  Key(w, "p10");
+  w.Double(d.p10);
+  Key(w, "p50");
+  w.Double(d.p50);
+  Key(w, "p90");
+  w.Double(d.p90);
+  Key(w, "max");
+  w.Double(d.max);
+  w.EndObject();
+}
+
+void WriteCompaction(Writer& w, const CompactionResult& c) {
+  Key(w, "compaction");
+  w.StartObject();
+  Key(w, "trials");
+  w.Int(c.trials);
+  Key(w, "everySeconds");
+  w.Double(c.every);
+  Key(w, "skippedInstants");
+  w.Int(c.skipped);
+  Key(w, "repacks");
+  w.Int64(c.repacks);
+  Key(w, "schedulerErrors");
+  w.Int64(c.scheduler_errors);
+  WriteDistribution(w, "nodes", c.nodes);
+  WriteDistribution(w, "ratio", c.ratio);
+  Key(w, "instants");
+  w.StartArray();
+  for (const CompactionInstant& i : c.instants) {
+    w.StartObject();
+    Key(w, "t");
+    w.Double(i.t);
+    Key(w, "why");
+    Str(w, i.why);
+    Key(w, "actual");
+    w.Int(i.actual);
+    Key(w, "pods");
+    w.Int(i.pods);
+    Key(w, "compacted");
+    w.StartArray();
+    for (int k : i.compacted) w.Int(k);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseline) {
   w.StartObject();
   Key(w, "profile");
@@ -82,6 +135,10 @@ void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseli
   w.Int(r.nodes_removed);
   Key(w, "consolidationReplacements");
   w.Int(r.consolidation_replacements);
+  Key(w, "consolidationMultiNode");
+  w.Int(r.consolidation_multi_node);
+  Key(w, "consolidationFitChecks");
+  w.Int64(r.consolidation_fit_checks);
   w.EndObject();
   Key(w, "lowerBound");
   w.StartObject();
@@ -107,6 +164,7 @@ void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseli
   w.StartArray();
   for (int64_t c : r.cpu_usage_histogram) w.Int64(c);
   w.EndArray();
+  WriteCompaction(w, r.compaction);
   if (baseline != nullptr) {
     Key(w, "deltaVsBaseline");
     w.StartObject();
@@ -116,6 +174,8 @@ void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseli
     }
     Key(w, "peakNodes");
     w.Int(r.peak_nodes - baseline->peak_nodes);
+    Key(w, "compactionRatioP50");
+    w.Double(r.compaction.ratio.p50 - baseline->compaction.ratio.p50);
     w.EndObject();
   }
   Key(w, "timeline");

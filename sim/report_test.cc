@@ -13,6 +13,9 @@ TEST(FormatSimReportJson, WritesProfilesAndDeltasAgainstTheBaseline) {
   base.cost = 10;
   base.peak_nodes = 4;
   base.timeline.push_back({0, 1, 0, 0, 0.192, 0.1, 0.5, 0.25});
+  base.compaction.trials = 2;
+  base.compaction.instants.push_back({3600, "peak", 4, 8, {2, 3}});
+  SummarizeCompaction(base.compaction);
   ProfileResult other;
   other.profile = "binpack";
   other.cost = 7.5;
@@ -33,6 +36,15 @@ TEST(FormatSimReportJson, WritesProfilesAndDeltasAgainstTheBaseline) {
   EXPECT_DOUBLE_EQ(profiles[0]["timeline"][0]["cpuUsed"].GetDouble(), 0.25);
   EXPECT_DOUBLE_EQ(profiles[1]["deltaVsBaseline"]["cost"].GetDouble(), -2.5);
   EXPECT_EQ(profiles[1]["deltaVsBaseline"]["peakNodes"].GetInt(), -1);
+  const rapidjson::Value& compaction = profiles[0]["compaction"];
+  EXPECT_EQ(compaction["trials"].GetInt(), 2);
+  EXPECT_DOUBLE_EQ(compaction["nodes"]["min"].GetDouble(), 2);
+  EXPECT_DOUBLE_EQ(compaction["nodes"]["max"].GetDouble(), 3);
+  EXPECT_DOUBLE_EQ(compaction["ratio"]["p50"].GetDouble(), 0.5);
+  EXPECT_STREQ(compaction["instants"][0]["why"].GetString(), "peak");
+  EXPECT_EQ(compaction["instants"][0]["compacted"].Size(), 2u);
+  // The other profile had no instants: its p50 is 0, 0.5 below the baseline's.
+  EXPECT_DOUBLE_EQ(profiles[1]["deltaVsBaseline"]["compactionRatioP50"].GetDouble(), -0.5);
 }
 
 }  // namespace

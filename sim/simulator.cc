@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -25,13 +26,14 @@
 #include "scheduler/explain/explainer.h"
 #include "sim/autoscaler.h"
 #include "sim/consolidation.h"
+#include "sim/load_windows.h"
 
 namespace trimaran::sim {
 namespace {
 
 constexpr double kHoursPerMonth = 730;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kWindowSeconds = 900;  // the 15m window the simulated watcher serves
+constexpr double kWindowSeconds = 900;  // samples kept: the longest window (load_windows.h)
 
 // Where virtual time 0 is on the plugins' clock.
 const absl::Time kEpoch = absl::FromUnixSeconds(1767225600);  // 2026-01-01T00:00:00Z
@@ -64,6 +66,25 @@ struct PodState {
   int64_t attempted_generation = -1;
 };
 
+// A node of group `g` named `name`, as the simulator's cache holds it.
+std::shared_ptr<const kube::Node> NodeObject(const NodeGroup& g, const std::string& name) {
+  kube::Node node;
+  node.metadata.name = name;
+  node.metadata.uid = name;
+  node.metadata.labels = kube::Labels(g.labels.begin(), g.labels.end());
+  node.metadata.labels["kubernetes.io/hostname"] = name;
+  node.metadata.labels["node.kubernetes.io/instance-type"] = g.instance_type;
+  node.metadata.labels["trimaran.io/node-group"] = g.name;
+  kube::ResourceList r;
+  r[std::string(kube::kResourceCPU)] = kube::Quantity::FromMilli(g.cpu_milli);
+  r[std::string(kube::kResourceMemory)] =
+      kube::Quantity::FromValue(g.memory_mib * 1024 * 1024, kube::QuantityFormat::kBinarySI);
+  r[std::string(kube::kResourcePods)] = kube::Quantity::FromValue(g.pods);
+  node.status.capacity = r;
+  node.status.allocatable = r;
+  return std::make_shared<const kube::Node>(std::move(node));
+}
+
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -81,10 +102,17 @@ class Run {
         options_(options),
         clock_(kEpoch),
         rng_(options.seed),
+        compaction_rng_(options.seed ^ 0x9e3779b97f4a7c15ULL),
         scale_down_(cluster.autoscaler),
         state_(trace.size()) {}
 
   absl::Status Init(const sched::ProfileConfig& profile, const sched::Registry& registry) {
+    profile_config_ = &profile;
+    registry_ = &registry;
+    for (const NodeGroup& g : cluster_.groups) {
+      max_alloc_cpu_ = std::max(max_alloc_cpu_, static_cast<double>(g.cpu_milli));
+      max_alloc_mem_ = std::max(max_alloc_mem_, static_cast<double>(g.memory_mib));
+    }
     sched::explain::Explainer::Options eo;
     eo.registry = &registry;
     eo.clock = &clock_;
@@ -105,9 +133,12 @@ class Run {
     double next_scan = 0;
     double next_sample = 0;
     double next_timeline = 0;
+    double next_compaction = options_.compaction_trials > 0 && options_.compaction_every > 0
+                                 ? options_.compaction_every
+                                 : kInf;
     double now = 0;
     while (true) {
-      double t = std::min({next_scan, next_sample, next_timeline});
+      double t = std::min({next_scan, next_sample, next_timeline, next_compaction});
       if (next_arrival_ < trace_.size()) t = std::min(t, trace_[next_arrival_].creation_time);
       if (!ends_.empty()) t = std::min(t, ends_.begin()->first);
       if (!starting_.empty()) t = std::min(t, starting_.begin()->first);
@@ -130,6 +161,7 @@ class Run {
         }
         next_scan += cluster_.autoscaler.scan_interval;
         TrackPeak();
+        CapturePeakForCompaction(now);
         // Done: nothing will arrive, end or start, and the autoscaler added nothing (pods
         // without an end run to here; pending pods no group can take stay pending).
         if (next_arrival_ >= trace_.size() && ends_.empty() && starting_.empty() && !scaled_up) {
@@ -152,6 +184,15 @@ class Run {
         Timeline(now);
         next_timeline += options_.timeline_interval;
       }
+      if (now >= next_compaction) {
+        TRIMARAN_RETURN_IF_ERROR(Compact(now, "periodic", Present()));
+        next_compaction += options_.compaction_every;
+      }
+    }
+    if (peak_present_.has_value()) {
+      // The plugins see the peak's time.
+      clock_.SetTime(kEpoch + absl::Seconds(peak_time_));
+      TRIMARAN_RETURN_IF_ERROR(Compact(peak_time_, "peak", *peak_present_));
     }
     Finish(now);
     return result_;
@@ -165,21 +206,7 @@ class Run {
     n.group = &g;
     n.created = now;
     n.ready = ready_at;
-    kube::Node node;
-    node.metadata.name = name;
-    node.metadata.uid = name;
-    node.metadata.labels = kube::Labels(g.labels.begin(), g.labels.end());
-    node.metadata.labels["kubernetes.io/hostname"] = name;
-    node.metadata.labels["node.kubernetes.io/instance-type"] = g.instance_type;
-    node.metadata.labels["trimaran.io/node-group"] = g.name;
-    kube::ResourceList r;
-    r[std::string(kube::kResourceCPU)] = kube::Quantity::FromMilli(g.cpu_milli);
-    r[std::string(kube::kResourceMemory)] =
-        kube::Quantity::FromValue(g.memory_mib * 1024 * 1024, kube::QuantityFormat::kBinarySI);
-    r[std::string(kube::kResourcePods)] = kube::Quantity::FromValue(g.pods);
-    node.status.capacity = r;
-    node.status.allocatable = r;
-    n.object = std::make_shared<const kube::Node>(std::move(node));
+    n.object = NodeObject(g, name);
     starting_.emplace(n.ready, name);
     ++group_sizes_[g.name];
     return n;
@@ -196,9 +223,11 @@ class Run {
       if (absl::Status s = explainer_->cache().AddNode(it->second.object); s.ok()) ++generation_;
       // A consolidation replacement is ready: the node it replaces goes now.
       if (auto r = replaces_.find(name); r != replaces_.end()) {
-        const std::string old = r->second;
+        const std::vector<std::string> old = r->second;
         replaces_.erase(r);
-        if (nodes_.contains(old)) RemoveNode(old, now);
+        for (const std::string& o : old) {
+          if (nodes_.contains(o)) RemoveNode(o, now);
+        }
       }
     }
   }
@@ -381,9 +410,14 @@ class Run {
     std::vector<NodeLoad> loads;
     std::map<std::string, double> last_change;
     std::set<std::string> replacing;
-    for (const auto& [fresh, old] : replaces_) replacing.insert(old);
+    for (const auto& [fresh, old] : replaces_) replacing.insert(old.begin(), old.end());
     for (const auto& [name, n] : nodes_) {
       if (!n.is_ready) continue;
+      // A node being replaced is neither a candidate nor a destination (it is tainted and
+      // goes when its replacement is ready).
+      if (cluster_.autoscaler.consolidation != Consolidation::kNone && replacing.contains(name)) {
+        continue;
+      }
       NodeLoad l{name, n.group->name, n.group->cpu_milli, n.group->memory_mib, n.group->pods, {}};
       for (size_t i : n.pods) l.pods.push_back({trace_[i].cpu_milli, trace_[i].memory_mib});
       // A node being replaced is no candidate (it goes when its replacement is ready).
@@ -391,14 +425,23 @@ class Run {
       loads.push_back(std::move(l));
     }
     if (cluster_.autoscaler.consolidation != Consolidation::kNone) {
-      for (const ConsolidationAction& a : PlanConsolidation(now, loads, last_change, group_sizes_,
-                                                            cluster_.groups, cluster_.autoscaler)) {
+      const FitCheck fit = [this](const std::vector<const NodeLoad*>& removed,
+                                  const std::vector<const NodeLoad*>& kept,
+                                  const NodeGroup* replacement) {
+        return ProfileFits(removed, kept, replacement);
+      };
+      for (const ConsolidationAction& a : PlanConsolidation(
+               now, loads, last_change, group_sizes_, cluster_.groups, cluster_.autoscaler, fit)) {
         ++result_.scale_down_events;
+        if (a.multi_node) ++result_.consolidation_multi_node;
         if (a.kind == ConsolidationAction::Kind::kReplace) {
           for (const NodeGroup& g : cluster_.groups) {
             if (g.name != a.replacement_group) continue;
             SimNode& fresh = NewNode(g, now, now + g.startup_delay);
-            replaces_[fresh.name] = a.nodes.front();
+            replaces_[fresh.name] = a.nodes;
+            // Karpenter taints the nodes it disrupts (karpenter.sh/disrupted:NoSchedule)
+            // so that no new pod lands on them while the replacement starts.
+            for (const std::string& old : a.nodes) Taint(nodes_.at(old));
             ++result_.nodes_added;
             ++result_.consolidation_replacements;
           }
@@ -413,6 +456,14 @@ class Run {
     ++result_.scale_down_events;
     for (const std::string& name : remove) RemoveNode(name, now);
     return absl::OkStatus();
+  }
+
+  void Taint(SimNode& n) {
+    auto tainted = std::make_shared<kube::Node>(*n.object);
+    tainted->spec.taints.push_back(
+        {"karpenter.sh/disrupted", "", kube::TaintEffect::kNoSchedule, std::nullopt});
+    n.object = tainted;
+    if (explainer_->cache().UpdateNode(std::move(tainted)).ok()) ++generation_;
   }
 
   // Drains `name` (its pods go back to the queue with the run time they had left) and
@@ -460,10 +511,7 @@ class Run {
 
   // One load-watcher sample and snapshot, and the hot-node counters.
   void Sample(double now) {
-    lw::WatcherMetrics m;
-    m.timestamp = absl::ToUnixSeconds(kEpoch + absl::Seconds(now));
-    m.window = {std::string(lw::kWindow15m), m.timestamp - 900, m.timestamp};
-    m.source = "Simulator";
+    LoadSnapshots snapshots(absl::ToUnixSeconds(kEpoch + absl::Seconds(now)), now);
     const double minutes = options_.sample_interval / 60;
     for (auto& [name, n] : nodes_) {
       if (!n.is_ready) continue;
@@ -478,30 +526,7 @@ class Run {
         n.samples.pop_front();
       }
       const double cpu_alloc = static_cast<double>(n.group->cpu_milli);
-      const double mem_alloc = static_cast<double>(n.group->memory_mib);
-      double cs = 0, cs2 = 0, ms = 0, ms2 = 0;
-      for (const UsagePoint& s : n.samples) {
-        const double c = 100.0 * s.cpu_milli / cpu_alloc;
-        const double mm = 100.0 * s.memory_mib / mem_alloc;
-        cs += c;
-        cs2 += c * c;
-        ms += mm;
-        ms2 += mm * mm;
-      }
-      const double k = static_cast<double>(n.samples.size());
-      const double cavg = cs / k;
-      const double mavg = ms / k;
-      lw::NodeMetrics nm;
-      auto add = [&](absl::string_view type, absl::string_view op, double v) {
-        nm.metrics.push_back({"", std::string(type), std::string(op), "", v});
-      };
-      add(lw::kTypeCpu, lw::kOpAvg, cavg);
-      add(lw::kTypeCpu, lw::kOpStd, std::sqrt(std::max(0.0, cs2 / k - cavg * cavg)));
-      add(lw::kTypeCpu, lw::kOpLatest, 100.0 * u.cpu_milli / cpu_alloc);
-      add(lw::kTypeMemory, lw::kOpAvg, mavg);
-      add(lw::kTypeMemory, lw::kOpStd, std::sqrt(std::max(0.0, ms2 / k - mavg * mavg)));
-      add(lw::kTypeMemory, lw::kOpLatest, 100.0 * u.memory_mib / mem_alloc);
-      m.data.node_metrics_map.emplace(name, std::move(nm));
+      snapshots.AddNode(name, n.samples, cpu_alloc, static_cast<double>(n.group->memory_mib));
 
       // Hot nodes and over-commit, from the instantaneous usage.
       const double cpu_frac = u.cpu_milli / cpu_alloc;
@@ -525,7 +550,7 @@ class Run {
         n.hot_run = 0;
       }
     }
-    explainer_->SetMetrics(std::move(m));
+    explainer_->SetMetricsByWindow(std::move(snapshots).Take());
     // The lower bound, over the pods present (running and pending).
     double cpu = 0, mem = 0;
     for (const auto& [name, n] : nodes_) {
@@ -594,6 +619,9 @@ class Run {
 
   void Finish(double now) {
     CountFallbacks();
+    result_.compaction.trials = options_.compaction_trials;
+    result_.compaction.every = options_.compaction_every;
+    SummarizeCompaction(result_.compaction);
     result_.end_time = now;
     for (const auto& [name, n] : nodes_) Retire(n, now);
     for (const PodState& s : state_) {
@@ -613,6 +641,107 @@ class Run {
     }
   }
 
+  // Compaction (compaction.h): the ready nodes and the pods running on them, the pods in
+  // the queue's order (priority, then arrival).
+  struct PresentState {
+    std::vector<std::shared_ptr<const kube::Node>> nodes;
+    std::vector<std::shared_ptr<const kube::Pod>> pods;
+  };
+  PresentState Present() const {
+    PresentState p;
+    std::vector<size_t> pods;
+    for (const auto& [name, n] : nodes_) {
+      if (!n.is_ready) continue;
+      // Without the karpenter.sh/disrupted taint of a node being replaced: the re-pack
+      // counts capacity.
+      p.nodes.push_back(n.object->spec.taints.empty() ? n.object : NodeObject(*n.group, name));
+      pods.insert(pods.end(), n.pods.begin(), n.pods.end());
+    }
+    for (size_t i : RepackOrder(std::move(pods))) p.pods.push_back(state_[i].object);
+    return p;
+  }
+
+  // Priority first, then largest first (first-fit decreasing's order, by the dominant
+  // share of the largest group's allocatable), then arrival.
+  std::vector<size_t> RepackOrder(std::vector<size_t> pods) const {
+    auto size = [&](size_t i) {
+      return std::max(static_cast<double>(trace_[i].cpu_milli) / max_alloc_cpu_,
+                      static_cast<double>(trace_[i].memory_mib) / max_alloc_mem_);
+    };
+    std::sort(pods.begin(), pods.end(), [&](size_t a, size_t b) {
+      if (trace_[a].priority != trace_[b].priority) return trace_[a].priority > trace_[b].priority;
+      if (size(a) != size(b)) return size(a) > size(b);
+      return a < b;
+    });
+    return pods;
+  }
+
+  // Consolidation's fit check through the profile under test (consolidation.h): the
+  // removed nodes' pods re-placed by the profile onto the kept nodes, which keep their
+  // pods, plus the replacement. The requests' first-fit decreasing runs first as a cheap
+  // pre-filter, so the profile is asked only about moves that fit by requests.
+  bool ProfileFits(const std::vector<const NodeLoad*>& removed,
+                   const std::vector<const NodeLoad*>& kept, const NodeGroup* replacement) {
+    if (!FitsByRequests(removed, kept, replacement)) return false;
+    std::vector<std::shared_ptr<const kube::Node>> nodes;
+    std::vector<std::shared_ptr<const kube::Pod>> bound;
+    for (const NodeLoad* k : kept) {
+      const SimNode& n = nodes_.at(k->name);
+      nodes.push_back(n.object);
+      for (size_t i : n.pods) bound.push_back(state_[i].object);
+    }
+    if (replacement != nullptr) {
+      nodes.push_back(NodeObject(*replacement, "consolidation-replacement"));
+    }
+    std::vector<size_t> moving;
+    for (const NodeLoad* r : removed) {
+      const SimNode& n = nodes_.at(r->name);
+      moving.insert(moving.end(), n.pods.begin(), n.pods.end());
+    }
+    std::vector<std::shared_ptr<const kube::Pod>> moved;
+    for (size_t i : RepackOrder(std::move(moving))) moved.push_back(state_[i].object);
+    ++result_.consolidation_fit_checks;
+    int64_t errors = 0;
+    absl::StatusOr<bool> fits =
+        PlacesOnto(nodes, bound, moved, *profile_config_, *registry_, clock_, &errors);
+    if (!fits.ok() || errors > 0) {
+      if (result_.scheduler_errors++ == 0) {
+        result_.first_scheduler_error = fits.ok() ? "consolidation fit check: plugin error"
+                                                  : std::string(fits.status().message());
+      }
+      return false;
+    }
+    return *fits;
+  }
+
+  void CapturePeakForCompaction(double now) {
+    if (options_.compaction_trials <= 0 || !options_.compaction_at_peak) return;
+    int ready = 0;
+    for (const auto& [name, n] : nodes_) ready += n.is_ready ? 1 : 0;
+    if (ready <= peak_ready_) return;
+    peak_ready_ = ready;
+    peak_time_ = now;
+    peak_present_ = Present();
+  }
+
+  absl::Status Compact(double now, const char* why, const PresentState& present) {
+    if (present.pods.empty()) return absl::OkStatus();
+    CompactionResult& c = result_.compaction;
+    const std::clock_t start = std::clock();
+    TRIMARAN_ASSIGN_OR_RETURN(
+        std::optional<std::vector<int>> sizes,
+        CompactAt(present.nodes, present.pods, *profile_config_, *registry_, clock_,
+                  options_.compaction_trials, compaction_rng_, &c.repacks, &c.scheduler_errors));
+    c.cpu_seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+    if (!sizes.has_value()) {
+      ++c.skipped;
+      return absl::OkStatus();
+    }
+    c.instants.push_back({now, why, static_cast<int>(present.nodes.size()),
+                          static_cast<int>(present.pods.size()), *std::move(sizes)});
+    return absl::OkStatus();
+  }
+
   void TrackPeak() {
     result_.peak_nodes = std::max(result_.peak_nodes, static_cast<int>(nodes_.size()));
     for (const auto& [g, size] : group_sizes_) {
@@ -627,6 +756,14 @@ class Run {
   const SimOptions options_;
   ManualClock clock_;
   std::mt19937_64 rng_;
+  std::mt19937_64 compaction_rng_;
+  const sched::ProfileConfig* profile_config_ = nullptr;
+  const sched::Registry* registry_ = nullptr;
+  int peak_ready_ = 0;
+  double max_alloc_cpu_ = 1;
+  double max_alloc_mem_ = 1;
+  double peak_time_ = 0;
+  std::optional<PresentState> peak_present_;
   ScaleDownState scale_down_;
   std::unique_ptr<sched::explain::Explainer> explainer_;
   std::vector<PodState> state_;
@@ -642,7 +779,7 @@ class Run {
   double lb_rate_ = 0;
   double clock_now_ = 0;
   // Consolidation replacements still starting: new node -> the node it replaces.
-  std::map<std::string, std::string> replaces_;
+  std::map<std::string, std::vector<std::string>> replaces_;
   std::optional<double> quiet_since_;
   std::vector<double> pending_times_;
   ProfileResult result_;

@@ -24,10 +24,17 @@
 //   - Load: each node's usage is its group's background usage plus the sum of its
 //     pods' usage (the trace's profile or
 //     constant usage, else the requests). Every sample_interval the simulated watcher
-//     appends one sample per node and publishes, per node, CPU and Memory AVG, STD and
-//     Latest over the last 15 minutes (percent of allocatable), stamped with that time;
-//     plugins read that snapshot until the next refresh, so it is up to 60 s stale as
-//     with the real watcher's fetch period. A node younger than one sample has no data.
+//     appends one sample per node and publishes one snapshot per window (15m, 10m, 5m;
+//     load_windows.h): per node, CPU and Memory AVG and STD over that window (percent
+//     of allocatable), stamped with that time; plugins read the window they request
+//     until the next refresh, so it is up to 60 s stale as with the real watcher's
+//     fetch period. A node younger than one sample has no data.
+//
+// Compaction: when SimOptions::compaction_trials > 0, every compaction_every seconds and
+// once for the instant of the peak ready-node count, the nodes ready then and the pods
+// running on them (priority, then largest first, then arrival) go to compaction.h's CompactAt (its
+// own seeded generator, so the autoscaler's random stream is untouched); ProfileResult::compaction
+// has the instants and the distribution.
 //
 // Determinism: same trace, cluster, profile and seed give the same result (the seed
 // drives only the autoscaler's random tie-breaks).
@@ -47,6 +54,7 @@
 #include "absl/status/statusor.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/runtime/framework.h"
+#include "sim/compaction.h"
 #include "sim/trace.h"
 
 namespace trimaran::sim {
@@ -67,6 +75,12 @@ struct SimOptions {
   double max_time = std::numeric_limits<double>::infinity();
   // Keep every binding in ProfileResult::placements (memory grows with the trace).
   bool record_placements = false;
+  // Cluster compaction (compaction.h): permutations per instant (0: no compaction at
+  // all), seconds between periodic instants (0: only the peak instant), and whether the
+  // instant of the peak ready-node count is compacted too.
+  int compaction_trials = 5;
+  double compaction_every = 3600;
+  bool compaction_at_peak = true;
 };
 
 struct Placement {
@@ -106,7 +120,9 @@ struct ProfileResult {
   int nodes_added = 0;
   int scale_down_events = 0;
   int nodes_removed = 0;
-  int consolidation_replacements = 0;  // Karpenter-style replace actions
+  int consolidation_replacements = 0;    // Karpenter-style replace actions
+  int consolidation_multi_node = 0;      // actions of the multi-node pass (delete or replace)
+  int64_t consolidation_fit_checks = 0;  // consolidation moves checked through the profile
   // Load-aware plugins' fallbacks (trimaran_plugin_metrics_fallback_total), by
   // "plugin/reason" (node_missing, stale, bad_value, ...): node scores taken without
   // usable load-watcher data.
@@ -130,6 +146,8 @@ struct ProfileResult {
   std::vector<TimelinePoint> timeline;
   // Every binding in order, when SimOptions::record_placements.
   std::vector<Placement> placements;
+  // Cluster compaction at the chosen instants (SimOptions::compaction_*).
+  CompactionResult compaction;
 };
 
 absl::StatusOr<ProfileResult> Simulate(const std::vector<TracePod>& pods,

@@ -292,6 +292,7 @@ TEST_F(SimulatorTest, ConsolidationReplacesAnOversizedNodeWithACheaperOne) {
   // Bound on big-00000 at 0; the scan at 0 starts small-00000 (ready at 180); then
   // big-00000 is drained and the pod moves there with 3420 s left.
   EXPECT_EQ(r.consolidation_replacements, 1);
+  EXPECT_GT(r.consolidation_fit_checks, 0);  // the move was checked through the profile
   EXPECT_EQ(r.evicted, 1);
   ASSERT_EQ(r.placements.size(), 2u);
   EXPECT_EQ(r.placements[0].node, "big-00000");

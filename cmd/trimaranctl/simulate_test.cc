@@ -61,6 +61,27 @@ TEST_F(SimulateCommandTest, GenThenSimulateWritesAReportPerProfile) {
   // The node groups came from the trace directory.
   EXPECT_EQ(root["nodeGroups"].Size(), 3u);
   EXPECT_GT(root["profiles"][0]["pods"]["scheduled"].GetInt(), 0);
+  // Compaction at its defaults (5 trials, hourly): a distribution and its instants.
+  const rapidjson::Value& compaction = root["profiles"][0]["compaction"];
+  EXPECT_EQ(compaction["trials"].GetInt(), 5);
+  EXPECT_DOUBLE_EQ(compaction["everySeconds"].GetDouble(), 3600);
+  EXPECT_GT(compaction["instants"].Size(), 0u);
+  EXPECT_GT(compaction["ratio"]["p50"].GetDouble(), 0);
+  EXPECT_LE(compaction["ratio"]["max"].GetDouble(), 1);
+  // --compaction-trials 0 turns it off; --compaction-every takes a duration.
+  ASSERT_EQ(Run({"--trace", trace, "--config", config, "-o", report, "--compaction-trials", "0"}),
+            0)
+      << err_;
+  std::ifstream off(report);
+  const std::string off_json((std::istreambuf_iterator<char>(off)),
+                             std::istreambuf_iterator<char>());
+  rapidjson::Document off_doc;
+  off_doc.Parse(off_json.c_str());
+  ASSERT_FALSE(off_doc.HasParseError());
+  const rapidjson::Value& off_root = off_doc;
+  EXPECT_EQ(off_root["profiles"][0]["compaction"]["instants"].Size(), 0u);
+  EXPECT_EQ(Run({"--trace", trace, "--config", config, "--compaction-every", "1 hour"}), 1);
+  EXPECT_THAT(err_, HasSubstr("--compaction-every"));
 }
 
 TEST_F(SimulateCommandTest, ErrorsNameTheFileAndLine) {

@@ -127,6 +127,10 @@ void Explainer::SetMetrics(lw::WatcherMetrics metrics) {
   if (metrics_client_ != nullptr) metrics_client_->Set(std::move(metrics));
 }
 
+void Explainer::SetMetricsByWindow(std::map<std::string, lw::WatcherMetrics> by_window) {
+  if (metrics_client_ != nullptr) metrics_client_->SetByWindow(std::move(by_window));
+}
+
 const ProfileConfig* Explainer::FindProfile(absl::string_view name) const {
   for (const ProfileConfig& p : profiles_) {
     if (p.scheduler_name == name) return &p;

@@ -76,6 +76,9 @@ class Explainer {
   StorageStore& storage() { return storage_; }
   // Replaces the served metrics (only when created with metrics).
   void SetMetrics(lw::WatcherMetrics metrics);
+  // Serves each window its own snapshot (FixedMetricsClient::SetByWindow; only when
+  // created with metrics).
+  void SetMetricsByWindow(std::map<std::string, lw::WatcherMetrics> by_window);
   // The stats the cache and the plugins wrote (the daemon's families and prefixes), e.g.
   // trimaran_plugin_metrics_fallback_total for a simulator's fallback counts.
   const stats::Registry& stats() const { return stats_registry_; }

@@ -11,6 +11,18 @@ absl::StatusOr<lw::WatcherMetricsPtr> FixedMetricsClient::GetLatestMetrics(
   {
     absl::MutexLock lock(&mu_);
     metrics = metrics_;
+    if (!by_window_.empty()) {
+      const absl::string_view window = request.window.empty() ? lw::kWindow15m : request.window;
+      std::vector<absl::string_view> order = {window};
+      if (window == lw::kWindow15m) order.push_back(lw::kWindow10m);
+      if (window == lw::kWindow10m) order.push_back(lw::kWindow5m);
+      for (absl::string_view w : order) {
+        if (auto it = by_window_.find(w); it != by_window_.end()) {
+          metrics = it->second;
+          break;
+        }
+      }
+    }
   }
   return lw::FilterHosts(std::move(metrics), request.hosts);
 }
@@ -19,6 +31,17 @@ void FixedMetricsClient::Set(lw::WatcherMetrics metrics) {
   auto next = std::make_shared<const lw::WatcherMetrics>(std::move(metrics));
   absl::MutexLock lock(&mu_);
   metrics_ = std::move(next);
+  by_window_.clear();
+}
+
+void FixedMetricsClient::SetByWindow(std::map<std::string, lw::WatcherMetrics> by_window) {
+  std::map<std::string, lw::WatcherMetricsPtr, std::less<>> next;
+  for (auto& [window, metrics] : by_window) {
+    next.emplace(window, std::make_shared<const lw::WatcherMetrics>(std::move(metrics)));
+  }
+  absl::MutexLock lock(&mu_);
+  if (auto it = next.find(lw::kWindow15m); it != next.end()) metrics_ = it->second;
+  by_window_ = std::move(next);
 }
 
 absl::StatusOr<lw::Client*> FixedSourcePool::InProcess(const lw::ProviderSpec& spec) {
