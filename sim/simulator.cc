@@ -274,15 +274,15 @@ class Run {
       PodState& s = state_[i];
       s.attempted_generation = generation_;
       ++result_.scheduling_cycles;
-      absl::StatusOr<sched::explain::Report> report = explainer_->Explain(*s.object, profile_);
-      if (!report.ok()) {
+      absl::StatusOr<std::string> chosen = explainer_->Place(*s.object, profile_);
+      if (!chosen.ok()) {
         if (result_.scheduler_errors++ == 0) {
-          result_.first_scheduler_error = std::string(report.status().message());
+          result_.first_scheduler_error = std::string(chosen.status().message());
         }
         continue;
       }
-      if (report->chosen.empty()) continue;
-      Bind(i, report->chosen, now);
+      if (chosen->empty()) continue;
+      Bind(i, *chosen, now);
     }
   }
 

@@ -1,6 +1,7 @@
 #include "scheduler/explain/explainer.h"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -261,6 +262,27 @@ absl::StatusOr<Report> Explainer::Explain(const kube::Pod& input_pod, absl::stri
     report.plugin_state.emplace_back(name, std::move(rows));
   }
   return report;
+}
+
+absl::StatusOr<std::string> Explainer::Place(const kube::Pod& input_pod,
+                                             absl::string_view profile) {
+  TRIMARAN_ASSIGN_OR_RETURN(Framework * framework, FrameworkFor(profile));
+  TRIMARAN_RETURN_IF_ERROR(cache_.UpdateSnapshot(snapshot_));
+  std::optional<kube::Pod> unbound;
+  if (!input_pod.spec.node_name.empty()) {
+    unbound = input_pod;
+    unbound->spec.node_name.clear();
+  }
+  const kube::Pod& pod = unbound.has_value() ? *unbound : input_pod;
+  CycleState state;
+  RandomSource random(0);
+  const ScheduleOptions options{.deterministic_tie_break = true};
+  ScheduleResult result =
+      SchedulePod(*framework, state, pod, snapshot_, place_algo_, random, options);
+  if (result.status.IsError()) {
+    return absl::InternalError(absl::StrCat(result.status.plugin(), ": ", result.status.Message()));
+  }
+  return std::move(result.suggested_host);
 }
 
 }  // namespace trimaran::sched::explain
