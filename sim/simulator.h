@@ -93,6 +93,10 @@ struct ProfileResult {
   int scheduler_errors = 0;
   std::string first_scheduler_error;
   int64_t scheduling_cycles = 0;
+  // Of those, cycles decided without running the framework: no ready node had the pod's
+  // CPU and memory requests free (and a pod slot), so the profile's NodeResourcesFit
+  // filter would have rejected every node.
+  int64_t cycles_without_room = 0;
   double node_hours = 0;
   double cost = 0;
   double cost_per_month = 0;  // mean $/h × 730
