@@ -211,21 +211,25 @@ std::string FormatSimReportHtml(const SimReportInput& in) {
                   in.seed, ". Baseline: the first profile.</p>\n");
   out +=
       "<table><tr><th>profile</th><th>cost ($)</th><th>$/month</th><th>node-hours</th>"
-      "<th>peak nodes</th><th>packing efficiency</th><th>pending p50 / p99 (s)</th>"
+      "<th>node-hours / lower bound</th><th>peak nodes</th><th>packing efficiency</th>"
+      "<th>pending p50 / p99 (s)</th>"
       "<th>evictions</th><th>hot node-min</th><th>&gt;100 % CPU node-min</th>"
       "<th>never scheduled</th><th>compacted / actual p50</th></tr>\n";
   for (const ProfileResult& p : in.profiles) {
     const ProfileResult& b = in.profiles.front();
     absl::StrAppendFormat(
         &out,
-        "<tr><td>%s</td><td>%.2f%s</td><td>%.0f</td><td>%.1f%s</td><td>%d</td>"
+        "<tr><td>%s</td><td>%.2f%s</td><td>%.0f</td><td>%.1f%s</td><td>%s</td><td>%d</td>"
         "<td>%.3f</td><td>%.0f / %.0f</td><td>%d</td><td>%.0f%s</td><td>%.0f</td><td>%d</td>"
         "<td>%s</td></tr>\n",
         Escape(p.profile), p.cost, Delta(p.cost, b.cost, 2), p.cost_per_month, p.node_hours,
-        Delta(p.node_hours, b.node_hours, 1), p.peak_nodes, p.packing_efficiency, p.pending_p50,
-        p.pending_p99, p.evicted, p.hot_node_minutes,
-        Delta(p.hot_node_minutes, b.hot_node_minutes, 0), p.above_100_cpu_node_minutes,
-        p.never_scheduled,
+        Delta(p.node_hours, b.node_hours, 1),
+        // One node group only (the L1 node-hour bound); the LP cost bound otherwise.
+        p.lower_bound_node_hours > 0 ? absl::StrFormat("%.3f", p.node_hours_over_lower_bound)
+                                     : std::string("–"),
+        p.peak_nodes, p.packing_efficiency, p.pending_p50, p.pending_p99, p.evicted,
+        p.hot_node_minutes, Delta(p.hot_node_minutes, b.hot_node_minutes, 0),
+        p.above_100_cpu_node_minutes, p.never_scheduled,
         p.compaction.instants.empty()
             ? std::string("-")
             : absl::StrFormat("%.3f%s", p.compaction.ratio.p50,

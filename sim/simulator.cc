@@ -104,7 +104,9 @@ class Run {
         rng_(options.seed),
         compaction_rng_(options.seed ^ 0x9e3779b97f4a7c15ULL),
         scale_down_(cluster.autoscaler),
-        state_(trace.size()) {}
+        state_(trace.size()),
+        fit_filter_(std::find(profile.filter.begin(), profile.filter.end(), "NodeResourcesFit") !=
+                    profile.filter.end()) {}
 
   absl::Status Init(const sched::ProfileConfig& profile, const sched::Registry& registry) {
     profile_config_ = &profile;
@@ -302,22 +304,65 @@ class Run {
       if (trace_[a].priority != trace_[b].priority) return trace_[a].priority > trace_[b].priority;
       return trace_[a].creation_time < trace_[b].creation_time;
     });
+    std::vector<Room> room = FreeRoom();
     for (size_t i : order) {
       PodState& s = state_[i];
       s.attempted_generation = generation_;
       ++result_.scheduling_cycles;
+      // No ready node has the pod's requests free, so NodeResourcesFit rejects every node
+      // and the cycle would find none: the same outcome, without running it (a cycle that
+      // finds no node leaves the rotating start index where it was).
+      if (fit_filter_ && !MayFit(room, trace_[i].cpu_milli, trace_[i].memory_mib)) {
+        ++result_.cycles_without_room;
+        continue;
+      }
       // Reserve as the daemon does (TargetLoadPacking's recent pods count the pod).
-      absl::StatusOr<sched::explain::Report> report =
-          explainer_->Explain(*s.object, profile_, {.reserve = true});
-      if (!report.ok()) {
+      absl::StatusOr<std::string> chosen =
+          explainer_->Place(*s.object, profile_, {.reserve = true});
+      if (!chosen.ok()) {
         if (result_.scheduler_errors++ == 0) {
-          result_.first_scheduler_error = std::string(report.status().message());
+          result_.first_scheduler_error = std::string(chosen.status().message());
         }
         continue;
       }
-      if (report->chosen.empty()) continue;
-      Bind(i, report->chosen, now);
+      if (chosen->empty()) continue;
+      Bind(i, *chosen, now);
+      if (fit_filter_) {
+        const SimNode* bound = &nodes_.at(*chosen);
+        for (Room& r : room) {
+          if (r.node == bound) r = RoomOf(*bound);
+        }
+      }
     }
+  }
+
+  // What each ready node has free (CPU, memory, pod slots), for ScheduleQueue's short cut;
+  // empty when the profile has no NodeResourcesFit filter.
+  struct Room {
+    const SimNode* node;
+    int64_t cpu_milli;
+    int64_t memory_mib;
+    int64_t pods;
+  };
+  std::vector<Room> FreeRoom() const {
+    std::vector<Room> room;
+    if (!fit_filter_) return room;
+    room.reserve(nodes_.size());
+    for (const auto& [name, n] : nodes_) {
+      if (n.is_ready) room.push_back(RoomOf(n));
+    }
+    return room;
+  }
+  static Room RoomOf(const SimNode& n) {
+    return {&n, n.group->cpu_milli - n.req_cpu, n.group->memory_mib - n.req_mem,
+            n.group->pods - static_cast<int64_t>(n.pods.size())};
+  }
+  // Whether some node has `cpu` and `memory` free and a pod slot.
+  static bool MayFit(const std::vector<Room>& room, int64_t cpu, int64_t memory) {
+    for (const Room& r : room) {
+      if (r.cpu_milli >= cpu && r.memory_mib >= memory && r.pods > 0) return true;
+    }
+    return false;
   }
 
   void Bind(size_t i, const std::string& node_name, double now) {
@@ -767,6 +812,8 @@ class Run {
   ScaleDownState scale_down_;
   std::unique_ptr<sched::explain::Explainer> explainer_;
   std::vector<PodState> state_;
+  // The profile filters with NodeResourcesFit (ScheduleQueue's short cut).
+  const bool fit_filter_;
   std::map<std::string, SimNode> nodes_;
   std::map<std::string, int> group_sizes_;
   std::map<std::string, int> next_node_id_;

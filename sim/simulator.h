@@ -1,9 +1,12 @@
 #pragma once
 // The what-if simulator: replays a trace (trace.h) on a simulated cluster for ONE
 // scheduler profile, through the real scheduling library in-process
-// (scheduler/explain's Explainer: the profile's real plugins, sched::SchedulePod with a
-// deterministic tie-break), with the autoscaler model (autoscaler.h) and a simulated
-// load watcher fed by the trace's usage, on virtual time.
+// (scheduler/explain's Explainer::Place: the profile's real plugins, the daemon's
+// sched::SchedulePod with its percentageOfNodesToScore sampling and a deterministic
+// tie-break), with the autoscaler model (autoscaler.h) and a simulated load watcher fed
+// by the trace's usage, on virtual time. A pod no ready node has room for (CPU and
+// memory requests free, a pod slot) is not run through the framework when the profile
+// filters with NodeResourcesFit: that filter would reject every node.
 //
 //   TRIMARAN_ASSIGN_OR_RETURN(ProfileResult r,
 //                             Simulate(pods, cluster, profile, registry, SimOptions{}));
@@ -111,6 +114,10 @@ struct ProfileResult {
   int scheduler_errors = 0;
   std::string first_scheduler_error;
   int64_t scheduling_cycles = 0;
+  // Of those, cycles decided without running the framework: no ready node had the pod's
+  // CPU and memory requests free (and a pod slot), so the profile's NodeResourcesFit
+  // filter would have rejected every node.
+  int64_t cycles_without_room = 0;
   double node_hours = 0;
   double cost = 0;
   double cost_per_month = 0;  // mean $/h × 730

@@ -144,6 +144,58 @@ TEST_F(SimulatorTest, PlacementsFollowTheProfilesRealScoring) {
   EXPECT_EQ(pack.never_scheduled, 0);
 }
 
+TEST_F(SimulatorTest, LargeClustersSampleNodesAsTheDaemonDoes) {
+  // 200 nodes: the daemon's adaptive percentageOfNodesToScore looks for 100 feasible
+  // nodes from a start index that rotates, so a spreading profile's second pod sees nodes
+  // 100..199 (all empty, the smallest name wins) instead of the first node's neighbour.
+  // A packing profile scores every node.
+  std::vector<TracePod> pods = {Pod("a", 0, 1000), Pod("b", 10, 1000)};
+  for (TracePod& p : pods) p.duration = 100;
+  const ProfileResult spread = Run(pods, Fixed(200), Profile(kMostAllocated, "spread"));
+  EXPECT_EQ(Nodes(spread),
+            (std::map<std::string, std::string>{{"a", "default-00000"}, {"b", "default-00100"}}));
+  const ProfileResult pack = Run(pods, Fixed(200), Profile(kMostAllocated, "binpack"));
+  EXPECT_EQ(Nodes(pack),
+            (std::map<std::string, std::string>{{"a", "default-00000"}, {"b", "default-00000"}}));
+}
+
+TEST_F(SimulatorTest, CyclesWithoutRoomAreDecidedWithoutTheFramework) {
+  // "huge" asks more CPU than any node has: every cycle for it is decided by the free
+  // room (NodeResourcesFit would reject every node); "small" pods still place.
+  TracePod huge = Pod("huge", 0, 5000);
+  std::vector<TracePod> pods = {huge};
+  for (int i = 0; i < 3; ++i) {
+    TracePod p = Pod("small" + std::to_string(i), 10.0 * (i + 1), 1000);
+    p.duration = 20;
+    pods.push_back(p);
+  }
+  const ProfileResult r = Run(pods, Fixed(2), Profile(kMostAllocated, "binpack"));
+  EXPECT_EQ(r.scheduled, 3);
+  EXPECT_EQ(r.never_scheduled, 1);
+  // huge: tried at arrival and after each small pod ended (3 cluster changes).
+  EXPECT_EQ(r.cycles_without_room, 4);
+  EXPECT_EQ(r.scheduling_cycles, 3 + 4);
+}
+
+TEST_F(SimulatorTest, NodeHourLowerBoundForOneNodeGroup) {
+  // 4-CPU / 16 GiB nodes. For an hour: 3 × 3 CPU (CPU-bound: ⌈9/4⌉ = 3 nodes), then
+  // for an hour 3 × 10 GiB (memory-bound: ⌈30/16⌉ = 2 nodes).
+  std::vector<TracePod> pods;  // in arrival order, as the parsers return them
+  for (int i = 0; i < 3; ++i) {
+    pods.push_back(Pod("cpu" + std::to_string(i), 0, 3000, 1024));
+    pods.back().duration = 3600;
+  }
+  for (int i = 0; i < 3; ++i) {
+    pods.push_back(Pod("mem" + std::to_string(i), 3600, 500, 10240));
+    pods.back().duration = 3600;
+  }
+  const ProfileResult r = Run(pods, Fixed(3), Profile(kMostAllocated, "binpack"));
+  EXPECT_EQ(r.never_scheduled, 0);
+  EXPECT_NEAR(r.lower_bound_node_hours, 3 + 2, 1e-9);
+  EXPECT_NEAR(r.node_hours, 3 * r.end_time / 3600, 1e-9);
+  EXPECT_NEAR(r.node_hours_over_lower_bound, r.node_hours / 5, 1e-9);
+}
+
 TEST_F(SimulatorTest, APodThatDoesNotFitWaitsUntilCapacityFrees) {
   TracePod big = Pod("big", 0, 3000);
   big.duration = 500;

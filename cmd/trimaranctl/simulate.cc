@@ -551,12 +551,18 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
   if (!file) return fail(absl::StrCat(output, ": cannot write"));
   for (const sim::ProfileResult& r : report.profiles) {
     absl::StrAppendFormat(&out,
-                          "%-24s node-hours %9.1f  cost $%9.2f  peak %4d nodes  efficiency %.3f  "
-                          "pending p99 %6.0fs  never scheduled %d  compacted/actual p50 %.3f "
-                          "(%d instants, %.1f s CPU)\n",
-                          r.profile, r.node_hours, r.cost, r.peak_nodes, r.packing_efficiency,
-                          r.pending_p99, r.never_scheduled, r.compaction.ratio.p50,
-                          static_cast<int>(r.compaction.instants.size()), r.compaction.cpu_seconds);
+                          "%-24s node-hours %9.1f  cost $%9.2f  peak %4d nodes  efficiency %.3f  ",
+                          r.profile, r.node_hours, r.cost, r.peak_nodes, r.packing_efficiency);
+    // One node group: node-hours over the L1 node-hour lower bound.
+    if (r.lower_bound_node_hours > 0) {
+      absl::StrAppendFormat(&out, "node-hours/LB %.3f  ", r.node_hours_over_lower_bound);
+    }
+    absl::StrAppendFormat(&out,
+                          "pending p99 %6.0fs  never scheduled %d  >100%% CPU %.0f node-min  "
+                          "compacted/actual p50 %.3f (%d instants, %.1f s CPU)\n",
+                          r.pending_p99, r.never_scheduled, r.above_100_cpu_node_minutes,
+                          r.compaction.ratio.p50, static_cast<int>(r.compaction.instants.size()),
+                          r.compaction.cpu_seconds);
   }
   absl::StrAppend(&out, "report: ", output, "\n");
   return 0;

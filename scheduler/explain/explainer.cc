@@ -1,6 +1,7 @@
 #include "scheduler/explain/explainer.h"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -95,6 +96,21 @@ void RankAndDecide(const ProfileConfig& profile, const CycleDetails& details,
   for (size_t i = 0; i < ranked.size(); ++i) ranked[i].rank = static_cast<int>(i) + 1;
   report.nodes = std::move(ranked);
   for (NodeReport& n : rejected) report.nodes.push_back(std::move(n));
+}
+
+// Runs the profile's Reserve plugins for `pod` on `node` as the daemon's scheduling cycle
+// does after choosing it (the pod with spec.nodeName set); a failure runs Unreserve and
+// is Internal naming the plugin.
+absl::Status Reserve(Framework& framework, CycleState& state, const kube::Pod& pod,
+                     const std::string& node) {
+  kube::Pod assumed = pod;
+  assumed.spec.node_name = node;
+  if (Status s = framework.RunReservePluginsReserve(state, assumed, node);
+      !s.IsSuccess() && s.code() != Code::kSkip) {
+    framework.RunReservePluginsUnreserve(state, assumed, node);
+    return absl::InternalError(absl::StrCat("Reserve on ", node, ": ", s.ToString()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -270,15 +286,37 @@ absl::StatusOr<Report> Explainer::Explain(const kube::Pod& input_pod, absl::stri
     report.plugin_state.emplace_back(name, std::move(rows));
   }
   if (cycle_options.reserve && !report.chosen.empty()) {
-    kube::Pod assumed = pod;
-    assumed.spec.node_name = report.chosen;
-    if (Status s = framework->RunReservePluginsReserve(state, assumed, report.chosen);
-        !s.IsSuccess() && s.code() != Code::kSkip) {
-      framework->RunReservePluginsUnreserve(state, assumed, report.chosen);
-      return absl::InternalError(absl::StrCat("Reserve on ", report.chosen, ": ", s.ToString()));
-    }
+    TRIMARAN_RETURN_IF_ERROR(Reserve(*framework, state, pod, report.chosen));
   }
   return report;
+}
+
+absl::StatusOr<std::string> Explainer::Place(const kube::Pod& pod, absl::string_view profile) {
+  return Place(pod, profile, CycleOptions{});
+}
+
+absl::StatusOr<std::string> Explainer::Place(const kube::Pod& input_pod, absl::string_view profile,
+                                             const CycleOptions& cycle_options) {
+  TRIMARAN_ASSIGN_OR_RETURN(Framework * framework, FrameworkFor(profile));
+  TRIMARAN_RETURN_IF_ERROR(cache_.UpdateSnapshot(snapshot_));
+  std::optional<kube::Pod> unbound;
+  if (!input_pod.spec.node_name.empty()) {
+    unbound = input_pod;
+    unbound->spec.node_name.clear();
+  }
+  const kube::Pod& pod = unbound.has_value() ? *unbound : input_pod;
+  CycleState state;
+  RandomSource random(0);
+  const ScheduleOptions options{.deterministic_tie_break = true};
+  ScheduleResult result =
+      SchedulePod(*framework, state, pod, snapshot_, place_algo_, random, options);
+  if (result.status.IsError()) {
+    return absl::InternalError(absl::StrCat(result.status.plugin(), ": ", result.status.Message()));
+  }
+  if (cycle_options.reserve && !result.suggested_host.empty()) {
+    TRIMARAN_RETURN_IF_ERROR(Reserve(*framework, state, pod, result.suggested_host));
+  }
+  return std::move(result.suggested_host);
 }
 
 }  // namespace trimaran::sched::explain

@@ -45,6 +45,7 @@
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/stats_scopes.h"
 #include "scheduler/runtime/framework.h"
+#include "scheduler/runtime/schedule_algorithm.h"
 
 namespace trimaran::sched::explain {
 
@@ -108,6 +109,18 @@ class Explainer {
   absl::StatusOr<Report> Explain(const kube::Pod& pod, absl::string_view profile,
                                  const CycleOptions& options);
 
+  // One cycle of `profile` for `pod` as the daemon runs it, for tools that need only the
+  // decision (the simulator): the profile's percentageOfNodesToScore (adaptive sampling
+  // from a start index that rotates from one call to the next, as the scheduler's, kept
+  // across profiles; every node for packing profiles), no Report. Nodes still tied after
+  // the exact tie-break go to the smallest name (the daemon picks one at random). Returns
+  // the chosen node's name, "" when no node fits; Internal (as Explain) on a plugin error.
+  // The pod is scored as pending whatever its spec.nodeName says.
+  // With `options.reserve`, as Explain's.
+  absl::StatusOr<std::string> Place(const kube::Pod& pod, absl::string_view profile);
+  absl::StatusOr<std::string> Place(const kube::Pod& pod, absl::string_view profile,
+                                    const CycleOptions& options);
+
  private:
   Explainer(std::vector<ProfileConfig> profiles, Options options);
 
@@ -124,6 +137,8 @@ class Explainer {
   std::unique_ptr<FixedMetricsClient> metrics_client_;
   std::unique_ptr<FixedSourcePool> sources_;
   OfflineHandle handle_;
+  // Place's state across cycles (the rotating start index, reused buffers).
+  SchedulingAlgorithmState place_algo_;
   std::map<std::string, std::unique_ptr<Framework>, std::less<>> frameworks_;
 };
 

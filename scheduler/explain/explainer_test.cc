@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/manual_clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
@@ -194,6 +195,48 @@ TEST_F(ExplainerTest, PluginErrorsAreInternalAndNameThePointAndNode) {
   absl::StatusOr<Report> report = explainer->Explain(pod_, "p");
   EXPECT_EQ(report.status().code(), absl::StatusCode::kInternal);
   EXPECT_THAT(report.status().message(), HasSubstr("Filter on node \"bad\": "));
+}
+
+TEST_F(ExplainerTest, PlaceIsTheDaemonsCycleWithoutAReport) {
+  TRIMARAN_ASSERT_OK(explainer_->cache().AddNode(Node("tiny", "500m")));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(std::string none, explainer_->Place(pod_, "pack"));
+  EXPECT_EQ(none, "");  // no node fits: not an error
+  TRIMARAN_ASSERT_OK(explainer_->cache().AddNode(Node("a", "8")));
+  TRIMARAN_ASSERT_OK(explainer_->cache().AddNode(Node("b", "8")));
+  TRIMARAN_ASSERT_OK(explainer_->cache().AddPod(PodOn("x", "b", "4")));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(std::string chosen, explainer_->Place(pod_, "pack"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(Report report, explainer_->Explain(pod_, "pack"));
+  EXPECT_EQ(chosen, "b");
+  EXPECT_EQ(chosen, report.chosen);
+  // A bound pod is placed as pending.
+  EXPECT_EQ(*explainer_->Place(*PodOn("web", "a", "1"), "pack"), "b");
+  EXPECT_EQ(explainer_->Place(pod_, "nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ExplainerTest, PlaceSamplesLargeClustersFromARotatingStart) {
+  // 200 nodes, a non-packing profile: the daemon looks for 100 feasible nodes
+  // (percentageOfNodesToScore adaptive), starting where the last cycle stopped.
+  for (int i = 0; i < 200; ++i) {
+    TRIMARAN_ASSERT_OK(explainer_->cache().AddNode(Node(absl::StrFormat("n%03d", i), "8")));
+  }
+  EXPECT_EQ(*explainer_->Place(pod_, "pack"), "n000");
+  EXPECT_EQ(*explainer_->Place(pod_, "pack"), "n100");
+  EXPECT_EQ(*explainer_->Place(pod_, "pack"), "n000");
+  // Explain evaluates every node (and leaves the start alone).
+  EXPECT_EQ(explainer_->Explain(pod_, "pack")->chosen, "n000");
+  EXPECT_EQ(*explainer_->Place(pod_, "pack"), "n100");
+}
+
+TEST_F(ExplainerTest, PlacePluginErrorsAreInternal) {
+  TRIMARAN_ASSERT_OK(
+      registry_.Register("E", testing::FakeFilterPlugin::Factory({{"bad", Code::kError}}, "E")));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      auto explainer, Explainer::Create({ProfileConfig{.scheduler_name = "p", .filter = {"E"}}},
+                                        {.registry = &registry_, .clock = &clock_}));
+  TRIMARAN_ASSERT_OK(explainer->cache().AddNode(Node("bad", "8")));
+  absl::StatusOr<std::string> chosen = explainer->Place(pod_, "p");
+  EXPECT_EQ(chosen.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(chosen.status().message(), HasSubstr("E"));
 }
 
 TEST_F(ExplainerTest, UnknownProfileAndMissingOptions) {
