@@ -929,7 +929,16 @@ absl::StatusOr<ProfileResult> Simulate(const std::vector<TracePod>& pods,
                                        const ClusterSpec& cluster,
                                        const sched::ProfileConfig& profile,
                                        const sched::Registry& registry, const SimOptions& options) {
-  VectorPodSource source(pods);
+  const auto by_arrival = [](const TracePod& a, const TracePod& b) {
+    return a.creation_time < b.creation_time;
+  };
+  if (std::is_sorted(pods.begin(), pods.end(), by_arrival)) {
+    VectorPodSource source(pods);
+    return Simulate(source, cluster, profile, registry, options);
+  }
+  std::vector<TracePod> sorted = pods;
+  std::stable_sort(sorted.begin(), sorted.end(), by_arrival);
+  VectorPodSource source(sorted);
   return Simulate(source, cluster, profile, registry, options);
 }
 

@@ -174,7 +174,8 @@ struct ProfileResult {
 absl::StatusOr<ProfileResult> Simulate(PodSource& pods, const ClusterSpec& cluster,
                                        const sched::ProfileConfig& profile,
                                        const sched::Registry& registry, const SimOptions& options);
-// An in-memory trace, sorted by creation_time (as ParsePods returns it).
+// An in-memory trace: its pods by creation_time (a copy is stable-sorted first when the
+// vector is not sorted as ParsePods returns it).
 absl::StatusOr<ProfileResult> Simulate(const std::vector<TracePod>& pods,
                                        const ClusterSpec& cluster,
                                        const sched::ProfileConfig& profile,

@@ -441,11 +441,20 @@ TEST_F(SimulatorTest, AStreamedFileGivesTheInMemoryResult) {
   EXPECT_LT(streamed->peak_pods_held, 40);
 }
 
-TEST_F(SimulatorTest, AnUnsortedSourceIsAnError) {
+TEST_F(SimulatorTest, AnUnsortedSourceIsAnErrorAnUnsortedVectorIsSorted) {
   const sched::ProfileConfig profile = Profile(kMostAllocated, "binpack");
-  const std::vector<TracePod> pods = {Pod("a", 10, 100), Pod("b", 5, 100)};
-  absl::StatusOr<ProfileResult> r = Simulate(pods, Fixed(1), profile, registry_, SimOptions{});
+  std::vector<TracePod> pods = {Pod("a", 10, 100), Pod("b", 5, 100)};
+  for (TracePod& p : pods) p.duration = 30;
+  VectorPodSource source(pods);
+  absl::StatusOr<ProfileResult> r = Simulate(source, Fixed(1), profile, registry_, SimOptions{});
   EXPECT_THAT(r.status().message(), ::testing::HasSubstr("sorted by creation_time"));
+  const ProfileResult unsorted = Run(pods, Fixed(1), profile);
+  const ProfileResult sorted = Run({pods[1], pods[0]}, Fixed(1), profile);
+  ASSERT_EQ(unsorted.placements.size(), 2u);
+  EXPECT_EQ(unsorted.placements[0].pod, "b");
+  EXPECT_EQ(unsorted.placements[0].t, 5);
+  EXPECT_EQ(unsorted.end_time, sorted.end_time);
+  EXPECT_EQ(unsorted.scheduled, 2);
 }
 
 TEST(LowerBoundCostPerHour, SingleTypesAndPairs) {
