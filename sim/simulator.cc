@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -61,9 +62,13 @@ struct PodState {
   double first_bind = -1;
   double remaining = kInf;  // run time left (duration pods), kInf otherwise
   int epoch = 0;            // bumps on each bind, so stale end events are ignored
-  bool arrived = false;
-  bool done = false;
   int64_t attempted_generation = -1;
+};
+
+// A pod the simulation holds: arrived and not ended (pending or running).
+struct LivePod {
+  TracePod pod;
+  PodState state;
 };
 
 // A node of group `g` named `name`, as the simulator's cache holds it.
@@ -85,18 +90,23 @@ std::shared_ptr<const kube::Node> NodeObject(const NodeGroup& g, const std::stri
   return std::make_shared<const kube::Node>(std::move(node));
 }
 
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
-  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+// The nearest-rank percentile of `zeros` zeros and the values `v` (all > 0).
+double Percentile(int64_t zeros, std::vector<double> v, double p) {
+  const size_t n = static_cast<size_t>(zeros) + v.size();
+  if (n == 0) return 0;
+  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
+  const size_t at = std::min(n - 1, rank == 0 ? 0 : rank - 1);
+  if (at < static_cast<size_t>(zeros)) return 0;
+  const auto nth = v.begin() + static_cast<std::ptrdiff_t>(at - static_cast<size_t>(zeros));
+  std::nth_element(v.begin(), nth, v.end());
+  return *nth;
 }
 
 class Run {
  public:
-  Run(const std::vector<TracePod>& trace, const ClusterSpec& cluster,
-      const sched::ProfileConfig& profile, const SimOptions& options)
-      : trace_(trace),
+  Run(PodSource& source, const ClusterSpec& cluster, const sched::ProfileConfig& profile,
+      const SimOptions& options)
+      : source_(source),
         cluster_(cluster),
         profile_(profile.scheduler_name),
         options_(options),
@@ -104,7 +114,6 @@ class Run {
         rng_(options.seed),
         compaction_rng_(options.seed ^ 0x9e3779b97f4a7c15ULL),
         scale_down_(cluster.autoscaler),
-        state_(trace.size()),
         fit_filter_(std::find(profile.filter.begin(), profile.filter.end(), "NodeResourcesFit") !=
                     profile.filter.end()) {}
 
@@ -131,7 +140,6 @@ class Run {
 
   absl::StatusOr<ProfileResult> Go() {
     result_.profile = profile_;
-    result_.pods = static_cast<int>(trace_.size());
     double next_scan = 0;
     double next_sample = 0;
     double next_timeline = 0;
@@ -141,7 +149,8 @@ class Run {
     double now = 0;
     while (true) {
       double t = std::min({next_scan, next_sample, next_timeline, next_compaction});
-      if (next_arrival_ < trace_.size()) t = std::min(t, trace_[next_arrival_].creation_time);
+      TRIMARAN_RETURN_IF_ERROR(Peek());
+      if (next_.has_value()) t = std::min(t, next_->creation_time);
       if (!ends_.empty()) t = std::min(t, ends_.begin()->first);
       if (!starting_.empty()) t = std::min(t, starting_.begin()->first);
       if (t > options_.max_time) break;
@@ -150,8 +159,9 @@ class Run {
       clock_.SetTime(kEpoch + absl::Seconds(now));
       ProcessEnds(now);
       ProcessReady(now);
-      while (next_arrival_ < trace_.size() && trace_[next_arrival_].creation_time <= now) {
-        Arrive(next_arrival_++, now);
+      while (next_.has_value() && next_->creation_time <= now) {
+        Arrive(now);
+        TRIMARAN_RETURN_IF_ERROR(Peek());
       }
       ScheduleQueue(now);
       bool scaled_up = false;
@@ -166,7 +176,7 @@ class Run {
         CapturePeakForCompaction(now);
         // Done: nothing will arrive, end or start, and the autoscaler added nothing (pods
         // without an end run to here; pending pods no group can take stay pending).
-        if (next_arrival_ >= trace_.size() && ends_.empty() && starting_.empty() && !scaled_up) {
+        if (!next_.has_value() && ends_.empty() && starting_.empty() && !scaled_up) {
           // Then let the autoscaler remove what it will (nodes cost until they go),
           // bounded: the unneeded time, the delay after add and one more hour.
           if (!quiet_since_.has_value()) quiet_since_ = now;
@@ -195,6 +205,12 @@ class Run {
       // The plugins see the peak's time.
       clock_.SetTime(kEpoch + absl::Seconds(peak_time_));
       TRIMARAN_RETURN_IF_ERROR(Compact(peak_time_, "peak", *peak_present_));
+    }
+    // Pods past max_time count in the report's totals (never scheduled).
+    while (next_.has_value()) {
+      ++result_.pods;
+      next_.reset();
+      TRIMARAN_RETURN_IF_ERROR(Peek());
     }
     Finish(now);
     return result_;
@@ -234,10 +250,31 @@ class Run {
     }
   }
 
-  void Arrive(size_t i, double now) {
-    const TracePod& p = trace_[i];
-    PodState& s = state_[i];
-    s.arrived = true;
+  // The next pod of the source into next_, unless it holds one or the source ended.
+  absl::Status Peek() {
+    if (next_.has_value() || source_done_) return absl::OkStatus();
+    TRIMARAN_ASSIGN_OR_RETURN(next_, source_.Next());
+    if (!next_.has_value()) {
+      source_done_ = true;
+    } else {
+      result_.peak_pods_held =
+          std::max(result_.peak_pods_held, static_cast<int64_t>(live_.size()) + 1);
+    }
+    return absl::OkStatus();
+  }
+
+  const TracePod& Pod(size_t i) const { return live_.at(i).pod; }
+  PodState& State(size_t i) { return live_.at(i).state; }
+  const PodState& State(size_t i) const { return live_.at(i).state; }
+
+  // next_ arrives: it becomes live pod number result_.pods.
+  void Arrive(double now) {
+    const size_t i = static_cast<size_t>(result_.pods++);
+    LivePod& live = live_[i];
+    live.pod = *std::move(next_);
+    next_.reset();
+    const TracePod& p = live.pod;
+    PodState& s = live.state;
     s.remaining = p.duration.value_or(kInf);
     kube::Pod pod;
     pod.metadata.name = p.name;
@@ -266,20 +303,22 @@ class Run {
     while (!ends_.empty() && ends_.begin()->first <= now) {
       const auto [i, epoch] = ends_.begin()->second;
       ends_.erase(ends_.begin());
-      PodState& s = state_[i];
-      if (s.done || (epoch >= 0 && epoch != s.epoch)) continue;
-      s.done = true;
+      auto live = live_.find(i);
+      if (live == live_.end()) continue;  // ended already
+      PodState& s = live->second.state;
+      if (epoch >= 0 && epoch != s.epoch) continue;
       if (!s.node.empty()) {
         Unbind(i);
       } else {
         pending_.erase(i);
       }
-      s.object.reset();  // memory follows the live pods
+      live_.erase(i);  // memory follows the live pods
     }
   }
 
   void Unbind(size_t i) {
-    PodState& s = state_[i];
+    LivePod& live = live_.at(i);
+    PodState& s = live.state;
     SimNode& n = nodes_.at(s.node);
     explainer_->cache().RemovePod(*s.object).IgnoreError();
     // As the daemon's pod-delete handler: plugins forget their placement of the pod.
@@ -287,8 +326,8 @@ class Run {
       (*f)->RunPodDeletionListeners(*s.object);
     n.pods.erase(i);
     n.last_change = clock_now_;
-    n.req_cpu -= trace_[i].cpu_milli;
-    n.req_mem -= trace_[i].memory_mib;
+    n.req_cpu -= live.pod.cpu_milli;
+    n.req_mem -= live.pod.memory_mib;
     s.node.clear();
     --running_;
     ++generation_;
@@ -296,23 +335,30 @@ class Run {
 
   void ScheduleQueue(double now) {
     if (pending_.empty()) return;
-    std::vector<size_t> order;
+    struct Queued {
+      size_t i;
+      LivePod* live;
+    };
+    std::vector<Queued> order;
     for (size_t i : pending_) {
-      if (state_[i].attempted_generation != generation_) order.push_back(i);
+      LivePod& live = live_.at(i);
+      if (live.state.attempted_generation != generation_) order.push_back({i, &live});
     }
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      if (trace_[a].priority != trace_[b].priority) return trace_[a].priority > trace_[b].priority;
-      return trace_[a].creation_time < trace_[b].creation_time;
+    std::stable_sort(order.begin(), order.end(), [](const Queued& a, const Queued& b) {
+      if (a.live->pod.priority != b.live->pod.priority) {
+        return a.live->pod.priority > b.live->pod.priority;
+      }
+      return a.live->pod.creation_time < b.live->pod.creation_time;
     });
     std::vector<Room> room = FreeRoom();
-    for (size_t i : order) {
-      PodState& s = state_[i];
+    for (const auto& [i, live] : order) {
+      PodState& s = live->state;
       s.attempted_generation = generation_;
       ++result_.scheduling_cycles;
       // No ready node has the pod's requests free, so NodeResourcesFit rejects every node
       // and the cycle would find none: the same outcome, without running it (a cycle that
       // finds no node leaves the rotating start index where it was).
-      if (fit_filter_ && !MayFit(room, trace_[i].cpu_milli, trace_[i].memory_mib)) {
+      if (fit_filter_ && !MayFit(room, live->pod.cpu_milli, live->pod.memory_mib)) {
         ++result_.cycles_without_room;
         continue;
       }
@@ -366,7 +412,9 @@ class Run {
   }
 
   void Bind(size_t i, const std::string& node_name, double now) {
-    PodState& s = state_[i];
+    LivePod& live = live_.at(i);
+    const TracePod& pod = live.pod;
+    PodState& s = live.state;
     auto bound = std::make_shared<kube::Pod>(*s.object);
     bound->spec.node_name = node_name;
     if (absl::Status st = explainer_->cache().AddPod(bound); !st.ok()) {
@@ -377,10 +425,16 @@ class Run {
     s.object = std::move(bound);
     s.node = node_name;
     s.bind_time = now;
-    if (options_.record_placements) result_.placements.push_back({now, trace_[i].name, node_name});
+    if (options_.record_placements) result_.placements.push_back({now, pod.name, node_name});
     if (s.first_bind < 0) {
       s.first_bind = now;
-      pending_times_.push_back(now - trace_[i].creation_time);
+      ++result_.scheduled;
+      const double waited = now - pod.creation_time;
+      if (waited == 0) {
+        ++bound_on_arrival_;
+      } else {
+        pending_times_.push_back(waited);
+      }
     }
     ++s.epoch;
     if (s.remaining < kInf) ends_.emplace(now + s.remaining, std::make_pair(i, s.epoch));
@@ -388,8 +442,8 @@ class Run {
     SimNode& n = nodes_.at(node_name);
     n.pods.insert(i);
     n.last_change = now;
-    n.req_cpu += trace_[i].cpu_milli;
-    n.req_mem += trace_[i].memory_mib;
+    n.req_cpu += pod.cpu_milli;
+    n.req_mem += pod.memory_mib;
     ++running_;
   }
 
@@ -397,8 +451,9 @@ class Run {
     std::vector<Request> out;
     for (size_t i : pending_) {
       // Only pods the scheduler found unschedulable (PodScheduled=False) trigger CA.
-      if (state_[i].attempted_generation < 0) continue;
-      out.push_back({trace_[i].cpu_milli, trace_[i].memory_mib});
+      const LivePod& live = live_.at(i);
+      if (live.state.attempted_generation < 0) continue;
+      out.push_back({live.pod.cpu_milli, live.pod.memory_mib});
     }
     return out;
   }
@@ -464,7 +519,7 @@ class Run {
         continue;
       }
       NodeLoad l{name, n.group->name, n.group->cpu_milli, n.group->memory_mib, n.group->pods, {}};
-      for (size_t i : n.pods) l.pods.push_back({trace_[i].cpu_milli, trace_[i].memory_mib});
+      for (size_t i : n.pods) l.pods.push_back({Pod(i).cpu_milli, Pod(i).memory_mib});
       // A node being replaced is no candidate (it goes when its replacement is ready).
       last_change[name] = replacing.contains(name) ? kInf : n.last_change;
       loads.push_back(std::move(l));
@@ -517,7 +572,7 @@ class Run {
     SimNode& n = nodes_.at(name);
     const std::set<size_t> pods = n.pods;
     for (size_t i : pods) {
-      PodState& s = state_[i];
+      PodState& s = State(i);
       if (s.remaining < kInf) s.remaining = std::max(0.0, s.remaining - (now - s.bind_time));
       const std::shared_ptr<const kube::Pod> bound = s.object;
       Unbind(i);
@@ -562,7 +617,8 @@ class Run {
       if (!n.is_ready) continue;
       UsagePoint u{now, n.group->background_cpu_milli, n.group->background_memory_mib};
       for (size_t i : n.pods) {
-        const UsagePoint p = trace_[i].UsageAt(now - state_[i].bind_time);
+        const LivePod& live = live_.at(i);
+        const UsagePoint p = live.pod.UsageAt(now - live.state.bind_time);
         u.cpu_milli += p.cpu_milli;
         u.memory_mib += p.memory_mib;
       }
@@ -603,8 +659,8 @@ class Run {
       mem += n.req_mem;
     }
     for (size_t i : pending_) {
-      cpu += trace_[i].cpu_milli;
-      mem += trace_[i].memory_mib;
+      cpu += Pod(i).cpu_milli;
+      mem += Pod(i).memory_mib;
     }
     const double hours = options_.sample_interval / 3600;
     lb_rate_ = LowerBoundCostPerHour(cluster_.groups, cpu, mem);
@@ -669,15 +725,9 @@ class Run {
     SummarizeCompaction(result_.compaction);
     result_.end_time = now;
     for (const auto& [name, n] : nodes_) Retire(n, now);
-    for (const PodState& s : state_) {
-      if (s.first_bind >= 0) {
-        ++result_.scheduled;
-      } else {
-        ++result_.never_scheduled;
-      }
-    }
-    result_.pending_p50 = Percentile(pending_times_, 0.5);
-    result_.pending_p99 = Percentile(pending_times_, 0.99);
+    result_.never_scheduled = result_.pods - result_.scheduled;
+    result_.pending_p50 = Percentile(bound_on_arrival_, pending_times_, 0.5);
+    result_.pending_p99 = Percentile(bound_on_arrival_, pending_times_, 0.99);
     for (double p : pending_times_) result_.pending_max = std::max(result_.pending_max, p);
     if (now > 0) result_.cost_per_month = result_.cost / (now / 3600) * kHoursPerMonth;
     if (result_.cost > 0) result_.packing_efficiency = result_.lower_bound_cost / result_.cost;
@@ -702,7 +752,7 @@ class Run {
       p.nodes.push_back(n.object->spec.taints.empty() ? n.object : NodeObject(*n.group, name));
       pods.insert(pods.end(), n.pods.begin(), n.pods.end());
     }
-    for (size_t i : RepackOrder(std::move(pods))) p.pods.push_back(state_[i].object);
+    for (size_t i : RepackOrder(std::move(pods))) p.pods.push_back(State(i).object);
     return p;
   }
 
@@ -710,11 +760,11 @@ class Run {
   // share of the largest group's allocatable), then arrival.
   std::vector<size_t> RepackOrder(std::vector<size_t> pods) const {
     auto size = [&](size_t i) {
-      return std::max(static_cast<double>(trace_[i].cpu_milli) / max_alloc_cpu_,
-                      static_cast<double>(trace_[i].memory_mib) / max_alloc_mem_);
+      return std::max(static_cast<double>(Pod(i).cpu_milli) / max_alloc_cpu_,
+                      static_cast<double>(Pod(i).memory_mib) / max_alloc_mem_);
     };
     std::sort(pods.begin(), pods.end(), [&](size_t a, size_t b) {
-      if (trace_[a].priority != trace_[b].priority) return trace_[a].priority > trace_[b].priority;
+      if (Pod(a).priority != Pod(b).priority) return Pod(a).priority > Pod(b).priority;
       if (size(a) != size(b)) return size(a) > size(b);
       return a < b;
     });
@@ -733,7 +783,7 @@ class Run {
     for (const NodeLoad* k : kept) {
       const SimNode& n = nodes_.at(k->name);
       nodes.push_back(n.object);
-      for (size_t i : n.pods) bound.push_back(state_[i].object);
+      for (size_t i : n.pods) bound.push_back(State(i).object);
     }
     if (replacement != nullptr) {
       nodes.push_back(NodeObject(*replacement, "consolidation-replacement"));
@@ -744,7 +794,7 @@ class Run {
       moving.insert(moving.end(), n.pods.begin(), n.pods.end());
     }
     std::vector<std::shared_ptr<const kube::Pod>> moved;
-    for (size_t i : RepackOrder(std::move(moving))) moved.push_back(state_[i].object);
+    for (size_t i : RepackOrder(std::move(moving))) moved.push_back(State(i).object);
     ++result_.consolidation_fit_checks;
     int64_t errors = 0;
     absl::StatusOr<bool> fits =
@@ -795,7 +845,10 @@ class Run {
     }
   }
 
-  const std::vector<TracePod>& trace_;
+  PodSource& source_;
+  // The source's next pod, read ahead to know its arrival time.
+  std::optional<TracePod> next_;
+  bool source_done_ = false;
   const ClusterSpec& cluster_;
   const std::string profile_;
   const SimOptions options_;
@@ -811,7 +864,9 @@ class Run {
   std::optional<PresentState> peak_present_;
   ScaleDownState scale_down_;
   std::unique_ptr<sched::explain::Explainer> explainer_;
-  std::vector<PodState> state_;
+  // The pods arrived and not ended, by arrival number (pending_, nodes' pods and ends_
+  // name them so).
+  std::unordered_map<size_t, LivePod> live_;
   // The profile filters with NodeResourcesFit (ScheduleQueue's short cut).
   const bool fit_filter_;
   std::map<std::string, SimNode> nodes_;
@@ -820,7 +875,6 @@ class Run {
   std::multimap<double, std::string> starting_;
   std::multimap<double, std::pair<size_t, int>> ends_;
   std::set<size_t> pending_;
-  size_t next_arrival_ = 0;
   int running_ = 0;
   int64_t generation_ = 0;
   double lb_rate_ = 0;
@@ -828,6 +882,9 @@ class Run {
   // Consolidation replacements still starting: new node -> the node it replaces.
   std::map<std::string, std::vector<std::string>> replaces_;
   std::optional<double> quiet_since_;
+  // Pending times (arrival to first bind): pods bound on arrival are counted, the others'
+  // times kept (8 bytes per pod that waited).
+  int64_t bound_on_arrival_ = 0;
   std::vector<double> pending_times_;
   ProfileResult result_;
 };
@@ -859,14 +916,30 @@ double LowerBoundCostPerHour(const std::vector<NodeGroup>& groups, double cpu_mi
   return best == kInf ? 0 : best;
 }
 
-absl::StatusOr<ProfileResult> Simulate(const std::vector<TracePod>& pods,
-                                       const ClusterSpec& cluster,
+absl::StatusOr<ProfileResult> Simulate(PodSource& pods, const ClusterSpec& cluster,
                                        const sched::ProfileConfig& profile,
                                        const sched::Registry& registry, const SimOptions& options) {
   if (cluster.groups.empty()) return absl::InvalidArgumentError("no node groups");
   Run run(pods, cluster, profile, options);
   TRIMARAN_RETURN_IF_ERROR(run.Init(profile, registry));
   return run.Go();
+}
+
+absl::StatusOr<ProfileResult> Simulate(const std::vector<TracePod>& pods,
+                                       const ClusterSpec& cluster,
+                                       const sched::ProfileConfig& profile,
+                                       const sched::Registry& registry, const SimOptions& options) {
+  const auto by_arrival = [](const TracePod& a, const TracePod& b) {
+    return a.creation_time < b.creation_time;
+  };
+  if (std::is_sorted(pods.begin(), pods.end(), by_arrival)) {
+    VectorPodSource source(pods);
+    return Simulate(source, cluster, profile, registry, options);
+  }
+  std::vector<TracePod> sorted = pods;
+  std::stable_sort(sorted.begin(), sorted.end(), by_arrival);
+  VectorPodSource source(sorted);
+  return Simulate(source, cluster, profile, registry, options);
 }
 
 }  // namespace trimaran::sim

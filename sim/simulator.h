@@ -11,6 +11,13 @@
 //   TRIMARAN_ASSIGN_OR_RETURN(ProfileResult r,
 //                             Simulate(pods, cluster, profile, registry, SimOptions{}));
 //
+// Memory follows the live pods, not the trace length: Simulate pulls each pod from its
+// PodSource (pod_source.h: an in-memory vector, or a file streamed by pod_file_reader.h)
+// when virtual time reaches its creation_time, holds it while it is pending or running,
+// and drops it when it ends (ProfileResult::peak_pods_held). For the whole run it keeps
+// only the report's aggregates and, for the pending-time percentiles, one double per pod
+// that waited (pods bound on arrival are only counted), so the percentiles stay exact.
+//
 // The model (docs/simulator.md has the details):
 //   - Time is virtual (a ManualClock the plugins and the cache read). Events happen at
 //     their exact time: arrivals, ends (deletion_time, or bind + duration), nodes
@@ -58,6 +65,7 @@
 #include "scheduler/framework/registry.h"
 #include "scheduler/runtime/framework.h"
 #include "sim/compaction.h"
+#include "sim/pod_source.h"
 #include "sim/trace.h"
 
 namespace trimaran::sim {
@@ -155,8 +163,19 @@ struct ProfileResult {
   std::vector<Placement> placements;
   // Cluster compaction at the chosen instants (SimOptions::compaction_*).
   CompactionResult compaction;
+  // The most pods the simulation held at once: pending and running, plus the source's
+  // next pod read ahead. Not in the report (tests check that memory follows the live
+  // pods).
+  int64_t peak_pods_held = 0;
 };
 
+// The pods of `pods`, which must come by creation_time ascending: a source error (a
+// malformed row, a pod out of order) is Simulate's error.
+absl::StatusOr<ProfileResult> Simulate(PodSource& pods, const ClusterSpec& cluster,
+                                       const sched::ProfileConfig& profile,
+                                       const sched::Registry& registry, const SimOptions& options);
+// An in-memory trace: its pods by creation_time (a copy is stable-sorted first when the
+// vector is not sorted as ParsePods returns it).
 absl::StatusOr<ProfileResult> Simulate(const std::vector<TracePod>& pods,
                                        const ClusterSpec& cluster,
                                        const sched::ProfileConfig& profile,

@@ -1,13 +1,21 @@
 #include "sim/simulator.h"
 
+#include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/config/expand.h"
 #include "scheduler/config/load.h"
 #include "scheduler/config/validate.h"
 #include "scheduler/plugins/registry.h"
+#include "sim/pod_file_reader.h"
+#include "sim/pod_source.h"
 #include "sim/report.h"
+#include "sim/trace_writer.h"
 
 namespace trimaran::sim {
 namespace {
@@ -354,6 +362,99 @@ TEST_F(SimulatorTest, ConsolidationReplacesAnOversizedNodeWithACheaperOne) {
   // and the empty node was consolidated at once (consolidateAfter 0).
   EXPECT_DOUBLE_EQ(r.end_time, 3600);
   EXPECT_NEAR(r.cost, 0.768 * 180 / 3600 + 0.096 * 3600 / 3600, 1e-9);
+}
+
+// A long trace made on the fly: one pod every 10 s, each running 25 s.
+class ManyShortPods : public PodSource {
+ public:
+  explicit ManyShortPods(int n) : n_(n) {}
+  absl::StatusOr<std::optional<TracePod>> Next() override {
+    if (made_ >= n_) return std::nullopt;
+    TracePod p;
+    p.name = absl::StrCat("p", made_);
+    p.creation_time = 10.0 * made_;
+    p.duration = 25;
+    p.cpu_milli = 500;
+    p.memory_mib = 512;
+    ++made_;
+    return p;
+  }
+
+ private:
+  const int n_;
+  int made_ = 0;
+};
+
+TEST_F(SimulatorTest, HeldPodsFollowTheLivePodsNotTheTraceLength) {
+  const sched::ProfileConfig profile = Profile(kMostAllocated, "binpack");
+  ManyShortPods source(20000);
+  SimOptions options;
+  options.compaction_trials = 0;
+  absl::StatusOr<ProfileResult> r = Simulate(source, Fixed(2), profile, registry_, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->pods, 20000);
+  EXPECT_EQ(r->scheduled, 20000);
+  EXPECT_EQ(r->never_scheduled, 0);
+  // At most 3 pods run at once (25 s each, one every 10 s), plus the one read ahead.
+  EXPECT_GE(r->peak_pods_held, 3);
+  EXPECT_LE(r->peak_pods_held, 4);
+}
+
+TEST_F(SimulatorTest, PodsPastMaxTimeCountAsNeverScheduledAndAreNotHeld) {
+  const sched::ProfileConfig profile = Profile(kMostAllocated, "binpack");
+  ManyShortPods source(1000);
+  SimOptions options;
+  options.compaction_trials = 0;
+  options.max_time = 995;  // pods 0..99 arrive
+  absl::StatusOr<ProfileResult> r = Simulate(source, Fixed(2), profile, registry_, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->pods, 1000);
+  EXPECT_EQ(r->scheduled, 100);
+  EXPECT_EQ(r->never_scheduled, 900);
+  EXPECT_LE(r->peak_pods_held, 4);
+}
+
+TEST_F(SimulatorTest, AStreamedFileGivesTheInMemoryResult) {
+  const sched::ProfileConfig profile = Profile(kMostAllocated, "binpack");
+  std::vector<TracePod> pods;
+  for (int i = 0; i < 40; ++i) {
+    TracePod p = Pod(absl::StrCat("p", i), 30.0 * i, 700 + 100 * (i % 5), 1024 * (1 + i % 3));
+    p.duration = 600 + 60 * (i % 7);
+    p.usage = {{0, 300, 512}, {120, 900, 1024}};
+    pods.push_back(p);
+  }
+  const std::string path = ::testing::TempDir() + "/streamed.csv";
+  std::ofstream(path, std::ios::binary) << FormatPodsCsv(pods);
+  absl::StatusOr<std::unique_ptr<PodFileReader>> reader = PodFileReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  SimOptions options;
+  options.record_placements = true;
+  absl::StatusOr<ProfileResult> streamed =
+      Simulate(**reader, DefaultClusterSpec(), profile, registry_, options);
+  ASSERT_TRUE(streamed.ok()) << streamed.status();
+  const ProfileResult whole = Run(pods, DefaultClusterSpec(), profile);
+  EXPECT_EQ(Nodes(*streamed), Nodes(whole));
+  EXPECT_EQ(streamed->pods, 40);
+  EXPECT_EQ(streamed->cost, whole.cost);
+  EXPECT_EQ(streamed->pending_p99, whole.pending_p99);
+  EXPECT_EQ(streamed->peak_nodes, whole.peak_nodes);
+  EXPECT_LT(streamed->peak_pods_held, 40);
+}
+
+TEST_F(SimulatorTest, AnUnsortedSourceIsAnErrorAnUnsortedVectorIsSorted) {
+  const sched::ProfileConfig profile = Profile(kMostAllocated, "binpack");
+  std::vector<TracePod> pods = {Pod("a", 10, 100), Pod("b", 5, 100)};
+  for (TracePod& p : pods) p.duration = 30;
+  VectorPodSource source(pods);
+  absl::StatusOr<ProfileResult> r = Simulate(source, Fixed(1), profile, registry_, SimOptions{});
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("sorted by creation_time"));
+  const ProfileResult unsorted = Run(pods, Fixed(1), profile);
+  const ProfileResult sorted = Run({pods[1], pods[0]}, Fixed(1), profile);
+  ASSERT_EQ(unsorted.placements.size(), 2u);
+  EXPECT_EQ(unsorted.placements[0].pod, "b");
+  EXPECT_EQ(unsorted.placements[0].t, 5);
+  EXPECT_EQ(unsorted.end_time, sorted.end_time);
+  EXPECT_EQ(unsorted.scheduled, 2);
 }
 
 TEST(LowerBoundCostPerHour, SingleTypesAndPairs) {

@@ -138,12 +138,9 @@ absl::Status SetField(TracePod& pod, absl::string_view column, absl::string_view
   return absl::OkStatus();
 }
 
-// Checks a parsed pod (required fields, consistency).
-absl::Status CheckPod(const TracePod& pod, std::set<std::string, std::less<>>& names) {
+// Checks a parsed pod's fields (required, consistency); unique names are the caller's.
+absl::Status CheckPod(const TracePod& pod) {
   if (pod.name.empty()) return absl::InvalidArgumentError("name: required");
-  if (!names.insert(pod.name).second) {
-    return absl::InvalidArgumentError(absl::StrCat("name: duplicate pod \"", pod.name, "\""));
-  }
   if (pod.deletion_time.has_value() && pod.duration.has_value()) {
     return absl::InvalidArgumentError("deletion_time and duration: give one, not both");
   }
@@ -154,6 +151,15 @@ absl::Status CheckPod(const TracePod& pod, std::set<std::string, std::less<>>& n
     if (pod.usage[i].t < pod.usage[i - 1].t) {
       return absl::InvalidArgumentError("usage: times must ascend");
     }
+  }
+  return absl::OkStatus();
+}
+
+// The whole-file parsers' duplicate check.
+absl::Status CheckUniqueName(const TracePod& pod, std::set<std::string, std::less<>>& names,
+                             absl::string_view file) {
+  if (!names.insert(pod.name).second) {
+    return LineError(file, pod.line, absl::StrCat("name: duplicate pod \"", pod.name, "\""));
   }
   return absl::OkStatus();
 }
@@ -180,64 +186,162 @@ UsagePoint TracePod::UsageAt(double since_start) const {
   return *std::prev(it);
 }
 
-absl::StatusOr<std::vector<TracePod>> ParsePodsCsv(absl::string_view text, absl::string_view file) {
+bool IsSkippedPodsLine(absl::string_view line, bool csv) {
+  if (absl::StripAsciiWhitespace(line).empty()) return true;
+  return csv && absl::StartsWith(line, "#");
+}
+
+absl::StatusOr<std::vector<std::string>> ParsePodsCsvHeader(absl::string_view line,
+                                                            absl::string_view file, int line_no) {
   std::vector<std::string> header;
+  std::set<std::string> seen;
+  for (absl::string_view c : absl::StrSplit(line, ',')) {
+    std::string column(absl::StripAsciiWhitespace(c));
+    if (std::find(KnownColumns().begin(), KnownColumns().end(), column) == KnownColumns().end()) {
+      return LineError(file, line_no,
+                       absl::StrCat("unknown column \"", column,
+                                    "\" (known: ", absl::StrJoin(KnownColumns(), ", "), ")"));
+    }
+    if (!seen.insert(column).second) {
+      return LineError(file, line_no, absl::StrCat("duplicate column \"", column, "\""));
+    }
+    header.push_back(column);
+  }
+  for (const char* required : {"name", "creation_time", "cpu_milli", "memory_mib"}) {
+    if (!seen.contains(required)) {
+      return LineError(file, line_no, absl::StrCat("missing required column \"", required, "\""));
+    }
+  }
+  return header;
+}
+
+absl::StatusOr<TracePod> ParsePodsCsvRow(const std::vector<std::string>& header,
+                                         absl::string_view line, absl::string_view file,
+                                         int line_no) {
+  std::vector<absl::string_view> cells = absl::StrSplit(line, ',');
+  if (cells.size() != header.size()) {
+    return LineError(file, line_no,
+                     absl::StrCat("expected ", header.size(), " cells, got ", cells.size()));
+  }
+  TracePod pod;
+  pod.line = line_no;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    absl::string_view v = absl::StripAsciiWhitespace(cells[i]);
+    if (v.empty()) {
+      if (header[i] == "name" || header[i] == "creation_time" || header[i] == "cpu_milli" ||
+          header[i] == "memory_mib") {
+        return LineError(file, line_no, absl::StrCat(header[i], ": required"));
+      }
+      continue;
+    }
+    if (absl::Status s = SetField(pod, header[i], v); !s.ok()) {
+      return LineError(file, line_no, s.message());
+    }
+  }
+  if (absl::Status s = CheckPod(pod); !s.ok()) return LineError(file, line_no, s.message());
+  return pod;
+}
+
+absl::StatusOr<std::vector<TracePod>> ParsePodsCsv(absl::string_view text, absl::string_view file) {
+  std::optional<std::vector<std::string>> header;
   std::vector<TracePod> pods;
   std::set<std::string, std::less<>> names;
   int line_no = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
     absl::ConsumeSuffix(&line, "\r");
-    if (absl::StripAsciiWhitespace(line).empty() || absl::StartsWith(line, "#")) continue;
-    std::vector<absl::string_view> cells = absl::StrSplit(line, ',');
-    if (header.empty()) {
-      std::set<std::string> seen;
-      for (absl::string_view c : cells) {
-        std::string column(absl::StripAsciiWhitespace(c));
-        if (std::find(KnownColumns().begin(), KnownColumns().end(), column) ==
-            KnownColumns().end()) {
-          return LineError(file, line_no,
-                           absl::StrCat("unknown column \"", column,
-                                        "\" (known: ", absl::StrJoin(KnownColumns(), ", "), ")"));
+    if (IsSkippedPodsLine(line, /*csv=*/true)) continue;
+    if (!header.has_value()) {
+      TRIMARAN_ASSIGN_OR_RETURN(header, ParsePodsCsvHeader(line, file, line_no));
+      continue;
+    }
+    TRIMARAN_ASSIGN_OR_RETURN(TracePod pod, ParsePodsCsvRow(*header, line, file, line_no));
+    TRIMARAN_RETURN_IF_ERROR(CheckUniqueName(pod, names, file));
+    pods.push_back(std::move(pod));
+  }
+  if (!header.has_value()) return LineError(file, line_no, "no header row");
+  return SortByArrival(std::move(pods));
+}
+
+absl::StatusOr<TracePod> ParsePodsJsonlLine(absl::string_view line, absl::string_view file,
+                                            int line_no) {
+  rapidjson::Document doc;
+  doc.Parse(line.data(), line.size());
+  if (doc.HasParseError()) {
+    return LineError(file, line_no,
+                     absl::StrCat("invalid JSON at column ", doc.GetErrorOffset() + 1, ": ",
+                                  rapidjson::GetParseError_En(doc.GetParseError())));
+  }
+  if (!doc.IsObject()) return LineError(file, line_no, "expected a JSON object");
+  const rapidjson::Value& root = doc;
+  TracePod pod;
+  pod.line = line_no;
+  std::set<std::string> seen;
+  for (auto it = root.MemberBegin(); it != root.MemberEnd(); ++it) {
+    const std::string key(it->name.GetString(), it->name.GetStringLength());
+    const rapidjson::Value& v = it->value;
+    seen.insert(key);
+    if (v.IsNull()) continue;
+    if (key == "labels") {
+      if (!v.IsObject()) return LineError(file, line_no, "labels: expected an object");
+      for (auto l = v.MemberBegin(); l != v.MemberEnd(); ++l) {
+        if (!l->value.IsString()) {
+          return LineError(file, line_no, "labels: values must be strings");
         }
-        if (!seen.insert(column).second) {
-          return LineError(file, line_no, absl::StrCat("duplicate column \"", column, "\""));
-        }
-        header.push_back(column);
-      }
-      for (const char* required : {"name", "creation_time", "cpu_milli", "memory_mib"}) {
-        if (!seen.contains(required)) {
-          return LineError(file, line_no,
-                           absl::StrCat("missing required column \"", required, "\""));
-        }
+        pod.labels[l->name.GetString()] = l->value.GetString();
       }
       continue;
     }
-    if (cells.size() != header.size()) {
-      return LineError(file, line_no,
-                       absl::StrCat("expected ", header.size(), " cells, got ", cells.size()));
-    }
-    TracePod pod;
-    pod.line = line_no;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      absl::string_view v = absl::StripAsciiWhitespace(cells[i]);
-      if (v.empty()) {
-        if (header[i] == "name" || header[i] == "creation_time" || header[i] == "cpu_milli" ||
-            header[i] == "memory_mib") {
-          return LineError(file, line_no, absl::StrCat(header[i], ": required"));
+    if (key == "usage") {
+      if (!v.IsArray()) return LineError(file, line_no, "usage: expected an array");
+      for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+        const rapidjson::Value& p = v[i];
+        const auto path = absl::StrCat("usage[", i, "]");
+        if (!p.IsObject()) return LineError(file, line_no, path + ": expected an object");
+        UsagePoint point;
+        for (auto m = p.MemberBegin(); m != p.MemberEnd(); ++m) {
+          const std::string k = m->name.GetString();
+          if (!m->value.IsNumber() || m->value.GetDouble() < 0) {
+            return LineError(file, line_no,
+                             absl::StrCat(path, ".", k, ": expected a non-negative number"));
+          }
+          if (k == "t") {
+            point.t = m->value.GetDouble();
+          } else if (k == "cpu_milli") {
+            point.cpu_milli = static_cast<int64_t>(m->value.GetDouble());
+          } else if (k == "memory_mib") {
+            point.memory_mib = static_cast<int64_t>(m->value.GetDouble());
+          } else {
+            return LineError(
+                file, line_no,
+                absl::StrCat(path, ": unknown key \"", k, "\" (known: t, cpu_milli, memory_mib)"));
+          }
         }
-        continue;
+        pod.usage.push_back(point);
       }
-      if (absl::Status s = SetField(pod, header[i], v); !s.ok()) {
-        return LineError(file, line_no, s.message());
-      }
+      continue;
     }
-    if (absl::Status s = CheckPod(pod, names); !s.ok())
+    std::string cell;
+    if (v.IsString()) {
+      cell.assign(v.GetString(), v.GetStringLength());
+    } else if (v.IsInt64()) {
+      cell = absl::StrCat(v.GetInt64());
+    } else if (v.IsNumber()) {
+      cell = absl::StrCat(v.GetDouble());
+    } else {
+      return LineError(file, line_no, absl::StrCat(key, ": expected a string or a number"));
+    }
+    if (absl::Status s = SetField(pod, key, cell); !s.ok()) {
       return LineError(file, line_no, s.message());
-    pods.push_back(std::move(pod));
+    }
   }
-  if (header.empty()) return LineError(file, line_no, "no header row");
-  return SortByArrival(std::move(pods));
+  for (const char* required : {"name", "creation_time", "cpu_milli", "memory_mib"}) {
+    if (!seen.contains(required)) {
+      return LineError(file, line_no, absl::StrCat(required, ": required"));
+    }
+  }
+  if (absl::Status s = CheckPod(pod); !s.ok()) return LineError(file, line_no, s.message());
+  return pod;
 }
 
 absl::StatusOr<std::vector<TracePod>> ParsePodsJsonl(absl::string_view text,
@@ -248,84 +352,9 @@ absl::StatusOr<std::vector<TracePod>> ParsePodsJsonl(absl::string_view text,
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
     absl::ConsumeSuffix(&line, "\r");
-    if (absl::StripAsciiWhitespace(line).empty()) continue;
-    rapidjson::Document doc;
-    doc.Parse(line.data(), line.size());
-    if (doc.HasParseError()) {
-      return LineError(file, line_no,
-                       absl::StrCat("invalid JSON at column ", doc.GetErrorOffset() + 1, ": ",
-                                    rapidjson::GetParseError_En(doc.GetParseError())));
-    }
-    if (!doc.IsObject()) return LineError(file, line_no, "expected a JSON object");
-    const rapidjson::Value& root = doc;
-    TracePod pod;
-    pod.line = line_no;
-    std::set<std::string> seen;
-    for (auto it = root.MemberBegin(); it != root.MemberEnd(); ++it) {
-      const std::string key(it->name.GetString(), it->name.GetStringLength());
-      const rapidjson::Value& v = it->value;
-      seen.insert(key);
-      if (v.IsNull()) continue;
-      if (key == "labels") {
-        if (!v.IsObject()) return LineError(file, line_no, "labels: expected an object");
-        for (auto l = v.MemberBegin(); l != v.MemberEnd(); ++l) {
-          if (!l->value.IsString()) {
-            return LineError(file, line_no, "labels: values must be strings");
-          }
-          pod.labels[l->name.GetString()] = l->value.GetString();
-        }
-        continue;
-      }
-      if (key == "usage") {
-        if (!v.IsArray()) return LineError(file, line_no, "usage: expected an array");
-        for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-          const rapidjson::Value& p = v[i];
-          const auto path = absl::StrCat("usage[", i, "]");
-          if (!p.IsObject()) return LineError(file, line_no, path + ": expected an object");
-          UsagePoint point;
-          for (auto m = p.MemberBegin(); m != p.MemberEnd(); ++m) {
-            const std::string k = m->name.GetString();
-            if (!m->value.IsNumber() || m->value.GetDouble() < 0) {
-              return LineError(file, line_no,
-                               absl::StrCat(path, ".", k, ": expected a non-negative number"));
-            }
-            if (k == "t") {
-              point.t = m->value.GetDouble();
-            } else if (k == "cpu_milli") {
-              point.cpu_milli = static_cast<int64_t>(m->value.GetDouble());
-            } else if (k == "memory_mib") {
-              point.memory_mib = static_cast<int64_t>(m->value.GetDouble());
-            } else {
-              return LineError(file, line_no,
-                               absl::StrCat(path, ": unknown key \"", k,
-                                            "\" (known: t, cpu_milli, memory_mib)"));
-            }
-          }
-          pod.usage.push_back(point);
-        }
-        continue;
-      }
-      std::string cell;
-      if (v.IsString()) {
-        cell.assign(v.GetString(), v.GetStringLength());
-      } else if (v.IsInt64()) {
-        cell = absl::StrCat(v.GetInt64());
-      } else if (v.IsNumber()) {
-        cell = absl::StrCat(v.GetDouble());
-      } else {
-        return LineError(file, line_no, absl::StrCat(key, ": expected a string or a number"));
-      }
-      if (absl::Status s = SetField(pod, key, cell); !s.ok()) {
-        return LineError(file, line_no, s.message());
-      }
-    }
-    for (const char* required : {"name", "creation_time", "cpu_milli", "memory_mib"}) {
-      if (!seen.contains(required)) {
-        return LineError(file, line_no, absl::StrCat(required, ": required"));
-      }
-    }
-    if (absl::Status s = CheckPod(pod, names); !s.ok())
-      return LineError(file, line_no, s.message());
+    if (IsSkippedPodsLine(line, /*csv=*/false)) continue;
+    TRIMARAN_ASSIGN_OR_RETURN(TracePod pod, ParsePodsJsonlLine(line, file, line_no));
+    TRIMARAN_RETURN_IF_ERROR(CheckUniqueName(pod, names, file));
     pods.push_back(std::move(pod));
   }
   return SortByArrival(std::move(pods));

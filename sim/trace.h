@@ -91,6 +91,24 @@ absl::StatusOr<std::vector<TracePod>> ParsePodsJsonl(absl::string_view text,
 // By extension: ".csv" or ".jsonl"/".json"; InvalidArgument otherwise.
 absl::StatusOr<std::vector<TracePod>> ParsePods(absl::string_view text, absl::string_view file);
 
+// The row parsers the whole-file parsers above and the streaming reader
+// (pod_file_reader.h) share. Each checks one row as strictly as the whole-file parsers
+// do, except that pod names are unique: that is the caller's (it needs every name seen).
+// Errors name `file` and `line_no`.
+//
+// Whether a pods line is skipped: blank, or (CSV only) starting with '#'.
+bool IsSkippedPodsLine(absl::string_view line, bool csv);
+// The CSV header row: the columns, in order.
+absl::StatusOr<std::vector<std::string>> ParsePodsCsvHeader(absl::string_view line,
+                                                            absl::string_view file, int line_no);
+// One CSV row under `header`.
+absl::StatusOr<TracePod> ParsePodsCsvRow(const std::vector<std::string>& header,
+                                         absl::string_view line, absl::string_view file,
+                                         int line_no);
+// One JSONL line.
+absl::StatusOr<TracePod> ParsePodsJsonlLine(absl::string_view line, absl::string_view file,
+                                            int line_no);
+
 struct NodeGroup {
   std::string name;
   std::string instance_type;

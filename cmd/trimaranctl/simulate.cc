@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -24,6 +26,7 @@
 #include "sim/import_alibaba_v2018.h"
 #include "sim/import_openb.h"
 #include "sim/imported_trace.h"
+#include "sim/pod_file_reader.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
@@ -492,10 +495,22 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
 
   absl::StatusOr<std::string> pods_file = PodsFile(trace);
   if (!pods_file.ok()) return fail(pods_file.status().message());
-  absl::StatusOr<std::string> pods_text = ReadFile(*pods_file);
-  if (!pods_text.ok()) return fail(pods_text.status().message());
-  absl::StatusOr<std::vector<sim::TracePod>> pods = sim::ParsePods(*pods_text, *pods_file);
-  if (!pods.ok()) return fail(pods.status().message());
+  // The pods file is checked whole once (every row, unique names), then streamed for
+  // each profile, so memory follows the live pods. A file not sorted by creation_time
+  // cannot be streamed: it is loaded whole (and sorted) instead.
+  absl::StatusOr<sim::PodFileSummary> summary = sim::ScanPodFile(*pods_file);
+  if (!summary.ok()) return fail(summary.status().message());
+  std::optional<std::vector<sim::TracePod>> loaded;
+  if (!summary->sorted) {
+    absl::StrAppend(&err, "note: ", *pods_file, ":", summary->first_unsorted_line,
+                    ": the pods are not sorted by creation_time, so the trace is loaded whole "
+                    "(memory grows with its length) instead of streamed\n");
+    absl::StatusOr<std::string> pods_text = ReadFile(*pods_file);
+    if (!pods_text.ok()) return fail(pods_text.status().message());
+    absl::StatusOr<std::vector<sim::TracePod>> pods = sim::ParsePods(*pods_text, *pods_file);
+    if (!pods.ok()) return fail(pods.status().message());
+    loaded = *std::move(pods);
+  }
 
   if (groups_file.empty() && std::filesystem::is_directory(trace)) {
     const std::string candidate = (std::filesystem::path(trace) / "node-groups.yaml").string();
@@ -524,8 +539,16 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
     absl::StatusOr<std::vector<sched::ProfileConfig>> profiles = LoadProfiles(config, registry);
     if (!profiles.ok()) return fail(profiles.status().message());
     for (const sched::ProfileConfig& profile : *profiles) {
-      absl::StatusOr<sim::ProfileResult> result =
-          sim::Simulate(*pods, cluster, profile, registry, options);
+      absl::StatusOr<sim::ProfileResult> result;
+      if (loaded.has_value()) {
+        result = sim::Simulate(*loaded, cluster, profile, registry, options);
+      } else if (absl::StatusOr<std::unique_ptr<sim::PodFileReader>> reader =
+                     sim::PodFileReader::Open(*pods_file);
+                 !reader.ok()) {
+        result = reader.status();
+      } else {
+        result = sim::Simulate(**reader, cluster, profile, registry, options);
+      }
       if (!result.ok()) {
         return fail(absl::StrCat(config, ": profile ", profile.scheduler_name, ": ",
                                  result.status().message()));

@@ -102,6 +102,35 @@ TEST_F(SimulateCommandTest, ErrorsNameTheFileAndLine) {
   EXPECT_THAT(out_, HasSubstr("simulate gen"));
 }
 
+// A sorted file is streamed; an unsorted one is loaded whole (a note on stderr), with the
+// same report as the same pods sorted.
+TEST_F(SimulateCommandTest, AnUnsortedTraceIsLoadedWholeWithANote) {
+  const std::string config = Write("sched.yaml", kConfig);
+  const std::string header = "name,creation_time,duration,cpu_milli,memory_mib\n";
+  const std::string sorted =
+      Write("sorted.csv", header + "b,5,600,1500,2048\na,10,300,3000,4096\n");
+  const std::string unsorted =
+      Write("unsorted.csv", header + "a,10,300,3000,4096\nb,5,600,1500,2048\n");
+  const std::string sorted_report = (dir_ / "sorted.json").string();
+  const std::string unsorted_report = (dir_ / "unsorted.json").string();
+  ASSERT_EQ(Run({"--trace", sorted, "--config", config, "-o", sorted_report}), 0) << err_;
+  EXPECT_EQ(err_, "");
+  ASSERT_EQ(Run({"--trace", unsorted, "--config", config, "-o", unsorted_report}), 0) << err_;
+  EXPECT_THAT(err_, HasSubstr("unsorted.csv:3: the pods are not sorted by creation_time"));
+  EXPECT_THAT(err_, HasSubstr("loaded whole"));
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string a = read(sorted_report);
+  std::string b = read(unsorted_report);
+  // The reports differ only in the trace's path.
+  a.replace(a.find(sorted), sorted.size(), "TRACE");
+  b.replace(b.find(unsorted), unsorted.size(), "TRACE");
+  EXPECT_EQ(a, b);
+  EXPECT_THAT(a, HasSubstr("\"scheduled\": 2"));
+}
+
 TEST_F(SimulateCommandTest, ImportFindsTheTablesInADirectoryAndWritesTheTrace) {
   const std::string trace = (dir_ / "imported").string();
   ASSERT_EQ(Run({"import", "--format", "alibaba-v2018", "--input",
