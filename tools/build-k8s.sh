@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and kube-scheduler 1.20.2 from Debian's `kubernetes` source
-# package, once per machine, and prints the directory that holds them together with
-# etcd. Honours KUBEBUILDER_ASSETS (a directory with kube-apiserver and etcd): when set,
-# nothing is built and that directory is printed.
+# Builds the control plane the e2e tests run against, from the published Go modules, once
+# per machine, and prints the directory that holds kube-apiserver, kube-scheduler,
+# kube-controller-manager (1.37 only), etcd and a VERSION file (the Kubernetes gitVersion).
 #
-# Usage: tools/build-k8s.sh            # prints the assets directory on stdout
-# Cache:  ${TRIMARAN_CACHE:-$HOME/.cache/trimaran}/k8s-1.20.2-r1/
+# Usage: tools/build-k8s.sh [1.37|1.32]   # default 1.37, the newest tested minor;
+#                                         # 1.32 is the floor of the tested range
+# Cache:  ${TRIMARAN_CACHE:-$HOME/.cache/trimaran}/k8s-<gitVersion>-<go.sum hash>/
 #
-# One fix is applied to the vendored tree before building: Kubernetes 1.20 vendors
-# modern-go/reflect2 1.0.1 (with json-iterator 1.1.10), whose unsafe map iteration is
-# wrong under Go >= 1.18 and crashes kube-apiserver ("fatal error: fault" in
-# aeshashbody under sortKeysMapEncoder) when it encodes maps. Debian 12 ships Go 1.19
-# and the fixed reflect2 1.0.2 / json-iterator 1.1.12 as source packages; those replace
-# the vendored copies.
+# What is built is pinned by tools/k8s/v<minor>/go.mod and go.sum (k8s.io/kubernetes with
+# every staging module replaced by its matching v0.<minor>.x) and tools/k8s/etcd/go.mod
+# (go.etcd.io/etcd/server/v3). Nothing else of upstream is in this repository: `go build`
+# fetches the modules from the Go module proxy. A module that cannot be fetched fails the
+# build with its name and the command to retry; there is no fallback.
+#
+# Honours KUBEBUILDER_ASSETS (a directory with kube-apiserver and etcd): when set, nothing
+# is built and that directory is printed.
 set -euo pipefail
 
 log() { echo "build-k8s: $*" >&2; }
+root="$(cd "$(dirname "$0")/.." && pwd)"
+minor="${1:-1.37}"
+mod="$root/tools/k8s/v$minor"
+[[ -f "$mod/go.mod" ]] || { log "no module for Kubernetes $minor ($mod/go.mod); tested: 1.37, 1.32"; exit 2; }
 
 if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
   if [[ -x "$KUBEBUILDER_ASSETS/kube-apiserver" && -x "$KUBEBUILDER_ASSETS/etcd" ]]; then
@@ -26,65 +32,56 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
   exit 1
 fi
 
-cache="${TRIMARAN_CACHE:-$HOME/.cache/trimaran}/k8s-1.20.2-r1"
-if [[ -x "$cache/kube-apiserver" && -x "$cache/kube-scheduler" && -x "$cache/etcd" ]]; then
+command -v go >/dev/null || { log "needs the go command (Go >= 1.26) on PATH"; exit 1; }
+# The machine's Go builds it; never a toolchain downloaded behind our back.
+export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
+
+version="$(cd "$mod" && go list -m -f '{{.Version}}' k8s.io/kubernetes)"
+hash="$(cat "$mod/go.sum" "$root/tools/k8s/etcd/go.sum" | sha256sum | cut -c1-12)"
+cache="${TRIMARAN_CACHE:-$HOME/.cache/trimaran}/k8s-$version-$hash"
+want=(kube-apiserver kube-scheduler etcd)
+[[ "$minor" == 1.37 ]] && want+=(kube-controller-manager)
+have=1
+for b in "${want[@]}"; do [[ -x "$cache/$b" ]] || have=0; done
+if ((have)) && [[ -f "$cache/VERSION" ]]; then
   echo "$cache"
   exit 0
 fi
 
-export DEBIAN_FRONTEND=noninteractive
-apt_install() {
-  local missing=()
-  for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
-  if ((${#missing[@]})); then
-    log "installing ${missing[*]}"
-    apt-get update -qq >&2
-    apt-get install -y -qq "${missing[@]}" >&2
+# Fetch first, so that a missing module is named on its own (not deep in a build log).
+fetch() {
+  local dir="$1"
+  if ! (cd "$dir" && go mod download -x all >/dev/null 2>"$cache.fetch.log"); then
+    grep -E "go: |reading|not available|Forbidden|404|410|dial" "$cache.fetch.log" | head -20 >&2 || true
+    log "could not fetch the Go modules of ${dir#"$root"/}; retry with:"
+    log "  (cd ${dir#"$root"/} && GOTOOLCHAIN=local go mod download all)"
+    exit 1
   fi
 }
-apt_install golang-go dpkg-dev rsync jq etcd-server \
-  golang-github-modern-go-reflect2-dev golang-github-json-iterator-go-dev
 
-# Source packages: reuse the mirror URI already configured for binary packages.
-if ! grep -rqs '^Types: deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list 2>/dev/null; then
-  uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  if [[ -z "$uri" ]]; then
-    uri=$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
-  fi
-  [[ -n "$uri" ]] || { log "cannot find the Debian mirror URI to enable source packages"; exit 1; }
-  log "enabling deb-src from $uri"
-  cat > /etc/apt/sources.list.d/trimaran-debian-src.sources <<SRC
-Types: deb-src
-URIs: $uri
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-  apt-get update -qq >&2
-fi
+mkdir -p "$cache"
+start=$SECONDS
+log "fetching the modules of Kubernetes $version and etcd"
+fetch "$mod"
+fetch "$root/tools/k8s/etcd"
 
-work="$cache.build"
-rm -rf "$work"
-mkdir -p "$work" "$cache"
-cd "$work"
-log "downloading Debian's kubernetes source package"
-apt-get source --download-only kubernetes >&2
-dpkg-source -x kubernetes_*.dsc src >&2
-cd src
-for dep in github.com/modern-go/reflect2 github.com/json-iterator/go; do
-  [[ -d /usr/share/gocode/src/$dep ]] || { log "missing /usr/share/gocode/src/$dep"; exit 1; }
-  rsync -a --delete --exclude '*_test.go' "/usr/share/gocode/src/$dep/" "vendor/$dep/"
-done
-log "replaced vendored reflect2/json-iterator with Debian's Go 1.18+-safe versions"
-mkdir -p .go/src/k8s.io
-ln -sfn ../../.. .go/src/k8s.io/kubernetes
-log "building kube-apiserver and kube-scheduler (about 7 minutes on 2 cores)"
-mkdir -p "$work/home"
-GOPATH=$PWD/.go CGO_ENABLED=0 HOME="$work/home" \
-  make WHAT="cmd/kube-apiserver cmd/kube-scheduler" >&2
-cp _output/local/bin/linux/amd64/kube-apiserver _output/local/bin/linux/amd64/kube-scheduler "$cache/"
-ln -sfn "$(command -v etcd)" "$cache/etcd"
-cd /
-rm -rf "$work"
-log "cached in $cache"
+# The version the binaries report (/version, the scheduler's and client's user agent) is
+# set the way Kubernetes' own build sets it.
+major="${version#v}"; major="${major%%.*}"
+minor_num="${version#v*.}"; minor_num="${minor_num%%.*}"
+vpkg=k8s.io/component-base/version
+ldflags="-s -w -X $vpkg.gitVersion=$version -X $vpkg.gitMajor=$major -X $vpkg.gitMinor=$minor_num"
+ldflags+=" -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
+ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=$version"
+ldflags+=" -X k8s.io/client-go/pkg/version.gitMajor=$major -X k8s.io/client-go/pkg/version.gitMinor=$minor_num"
+
+pkgs=()
+for b in "${want[@]}"; do [[ "$b" == etcd ]] || pkgs+=("k8s.io/kubernetes/cmd/$b"); done
+log "building ${pkgs[*]##*/} $version (about 10 minutes on 2 cores the first time)"
+(cd "$mod" && go build -trimpath -ldflags "$ldflags" -o "$cache/" "${pkgs[@]}") >&2
+log "building etcd"
+(cd "$root/tools/k8s/etcd" && go build -trimpath -ldflags "-s -w" -o "$cache/etcd" go.etcd.io/etcd/server/v3) >&2
+echo "$version" >"$cache/VERSION"
+rm -f "$cache.fetch.log"
+log "built in $((SECONDS - start)) s, cached in $cache"
 echo "$cache"

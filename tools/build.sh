@@ -19,6 +19,8 @@ if command -v ccache >/dev/null && [[ "${TRIMARAN_CCACHE:-1}" != 0 ]]; then
   # Checkouts of the same tree (worktrees, CI's fresh clone) share compiled objects.
   export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  # Room for the gcc, clang and fuzz builds of .ci/run at once (the default 5 GB is not).
+  ccache --max-size=20G >/dev/null
 fi
 cmake -S "$root" -B "$build" -G Ninja -DTRIMARAN_WERROR="${TRIMARAN_WERROR:-$werror}" \
   "${launcher[@]}" "$@" >/dev/null

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs everything Trimaran needs to build and test on Debian 12, idempotently.
-# Only Debian's package archive is used; nothing is downloaded at build time.
+# Debian's package archive for the build; the e2e control plane comes from the Go module
+# proxy (tools/build-k8s.sh, pinned by go.sum).
 #
 #   tools/setup.sh          build + unit-test dependencies
 #   tools/setup.sh --e2e    also the real components of the e2e tests (etcd, Prometheus,
 #                           tmux and headless Chromium for the trimaranctl views,
-#                           kube-apiserver/kube-scheduler built from Debian's source package)
+#                           kube-apiserver/kube-scheduler/etcd 1.37 and 1.32 built from
+#                           their Go modules by tools/build-k8s.sh; needs Go >= 1.26)
 #   tools/setup.sh --image  also buildah + debootstrap (the container image test, no Docker
 #                           engine needed)
 #   tools/setup.sh --clang  also clang 14, its sanitizer runtimes and llvm-symbolizer
@@ -16,7 +18,7 @@ BUILD_PKGS=(cmake ninja-build g++ pkg-config clang-format
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libssl-dev rapidjson-dev libabsl-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libcpp-httplib-dev openssl ccache)
-E2E_PKGS=(etcd-server prometheus jq curl procps tmux chromium fonts-liberation)
+E2E_PKGS=(prometheus jq curl procps tmux chromium fonts-liberation)
 IMAGE_PKGS=(buildah debootstrap)
 CLANG_PKGS=(clang-14 libclang-rt-14-dev llvm-14)
 
@@ -45,6 +47,7 @@ if ((${#missing[@]})); then
 fi
 
 if ((e2e)); then
-  # Prints the directory with kube-apiserver, kube-scheduler and etcd (built once, cached).
-  "$(dirname "$0")/build-k8s.sh" >/dev/null
+  # Builds (once, cached) the control planes of the tested range from their Go modules.
+  "$(dirname "$0")/build-k8s.sh" 1.37 >/dev/null
+  "$(dirname "$0")/build-k8s.sh" 1.32 >/dev/null
 fi

@@ -3,11 +3,13 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -49,18 +51,44 @@ absl::Status WriteFile(const std::string& path, const std::string& content) {
 
 }  // namespace
 
+std::string K8sMinor() {
+  const char* v = std::getenv("TRIMARAN_K8S_MINOR");
+  return v != nullptr && *v != '\0' ? std::string(v) : std::string(kNewestK8sMinor);
+}
+
 absl::StatusOr<std::string> K8sAssetsDir() {
-  for (const char* var : {"TRIMARAN_K8S_ASSETS", "KUBEBUILDER_ASSETS"}) {
-    const char* v = std::getenv(var);
+  const std::string minor = K8sMinor();
+  // TRIMARAN_K8S_ASSETS_1_32 and the like name one minor's directory (tools/test.sh sets
+  // one per tested minor); TRIMARAN_K8S_ASSETS and KUBEBUILDER_ASSETS only the newest's.
+  std::string per_minor = absl::StrCat("TRIMARAN_K8S_ASSETS_", minor);
+  std::replace(per_minor.begin(), per_minor.end(), '.', '_');
+  std::vector<std::string> vars = {per_minor};
+  if (minor == kNewestK8sMinor) {
+    vars.push_back("TRIMARAN_K8S_ASSETS");
+    vars.push_back("KUBEBUILDER_ASSETS");
+  }
+  for (const std::string& var : vars) {
+    const char* v = std::getenv(var.c_str());
     if (v != nullptr && HasAssets(v)) return std::string(v);
   }
-  TRIMARAN_ASSIGN_OR_RETURN(std::string dir,
-                            RunCapture(absl::StrCat(TRIMARAN_SOURCE_DIR, "/tools/build-k8s.sh")));
+  TRIMARAN_ASSIGN_OR_RETURN(
+      std::string dir,
+      RunCapture(absl::StrCat(TRIMARAN_SOURCE_DIR, "/tools/build-k8s.sh ", minor)));
   if (!HasAssets(dir)) {
     return absl::FailedPreconditionError(
         absl::StrCat("tools/build-k8s.sh printed \"", dir, "\", which lacks kube-apiserver/etcd"));
   }
   return dir;
+}
+
+absl::StatusOr<std::string> ExpectedK8sVersion(const std::string& assets) {
+  std::ifstream in(assets + "/VERSION");
+  std::string version;
+  if (!(in >> version)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(assets, "/VERSION is missing: rebuild with tools/build-k8s.sh ", K8sMinor()));
+  }
+  return version;
 }
 
 absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(ControlPlaneOptions options) {
@@ -82,7 +110,31 @@ absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(ControlPlaneOp
   cp->server_ = absl::StrCat("https://127.0.0.1:", cp->apiserver_port_);
   cp->ca_file_ = cp->dir_ + "/certs/apiserver.crt";
   TRIMARAN_RETURN_IF_ERROR(cp->StartApiserver());
+  TRIMARAN_RETURN_IF_ERROR(cp->CheckServerVersion());
   return cp;
+}
+
+absl::Status ControlPlane::CheckServerVersion() {
+  TRIMARAN_ASSIGN_OR_RETURN(std::string want, ExpectedK8sVersion(assets_));
+  TRIMARAN_ASSIGN_OR_RETURN(http::HttpResponse resp, Request("GET", "/version"));
+  if (resp.status_code != 200) {
+    return absl::InternalError(absl::StrCat("GET /version: HTTP ", resp.status_code));
+  }
+  // {"major": "1", ..., "gitVersion": "v1.37.2", ...}, indented or not.
+  size_t at = resp.body.find("\"gitVersion\"");
+  if (at != std::string::npos) at = resp.body.find(':', at);
+  if (at != std::string::npos) at = resp.body.find('"', at);
+  size_t end = at == std::string::npos ? at : resp.body.find('"', at + 1);
+  if (end == std::string::npos) {
+    return absl::InternalError(absl::StrCat("GET /version: no gitVersion in ", resp.body));
+  }
+  server_version_ = resp.body.substr(at + 1, end - at - 1);
+  std::fprintf(stderr, "e2e: kube-apiserver %s (%s)\n", server_version_.c_str(), assets_.c_str());
+  if (server_version_ != want) {
+    return absl::FailedPreconditionError(absl::StrCat("kube-apiserver reports ", server_version_,
+                                                      ", expected ", want, " (", assets_, ")"));
+  }
+  return absl::OkStatus();
 }
 
 ControlPlane::~ControlPlane() {
@@ -135,8 +187,7 @@ absl::Status ControlPlane::StartApiserver() {
            "--service-account-issuer=https://kubernetes.default.svc",
            "--token-auth-file=" + dir_ + "/tokens.csv", "--authorization-mode=RBAC",
            "--service-cluster-ip-range=10.0.0.0/24", "--disable-admission-plugins=ServiceAccount",
-           "--insecure-port=0", options_.watch_cache ? "--watch-cache=true" : "--watch-cache=false",
-           "--v=1"},
+           options_.watch_cache ? "--watch-cache=true" : "--watch-cache=false", "--v=1"},
           dir_ + "/kube-apiserver.log"));
   return WaitReady(absl::Seconds(60));
 }

@@ -1,9 +1,13 @@
 #pragma once
-// A real Kubernetes control plane for e2e tests: etcd + kube-apiserver 1.20.2 on
-// 127.0.0.1 with ports chosen at run time (recipe: ../shared/testenv.md).
+// A real Kubernetes control plane for e2e tests: etcd 3.6 + kube-apiserver of a tested
+// minor (1.37 unless TRIMARAN_K8S_MINOR says 1.32) on 127.0.0.1 with ports chosen at run
+// time.
 //
-// Binaries come from $TRIMARAN_K8S_ASSETS, else $KUBEBUILDER_ASSETS, else
-// tools/build-k8s.sh (which builds them once per machine and caches them).
+// Binaries come from $TRIMARAN_K8S_ASSETS_<minor> (e.g. TRIMARAN_K8S_ASSETS_1_32), else,
+// for the newest minor, $TRIMARAN_K8S_ASSETS or $KUBEBUILDER_ASSETS, else
+// `tools/build-k8s.sh <minor>` (which builds them from the Go modules once per machine
+// and caches them). Start() logs the server's /version and fails unless it is the
+// gitVersion in the assets' VERSION file.
 // Authentication is a static bearer token of a system:masters user; TLS is verified
 // against the apiserver's own self-signed serving certificate (never skipped).
 // Everything lives in a fresh temporary directory, removed by the destructor; the
@@ -22,8 +26,17 @@
 
 namespace trimaran::e2e {
 
+// The newest tested minor, the default control plane.
+inline constexpr char kNewestK8sMinor[] = "1.37";
+
+// The minor this process tests against: $TRIMARAN_K8S_MINOR, else kNewestK8sMinor.
+std::string K8sMinor();
+
 // Where kube-apiserver, kube-scheduler and etcd live (see the file comment).
 absl::StatusOr<std::string> K8sAssetsDir();
+
+// The gitVersion the binaries in `assets` were built as (their VERSION file).
+absl::StatusOr<std::string> ExpectedK8sVersion(const std::string& assets);
 
 struct ControlPlaneOptions {
   // kube-apiserver's watch cache. Off, watches read etcd directly, so an etcd
@@ -42,6 +55,8 @@ class ControlPlane {
   const std::string& dir() const { return dir_; }
   const std::string& assets() const { return assets_; }
   std::string etcd_url() const { return etcd_url_; }
+  // The apiserver's /version gitVersion, e.g. "v1.37.2".
+  const std::string& server_version() const { return server_version_; }
 
   // Writes a kubeconfig for the admin user (token + CA file) and returns its path.
   absl::StatusOr<std::string> WriteKubeconfig(const std::string& name = "admin") const;
@@ -72,6 +87,7 @@ class ControlPlane {
   ControlPlane() = default;
   absl::Status StartEtcd();
   absl::Status WaitReady(absl::Duration timeout);
+  absl::Status CheckServerVersion();
 
   ControlPlaneOptions options_;
   std::string assets_;
@@ -80,6 +96,7 @@ class ControlPlane {
   std::string token_;
   std::string ca_file_;
   std::string etcd_url_;
+  std::string server_version_;
   int apiserver_port_ = 0;
   std::string tokens_csv_;
   std::unique_ptr<Subprocess> etcd_;
