@@ -64,6 +64,27 @@ function(trimaran_cc_test)
     DISCOVERY_TIMEOUT 60)
 endfunction()
 
+# The compatibility subset on the floor of the tested Kubernetes range: runs test binary
+# TARGET (an e2e trimaran_cc_test) once more with TRIMARAN_K8S_MINOR=MINOR (default 1.32),
+# whose harness then starts that minor's control plane, limited to the gtest FILTER.
+#   trimaran_k8s_compat_test(TARGET e2e_kube_client_test FILTER "*Informer*" TIMEOUT 600)
+function(trimaran_k8s_compat_test)
+  if(NOT TRIMARAN_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(T "" "TARGET;FILTER;MINOR;TIMEOUT" "" ${ARGN})
+  if(NOT T_MINOR)
+    set(T_MINOR 1.32)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  add_test(NAME ${T_TARGET}.k8s-${T_MINOR}
+    COMMAND ${T_TARGET} --gtest_filter=${T_FILTER})
+  set_tests_properties(${T_TARGET}.k8s-${T_MINOR} PROPERTIES LABELS compat TIMEOUT ${T_TIMEOUT}
+    RUN_SERIAL TRUE ENVIRONMENT "TRIMARAN_K8S_MINOR=${T_MINOR}")
+endfunction()
+
 function(trimaran_cc_benchmark)
   if(NOT TRIMARAN_BUILD_TESTS)
     return()

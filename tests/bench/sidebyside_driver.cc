@@ -18,10 +18,16 @@
 //    interval, seconds from the first bind to the last (pure scheduling throughput),
 //    p50/p99 creation-to-bound and start-to-bound latency, nodes used.
 //
+// --bind-ceiling THREADS instead of a COMMAND: no scheduler; the driver itself POSTs one
+// Binding per pod (nodes round-robin) from THREADS threads with the same 5000-QPS
+// client, which measures what the apiserver itself accepts (the ceiling any scheduler's
+// end-to-end rate is compared with), timed and printed exactly like a scheduler run.
+//
 // Everything runs on 127.0.0.1.
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -37,6 +43,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "kube/api/binding.h"
 #include "kube/rest_client.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
@@ -54,7 +61,28 @@ struct Args {
   // plain | anti-affinity | spread (see the file comment).
   std::string workload = "plain";
   std::vector<std::string> command;
+  int bind_ceiling_threads = 0;  // > 0: the binding-ceiling run (see the file comment)
 };
+
+// The binding-ceiling run's "scheduler": binds pod-i to names[i % nodes] from `threads`
+// threads until every pod is bound or `stop` is requested.
+void BindAll(kube::RestClient& client, const std::vector<std::string>& nodes, int pods, int threads,
+             std::stop_token stop) {
+  std::atomic<int> next{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      for (int i = next++; i < pods && !stop.stop_requested(); i = next++) {
+        kube::ObjectMeta meta;
+        meta.name = absl::StrCat("pod-", i);
+        meta.namespace_name = "default";
+        absl::Status s = client.Bind(kube::MakeBinding(meta, nodes[i % nodes.size()]));
+        if (!s.ok()) std::fprintf(stderr, "bind pod-%d: %s\n", i, std::string(s.message()).c_str());
+      }
+    });
+  }
+  for (std::thread& w : workers) w.join();
+}
 
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -168,10 +196,19 @@ int Main(const Args& args) {
         a, {{"{kubeconfig}", kubeconfig}, {"{port}", absl::StrCat(*port)}, {"{dir}", dir}}));
   }
   const absl::Time start = absl::Now();
-  auto sched = Subprocess::Start(argv, dir + "/scheduler.log");
-  if (!sched.ok()) {
-    std::fprintf(stderr, "start: %s\n", std::string(sched.status().message()).c_str());
-    return 1;
+  std::unique_ptr<Subprocess> sched;
+  std::stop_source bind_stop;
+  std::thread binder;
+  if (args.bind_ceiling_threads > 0) {
+    binder = std::thread(BindAll, std::ref(client), std::cref(names), args.pods,
+                         args.bind_ceiling_threads, bind_stop.get_token());
+  } else {
+    auto started = Subprocess::Start(argv, dir + "/scheduler.log");
+    if (!started.ok()) {
+      std::fprintf(stderr, "start: %s\n", std::string(started.status().message()).c_str());
+      return 1;
+    }
+    sched = *std::move(started);
   }
   const absl::Time deadline = start + absl::Seconds(args.timeout_s);
   size_t bound = 0;
@@ -181,13 +218,15 @@ int Main(const Args& args) {
       bound = bound_at.size();
     }
     if (bound >= static_cast<size_t>(args.pods)) break;
-    if (!(*sched)->Running()) {
-      std::fprintf(stderr, "scheduler exited:\n%s\n", (*sched)->LogTail().c_str());
+    if (sched && !sched->Running()) {
+      std::fprintf(stderr, "scheduler exited:\n%s\n", sched->LogTail().c_str());
       break;
     }
     absl::SleepFor(absl::Milliseconds(20));
   }
-  (*sched)->Stop(absl::Seconds(5));
+  if (sched) sched->Stop(absl::Seconds(5));
+  bind_stop.request_stop();
+  if (binder.joinable()) binder.join();
   stop.request_stop();
   watcher.join();
 
@@ -226,6 +265,14 @@ int main(int argc, char** argv) {
   int i = 1;
   for (; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--bind-ceiling" && i + 1 < argc) {
+      if (!absl::SimpleAtoi(argv[++i], &args.bind_ceiling_threads) ||
+          args.bind_ceiling_threads <= 0) {
+        std::fprintf(stderr, "bad value for --bind-ceiling: %s\n", argv[i]);
+        return 1;
+      }
+      continue;
+    }
     if (a == "--") {
       ++i;
       break;
@@ -259,11 +306,12 @@ int main(int argc, char** argv) {
     }
   }
   for (; i < argc; ++i) args.command.push_back(argv[i]);
-  if (args.command.empty()) {
+  if (args.command.empty() == (args.bind_ceiling_threads == 0)) {
     std::fprintf(stderr,
                  "usage: sidebyside_driver [--label L] [--nodes N] [--pods P] "
                  "[--scheduler-name S] [--timeout SECONDS] "
-                 "[--workload plain|anti-affinity|spread] -- COMMAND ARGS...\n");
+                 "[--workload plain|anti-affinity|spread] (-- COMMAND ARGS... | --bind-ceiling "
+                 "THREADS)\n");
     return 1;
   }
   return trimaran::e2e::Main(args);

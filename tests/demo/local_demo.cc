@@ -1,18 +1,19 @@
 // trimaran-local-demo: the README's run command (tools/demo.sh) after the build.
 //
 // On this machine, on 127.0.0.1 only, it starts
-//   - a control plane: etcd + kube-apiserver 1.20.2 (tests/e2e/harness),
+//   - a control plane: etcd + kube-apiserver 1.37 (tests/e2e/harness), and the real
+//     kube-scheduler 1.37 with its default profile ("kube-default") as the reference,
 //   - a Prometheus loaded with 20 minutes of synthetic per-node CPU and memory
 //     utilisation (instance:node_cpu:ratio, instance:node_memory_utilisation:ratio),
 //   - the pod's two processes: load-watcher (Prometheus provider) and trimaran-scheduler
 //     with two profiles: "trimaran" (TargetLoadPacking reading the sidecar watcher +
-//     NodeResourcesFit MostAllocated) and "default-profile" (kube-scheduler's default
-//     plugins, LeastAllocated) for comparison,
+//     NodeResourcesFit MostAllocated) and "request-only" (MostAllocated by requests only,
+//     the EKS guide's packing) for comparison,
 // registers 20 nodes (8 CPU / 32Gi), submits a Spark-like job (a driver and executors)
 // plus some steady services with schedulerName "trimaran", waits until every pod is
 // bound, prints the node view (requested and used CPU/memory, pods, nodes in use), then
-// deletes the pods and runs the same workload through "default-profile" and prints that
-// view beside it. Then it stops everything it started.
+// deletes the pods and runs the same workload through kube-scheduler's default profile and
+// through "request-only", and prints those views beside it. Then it stops everything it started.
 //
 // Usage: trimaran-local-demo --scheduler BIN --load-watcher BIN [--keep-logs DIR]
 #include <signal.h>
@@ -37,6 +38,7 @@
 #include "loadwatcher/json.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/kube_scheduler.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/subprocess.h"
 
@@ -114,7 +116,7 @@ class Demo {
 
   int Run() {
     const absl::Time t0 = absl::Now();
-    Step("starting etcd + kube-apiserver 1.20.2 on 127.0.0.1");
+    Step("starting etcd + kube-apiserver on 127.0.0.1");
     e2e::ClusterOptions options;
     options.qps = 1000;
     options.burst = 1000;
@@ -122,6 +124,7 @@ class Demo {
     if (!cluster.ok()) return Fail("control plane", cluster.status());
     cluster_ = *std::move(cluster);
     cp_ = &cluster_->control_plane();
+    std::printf("    kube-apiserver %s\n", cp_->server_version().c_str());
     kubeconfig_ = cluster_->kubeconfig();
     client_ = &cluster_->client();
 
@@ -168,12 +171,21 @@ class Demo {
                           cp_->dir() + "/trimaran-scheduler.log");
     if (!sched.ok()) return Fail("trimaran-scheduler", sched.status());
     scheduler_ = *std::move(sched);
+    Step(absl::StrCat("starting the reference: kube-scheduler ", cp_->server_version(),
+                      " with its default profile"));
+    auto kube =
+        e2e::KubeScheduler::Start(*cp_, {.kubeconfig = kubeconfig_,
+                                         .profiles_yaml = "  - schedulerName: kube-default\n",
+                                         .qps = 100,
+                                         .verbosity = 0});
+    if (!kube.ok()) return Fail("kube-scheduler", kube.status());
+    kube_ = *std::move(kube);
 
     Step(
         "submitting 9 steady services and a Spark job (1 driver + 24 executors) with "
         "schedulerName: trimaran");
     std::vector<std::map<std::string, NodeRow>> views;
-    for (const char* profile : {"trimaran", "default-profile", "request-only"}) {
+    for (const char* profile : {"trimaran", "kube-default", "request-only"}) {
       if (!views.empty()) {
         Step(absl::StrCat("deleting them; the same workload through profile \"", profile,
                           "\" for comparison"));
@@ -184,6 +196,7 @@ class Demo {
       views.push_back(*std::move(view));
     }
     Print(views);
+    kube_->process().Stop();
     scheduler_->Stop();
     watcher_->Stop();
     prom_->Stop();
@@ -223,7 +236,6 @@ profiles:
           scoringStrategy:
             type: MostAllocated
             resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
-  - schedulerName: default-profile
   - schedulerName: request-only
     plugins:
       multiPoint:
@@ -342,7 +354,7 @@ profiles:
         "workload\n(15m average from the load watcher); pods / req = what each profile bound "
         "there and what those pods request.\n\n");
     std::printf("%-8s %6s %6s | %-22s | %-22s | %-22s\n", "", "used", "used",
-                "trimaran (TLP+MostAll)", "default profile", "request-only MostAll");
+                "trimaran (TLP+MostAll)", "kube-scheduler default", "request-only MostAll");
     std::printf("%-8s %6s %6s |", "node", "cpu%", "mem%");
     for (size_t v = 0; v < views.size(); ++v)
       std::printf(" %4s %7s %8s |", "pods", "req cpu", "req mem");
@@ -383,6 +395,7 @@ profiles:
   kube::RestClient* client_ = nullptr;  // owned by cluster_
   std::unique_ptr<Prometheus> prom_;
   std::unique_ptr<Subprocess> watcher_, scheduler_;
+  std::unique_ptr<e2e::KubeScheduler> kube_;
   std::string watcher_url_;
   lw::WatcherMetrics metrics_;
 };

@@ -93,6 +93,7 @@
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/eventually.h"
+#include "tests/e2e/harness/kube_scheduler.h"
 #include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
 
@@ -141,28 +142,10 @@ constexpr char kTrimaranMostProfile[] = R"(  - schedulerName: trimaran-most
             resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
 )";
 
-// kube-scheduler 1.20.2: config API v1beta1, where MostAllocated is a plugin of its own.
-// With --config, 1.20 serves insecure healthz/metrics on healthzBindAddress /
-// metricsBindAddress (default 0.0.0.0:10251) whatever --port says: both are kept on
-// 127.0.0.1:`insecure_port`.
-std::string KubeSchedulerConfigYaml(const std::string& kubeconfig, int insecure_port) {
-  return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1beta1
-kind: KubeSchedulerConfiguration
-clientConnection: {kubeconfig: )",
-                      kubeconfig, R"(, qps: 5000, burst: 5000}
-leaderElection: {leaderElect: false}
-healthzBindAddress: 127.0.0.1:)",
-                      insecure_port, R"(
-metricsBindAddress: 127.0.0.1:)",
-                      insecure_port, R"(
-profiles:
-  - schedulerName: kube
-  - schedulerName: kube-most
-    plugins:
-      score:
-        disabled: [{name: NodeResourcesLeastAllocated}]
-        enabled: [{name: NodeResourcesMostAllocated, weight: 1}]
-)");
+// kube-scheduler's profiles: its default one and the EKS guide's MostAllocated one.
+std::string KubeProfilesYaml() {
+  return absl::StrCat("  - schedulerName: kube\n  - schedulerName: kube-most\n",
+                      MostAllocatedPluginConfigYaml());
 }
 
 // ---- The checker of required constraints over a final state (independent of the
@@ -432,7 +415,7 @@ struct Env {
   std::unique_ptr<Cluster> cluster;
   NodeLabels nodes;
   std::unique_ptr<Subprocess> trimaran;
-  std::unique_ptr<Subprocess> kube;
+  std::unique_ptr<KubeScheduler> kube;
 };
 
 class ConstraintsE2ETest : public ::testing::Test {
@@ -450,7 +433,7 @@ class ConstraintsE2ETest : public ::testing::Test {
       // trimaran-scheduler takes a few seconds to close its informers after SIGTERM:
       // room for a clean exit rather than the SIGKILL after Stop's default 5 s.
       if (env_->trimaran) env_->trimaran->Stop(absl::Seconds(20));
-      if (env_->kube) env_->kube->Stop();
+      if (env_->kube) env_->kube->process().Stop();
     }
     delete env_;
     env_ = nullptr;
@@ -470,7 +453,7 @@ class ConstraintsE2ETest : public ::testing::Test {
       absl::StrAppend(&out, "--- trimaran-scheduler ---\n", env_->trimaran->LogTail(8000), "\n");
     }
     if (env_ != nullptr && env_->kube) {
-      absl::StrAppend(&out, "--- kube-scheduler ---\n", env_->kube->LogTail(8000), "\n");
+      absl::StrAppend(&out, "--- kube-scheduler ---\n", env_->kube->process().LogTail(8000), "\n");
     }
     return out;
   }
@@ -506,20 +489,10 @@ class ConstraintsE2ETest : public ::testing::Test {
                                .kubeconfig = cluster.kubeconfig()}));
     env.trimaran = std::move(trimaran.process);
 
-    TRIMARAN_ASSIGN_OR_RETURN(const int kube_insecure_port, PickFreePort());
-    const std::string kube_config = cp.dir() + "/kube-scheduler.yaml";
-    {
-      std::ofstream out(kube_config);
-      out << KubeSchedulerConfigYaml(cluster.kubeconfig(), kube_insecure_port);
-      if (!out) return absl::InternalError(absl::StrCat("write ", kube_config));
-    }
-    TRIMARAN_ASSIGN_OR_RETURN(const int kube_port, PickFreePort());
-    TRIMARAN_ASSIGN_OR_RETURN(
-        env.kube,
-        Subprocess::Start({cp.assets() + "/kube-scheduler", "--config=" + kube_config, "--port=0",
-                           "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", kube_port),
-                           "--cert-dir=" + cp.dir() + "/kube-certs", "-v=2"},
-                          cp.dir() + "/kube-scheduler.log"));
+    TRIMARAN_ASSIGN_OR_RETURN(env.kube,
+                              KubeScheduler::Start(cp, {.kubeconfig = cluster.kubeconfig(),
+                                                        .profiles_yaml = KubeProfilesYaml(),
+                                                        .tag = "kube-scheduler"}));
 
     TRIMARAN_RETURN_IF_ERROR(CreateNamespace(cluster, "probe"));
     const std::vector<std::string> profiles = {kTrimaran, kTrimaranMost, kKube, kKubeMost};

@@ -1,5 +1,5 @@
 // Coscheduling end to end (issue 21): the real trimaran-scheduler on a real etcd +
-// kube-apiserver 1.20.2 (127.0.0.1) with the PodGroup CRD of
+// kube-apiserver 1.37 (127.0.0.1) with the PodGroup CRD of
 // deploy/components/coscheduling installed (kubectl apply), a profile with Coscheduling
 // as the only QueueSort plugin and at PreFilter, PostFilter, Reserve and Permit.
 //

@@ -1,6 +1,6 @@
 // Extender mode end to end (issue 21 point 3, "How it is checked"): the real
-// kube-scheduler 1.20.2 is the only scheduler and calls `trimaran-scheduler --extender`
-// over HTTPS (filterVerb, prioritizeVerb, weight 5, ignorable, caFile = the extender's
+// kube-scheduler (1.37, the control plane's) is the only scheduler and calls `trimaran-scheduler
+// --extender` over HTTPS (filterVerb, prioritizeVerb, weight 5, ignorable, caFile = the extender's
 // self-signed certificate), which serves a TargetLoadPacking profile reading a
 // load-watcher sidecar over a real Prometheus with a known CPU history:
 //
@@ -34,6 +34,7 @@
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
+#include "tests/e2e/harness/kube_scheduler.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
@@ -89,20 +90,10 @@ profiles:
                       watcher_url, "\n");
 }
 
-// kube-scheduler 1.20.2 (config API v1beta1) with its default profile and the extender
-// (docs/extender.md's snippet). Insecure healthz/metrics kept on 127.0.0.1.
-std::string KubeSchedulerConfig(const std::string& kubeconfig, int insecure_port, int extender_port,
-                                const std::string& ca_file, bool node_cache_capable, bool bind) {
-  return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1beta1
-kind: KubeSchedulerConfiguration
-clientConnection: {kubeconfig: )",
-                      kubeconfig, R"(, qps: 1000, burst: 1000}
-leaderElection: {leaderElect: false}
-healthzBindAddress: 127.0.0.1:)",
-                      insecure_port, R"(
-metricsBindAddress: 127.0.0.1:)",
-                      insecure_port, R"(
-extenders:
+// kube-scheduler's extenders block for its default profile (docs/extender.md's snippet).
+std::string ExtenderYaml(int extender_port, const std::string& ca_file, bool node_cache_capable,
+                         bool bind) {
+  return absl::StrCat(R"(extenders:
   - urlPrefix: https://127.0.0.1:)",
                       extender_port, R"(
     filterVerb: filter
@@ -132,14 +123,15 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
 
   void TearDown() override {
     if (HasFailure()) {
-      for (auto& [name, p] : std::map<std::string, Subprocess*>{{"extender", extender_.get()},
-                                                                {"kube-scheduler", kube_.get()},
-                                                                {"load-watcher", watcher_.get()}}) {
+      for (auto& [name, p] : std::map<std::string, Subprocess*>{
+               {"extender", extender_.get()},
+               {"kube-scheduler", kube_ ? &kube_->process() : nullptr},
+               {"load-watcher", watcher_.get()}}) {
         if (p != nullptr)
           std::fprintf(stderr, "--- %s ---\n%s\n", name.c_str(), p->LogTail().c_str());
       }
     }
-    if (kube_) kube_->Stop();
+    if (kube_) kube_->process().Stop();
     if (extender_) extender_->Stop();
     if (watcher_) watcher_->Stop();
   }
@@ -236,18 +228,11 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
         << "the extender never became ready";
 
     // kube-scheduler, configured to call it.
-    auto insecure_port = PickFreePort();
-    auto kube_port = PickFreePort();
-    ASSERT_TRUE(insecure_port.ok() && kube_port.ok());
-    const std::string kube_config = cp_->dir() + "/kube-scheduler.yaml";
-    std::ofstream(kube_config) << KubeSchedulerConfig(kubeconfig_, *insecure_port, extender_port_,
-                                                      cert_dir + "/trimaran-scheduler.crt",
-                                                      GetParam(), bind);
-    auto kube =
-        Subprocess::Start({cp_->assets() + "/kube-scheduler", "--config=" + kube_config, "--port=0",
-                           "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *kube_port),
-                           "--cert-dir=" + cp_->dir() + "/kube-certs", "-v=2"},
-                          cp_->dir() + "/kube-scheduler.log");
+    auto kube = KubeScheduler::Start(
+        *cp_, {.kubeconfig = kubeconfig_,
+               .extra_yaml = ExtenderYaml(extender_port_, cert_dir + "/trimaran-scheduler.crt",
+                                          GetParam(), bind),
+               .qps = 1000});
     ASSERT_TRUE(kube.ok()) << kube.status();
     kube_ = *std::move(kube);
   }
@@ -258,7 +243,7 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
   std::unique_ptr<Prometheus> prom_;
   std::unique_ptr<Subprocess> watcher_;
   std::unique_ptr<Subprocess> extender_;
-  std::unique_ptr<Subprocess> kube_;
+  std::unique_ptr<KubeScheduler> kube_;
   int extender_port_ = 0;
 };
 

@@ -4,7 +4,7 @@
 //   1. simulated in-process (sim::Simulate, the library behind `trimaranctl simulate`;
 //      ties go to the smallest node name), and
 //   2. replayed through the real trimaran-scheduler binary (--tie-break=lowest-name, the
-//      same rule) against a real kube-apiserver 1.20.2 + etcd: the nodes are created
+//      same rule) against a real kube-apiserver 1.37 + etcd: the nodes are created
 //      with the same capacity and labels, then every trace event in order: a pod is
 //      created (schedulerName trimaran) and the test waits until the API shows it bound
 //      before the next event; a deleted pod is deleted with grace period 0 and gone

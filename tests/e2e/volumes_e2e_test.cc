@@ -1,5 +1,5 @@
 // The volume plugins end to end (issue 16): the real trimaran-scheduler on a real etcd +
-// kube-apiserver 1.20.2 (127.0.0.1), default profile (VolumeBinding, VolumeRestrictions,
+// kube-apiserver 1.37 (127.0.0.1), default profile (VolumeBinding, VolumeRestrictions,
 // VolumeZone, NodeVolumeLimits enabled as upstream). Four nodes, labelled like kubelets
 // (kubernetes.io/hostname, topology.kubernetes.io/zone):
 //   node-0, node-1 in zone-a; node-2 in zone-b; node-3 in zone-c.
@@ -22,9 +22,12 @@
 //      third pod with such a volume, preferring node-0, lands on node-1.
 //   6. A Spark-like job: 20 executors with one on-demand claim each: every claim
 //      annotated with its executor's node, every executor bound.
-//   7. CSIStorageCapacity is not served by 1.20 (neither v1 nor v1beta1): the scheduler
-//      says so once in its log, does not retry, and provisions without capacity checks
-//      (a CSIDriver asking for them, whose storageCapacity 1.20 drops, changes nothing).
+//   7. CSIStorageCapacity v1 with a CSIDriver that sets storageCapacity: true: with no
+//      capacity published for the class the pod stays pending with upstream's reason
+//      ("node(s) did not have enough free storage"); capacity of 100Gi published for
+//      zone-b (nodeTopology on the zone label) moves it (the capacity add is a queueing
+//      event), and it lands on node-2, the only zone-b node; a 1Mi capacity elsewhere
+//      does not attract it.
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -446,25 +449,44 @@ TEST_F(VolumesE2ETest, SparkLikeExecutorsWithOnDemandClaims) {
   }
 }
 
-TEST_F(VolumesE2ETest, StorageCapacityNotServedIsSurvivedQuietly) {
+TEST_F(VolumesE2ETest, StorageCapacityIsCheckedAndItsArrivalMovesThePod) {
   TRIMARAN_ASSERT_OK(Post("/apis/storage.k8s.io/v1/csidrivers",
                           R"({"metadata":{"name":"capacity.example.com"},)"
                           R"("spec":{"attachRequired":false,"storageCapacity":true}})"));
   TRIMARAN_ASSERT_OK(
       PostClass("wffc-capacity", "capacity.example.com", "WaitForFirstConsumer", ""));
+  // Too small anywhere in zone-a: never enough.
+  TRIMARAN_ASSERT_OK(
+      Post(absl::StrCat("/apis/storage.k8s.io/v1/namespaces/", kNs, "/csistoragecapacities"),
+           R"({"metadata":{"name":"tiny-zone-a"},"storageClassName":"wffc-capacity",)"
+           R"("capacity":"1Mi","nodeTopology":{"matchLabels":)"
+           R"({"topology.kubernetes.io/zone":"zone-a"}}})"));
   TRIMARAN_ASSERT_OK(PostClaim("capacity-data", "wffc-capacity"));
   TRIMARAN_ASSERT_OK(CreatePod("capacity-pod", {"capacity-data"}));
-  const std::string node = WaitForNode("capacity-pod");
-  ASSERT_FALSE(node.empty());
-  EXPECT_EQ(SelectedNode("capacity-data"), node);
-  const std::string log = env_->trimaran->LogTail(size_t{64} << 20);
-  size_t said = 0;
-  for (size_t at = log.find("csistoragecapacities are not served"); at != std::string::npos;
-       at = log.find("csistoragecapacities are not served", at + 1)) {
-    ++said;
-  }
-  EXPECT_EQ(said, 1u);
-  EXPECT_EQ(log.find("list failed resource=csistoragecapacities"), std::string::npos);
+  std::string message;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        absl::StatusOr<kube::Pod> p = client().GetPod(kNs, "capacity-pod");
+        if (!p.ok()) return false;
+        for (const kube::PodCondition& c : p->status.conditions) {
+          if (c.type == "PodScheduled" && c.status == kube::ConditionStatus::kFalse) {
+            message = c.message;
+          }
+        }
+        return absl::StrContains(message, "did not have enough free storage");
+      },
+      kTimeout))
+      << "PodScheduled message: " << message;
+  EXPECT_THAT(message, HasSubstr("4 node(s) did not have enough free storage")) << message;
+  EXPECT_EQ(NodeOf("capacity-pod"), "");
+
+  TRIMARAN_ASSERT_OK(
+      Post(absl::StrCat("/apis/storage.k8s.io/v1/namespaces/", kNs, "/csistoragecapacities"),
+           R"({"metadata":{"name":"zone-b"},"storageClassName":"wffc-capacity",)"
+           R"("capacity":"100Gi","nodeTopology":{"matchLabels":)"
+           R"({"topology.kubernetes.io/zone":"zone-b"}}})"));
+  EXPECT_EQ(WaitForNode("capacity-pod"), "node-2");
+  EXPECT_EQ(SelectedNode("capacity-data"), "node-2");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/http/curl_transport.h"
@@ -42,6 +43,8 @@ struct ControlPlaneOptions {
   // kube-apiserver's watch cache. Off, watches read etcd directly, so an etcd
   // compaction turns an old resourceVersion into 410 Gone at once.
   bool watch_cache = true;
+  // Appended to kube-apiserver's command line (e.g. "--feature-gates=...").
+  std::vector<std::string> extra_apiserver_flags;
 };
 
 class ControlPlane {
