@@ -48,22 +48,26 @@ if ((have)) && [[ -f "$cache/VERSION" ]]; then
   exit 0
 fi
 
-# Fetch first, so that a missing module is named on its own (not deep in a build log).
+# Fetch first, so that a missing module is named on its own (not deep in a build log):
+# `go list -deps` downloads exactly the modules the packages import.
 fetch() {
   local dir="$1"
-  if ! (cd "$dir" && go mod download -x all >/dev/null 2>"$cache.fetch.log"); then
-    grep -E "go: |reading|not available|Forbidden|404|410|dial" "$cache.fetch.log" | head -20 >&2 || true
+  shift
+  if ! (cd "$dir" && go list -deps "$@" >/dev/null 2>"$cache.fetch.log"); then
+    grep -E "go: |reading|not available|Forbidden|404|410|dial|missing" "$cache.fetch.log" | head -20 >&2 || true
     log "could not fetch the Go modules of ${dir#"$root"/}; retry with:"
-    log "  (cd ${dir#"$root"/} && GOTOOLCHAIN=local go mod download all)"
+    log "  (cd ${dir#"$root"/} && GOTOOLCHAIN=local go list -deps $* >/dev/null)"
     exit 1
   fi
 }
 
 mkdir -p "$cache"
 start=$SECONDS
+pkgs=()
+for b in "${want[@]}"; do [[ "$b" == etcd ]] || pkgs+=("k8s.io/kubernetes/cmd/$b"); done
 log "fetching the modules of Kubernetes $version and etcd"
-fetch "$mod"
-fetch "$root/tools/k8s/etcd"
+fetch "$mod" "${pkgs[@]}"
+fetch "$root/tools/k8s/etcd" go.etcd.io/etcd/server/v3
 
 # The version the binaries report (/version, the scheduler's and client's user agent) is
 # set the way Kubernetes' own build sets it.
@@ -75,8 +79,6 @@ ldflags+=" -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
 ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=$version"
 ldflags+=" -X k8s.io/client-go/pkg/version.gitMajor=$major -X k8s.io/client-go/pkg/version.gitMinor=$minor_num"
 
-pkgs=()
-for b in "${want[@]}"; do [[ "$b" == etcd ]] || pkgs+=("k8s.io/kubernetes/cmd/$b"); done
 log "building ${pkgs[*]##*/} $version (about 10 minutes on 2 cores the first time)"
 (cd "$mod" && go build -trimpath -ldflags "$ldflags" -o "$cache/" "${pkgs[@]}") >&2
 log "building etcd"

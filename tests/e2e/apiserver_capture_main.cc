@@ -152,7 +152,7 @@ class Capturer {
     TRIMARAN_RETURN_IF_ERROR(
         Create("/apis/policy/v1/namespaces/default/poddisruptionbudgets", kPdb));
     TRIMARAN_RETURN_IF_ERROR(
-        Save("pdb_v1.json", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web"));
+        Save("pdb_list_v1.json", "/apis/policy/v1/namespaces/default/poddisruptionbudgets"));
     TRIMARAN_RETURN_IF_ERROR(Create("/apis/storage.k8s.io/v1/csidrivers", kCsiDriver));
     TRIMARAN_RETURN_IF_ERROR(
         Save("csidriver.json", "/apis/storage.k8s.io/v1/csidrivers/ebs.csi.aws.com"));

@@ -191,6 +191,9 @@ absl::Status ControlPlane::StartApiserver() {
       "--authorization-mode=RBAC",
       "--service-cluster-ip-range=10.0.0.0/24",
       "--disable-admission-plugins=ServiceAccount",
+      // 1.37 refuses a loopback advertise address for the `kubernetes` Service's
+      // endpoints; nothing here reaches the apiserver through that Service.
+      "--endpoint-reconciler-type=none",
       options_.watch_cache ? "--watch-cache=true" : "--watch-cache=false",
       "--v=1"};
   argv.insert(argv.end(), options_.extra_apiserver_flags.begin(),
