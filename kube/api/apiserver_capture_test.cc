@@ -114,9 +114,12 @@ TEST_P(ApiserverCaptureTest, PodBeingResized) {
     in_progress |= c.type == "PodResizeInProgress" && c.status == ConditionStatus::kTrue;
   }
   const std::string raw = Capture("pod_resize.json");
-  // 1.33+: the resize subresource took the new spec (1 CPU) and the kubelet's
-  // allocated/actual resources (2 CPU) are kept in the status; 1.32 drops both.
-  EXPECT_EQ(raw.find("\"allocatedResources\"") != std::string::npos, Is137());
+  // The kubelet's allocated/actual resources (2 CPU) are kept in the status by both;
+  // 1.33+ also keeps the container's resizePolicy and took the new spec (1 CPU) through
+  // the resize subresource, while 1.32 (InPlacePodVerticalScaling alpha, off) dropped the
+  // policy and has no such subresource.
+  EXPECT_NE(raw.find("\"allocatedResources\":{\"cpu\":\"2\""), std::string::npos);
+  EXPECT_EQ(raw.find("\"resizePolicy\":[") != std::string::npos, Is137());
   EXPECT_TRUE(in_progress) << "conditions are kept by both";
   Resource r = ComputePodRequests(pod, {});
   EXPECT_EQ(r.milli_cpu, Is137() ? 1000 : 2000) << "spec only (status not decoded yet)";
@@ -172,7 +175,7 @@ TEST_P(ApiserverCaptureTest, PodDisruptionBudgetV1) {
   ASSERT_TRUE(list.items[0].selector.has_value());
   EXPECT_EQ(list.items[0].selector->match_labels.at("app"), "web");
   EXPECT_THAT(Capture("pdb_list_v1.json"),
-              HasSubstr("\"unhealthyPodEvictionPolicy\": \"AlwaysAllow\""));
+              HasSubstr("\"unhealthyPodEvictionPolicy\":\"AlwaysAllow\""));
 }
 
 TEST_P(ApiserverCaptureTest, CsiDriverAndStorageCapacityV1) {
@@ -226,8 +229,8 @@ TEST_P(ApiserverCaptureTest, WorkloadOnlyWhereServed) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  EXPECT_THAT(ss.str(), HasSubstr("\"kind\": \"Workload\""));
-  EXPECT_THAT(ss.str(), HasSubstr("\"minCount\": 4"));
+  EXPECT_THAT(ss.str(), HasSubstr("\"kind\":\"Workload\""));
+  EXPECT_THAT(ss.str(), HasSubstr("\"gang\":{\"minCount\":4}"));
 }
 
 INSTANTIATE_TEST_SUITE_P(TestedMinors, ApiserverCaptureTest, ::testing::Values("1.37", "1.32"),

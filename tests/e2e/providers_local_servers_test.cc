@@ -450,14 +450,14 @@ TEST_F(SignalFxLocalServerTest, OneMetricFailingKeepsTheOther) {
 // ---------------------------------------------------------------------------------
 // metrics-server: GET /apis/metrics.k8s.io/v1beta1/nodes (providers/metrics_server/
 // testdata/node_metrics.json) and GET /api/v1/nodes (capacities), served as a
-// kube-apiserver 1.20 would: a bearer token is required, and the node list comes in two
+// kube-apiserver would: a bearer token is required, and the node list comes in two
 // pages joined by a continue token.
 
 constexpr char kKubeToken[] = "kube-e2e-token";
 constexpr char kContinue[] =
     "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTkzLCJzdGFydCI6Im5vZGUtYlx1MDAwMCJ9";
 
-// One item of a NodeList, in the shape of kube/api/testdata/apiserver-1.20/node_list.json.
+// One item of a NodeList, in the shape of kube/api/testdata/apiserver-1.37/node_list.json.
 std::string NodeJson(absl::string_view name, int rv, absl::string_view cpu, absl::string_view mem,
                      absl::string_view alloc_cpu, absl::string_view alloc_mem) {
   return absl::StrFormat(
@@ -473,7 +473,7 @@ std::string NodeJson(absl::string_view name, int rv, absl::string_view cpu, absl
       R"("daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},)"
       R"("nodeInfo":{"machineID":"","systemUUID":"","bootID":"","kernelVersion":"5.10.0",)"
       R"("osImage":"Debian GNU/Linux 12","containerRuntimeVersion":"containerd://1.4.3",)"
-      R"("kubeletVersion":"v1.20.2","kubeProxyVersion":"v1.20.2","operatingSystem":"linux",)"
+      R"("kubeletVersion":"v1.37.2","kubeProxyVersion":"v1.37.2","operatingSystem":"linux",)"
       R"("architecture":"amd64"}}})",
       name, rv, rv, name, cpu, mem, alloc_cpu, alloc_mem, rv, name);
 }
