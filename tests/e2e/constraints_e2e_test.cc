@@ -1,6 +1,6 @@
 // InterPodAffinity and PodTopologySpread end to end, against the reference: the real
-// trimaran-scheduler and the real kube-scheduler 1.20.2 run side by side on one real
-// etcd + kube-apiserver 1.20.2 (127.0.0.1), see the same nodes (64 CPU, 256Gi, Ready,
+// trimaran-scheduler and the real kube-scheduler 1.37 run side by side on one real
+// etcd + kube-apiserver 1.37 (127.0.0.1), see the same nodes (64 CPU, 256Gi, Ready,
 // untainted, labelled kubernetes.io/hostname=<name>, topology.kubernetes.io/zone and
 // e2e.trimaran.io/set, the node set of one or more scenarios), and each places the pods
 // that carry its schedulerName. Node sets, which a scenario's pods select by nodeSelector
@@ -9,20 +9,18 @@
 //   anti    anti-0..11, one more joining in scenario 1 (zones round-robin);
 //   spread  spread-0..9: zone-a 2 nodes, zone-b 3, zone-c 5 (uneven on purpose).
 // Nodes outside a pod's nodeSelector are counted in its PodScheduled=False message under
-// the NodeAffinity reason, worded differently: kube-scheduler 1.20.2 says "node(s) didn't
-// match Pod's node affinity", trimaran the later upstream "node(s) didn't match Pod's node
-// affinity/selector" (the counts are the same). Every scenario creates the same pods for
-// both, in one namespace per scheduler (affinity terms and spread constraints count their
-// own namespace only), checks trimaran's outcome against the property, compares it with
-// kube-scheduler's, and runs a checker of the required constraints over the final state
-// (no bound pod violates its nodeSelector, required anti-affinity, affinity or
-// DoNotSchedule spread).
+// the NodeAffinity reason, "node(s) didn't match Pod's node affinity/selector", by both
+// (the unschedulable pods' whole messages are compared: the same text from both). Every scenario
+// creates the same pods for both, in one namespace per scheduler (affinity terms and spread
+// constraints count their own namespace only), checks trimaran's outcome against the property,
+// compares it with kube-scheduler's, and runs a checker of the required constraints over the final
+// state (no bound pod violates its nodeSelector, required anti-affinity, affinity or DoNotSchedule
+// spread).
 //
 //   1. RequiredAntiAffinity: 13 replicas (app=x) with required anti-affinity to app=x on
 //      the hostname over the 12 anti nodes: 12 bound, one per node; the 13th pending with
 //      PodScheduled=False and "0/N nodes are available: ... 12 node(s) didn't match pod
-//      anti-affinity rules" (1.20 also counts the generic "didn't match pod
-//      affinity/anti-affinity" reason, which trimaran, like later upstream, leaves out). Then a
+//      anti-affinity rules", word for word as kube-scheduler says it. Then a
 //      13th anti node joins (Ready, untainted, labelled like the others) and each scheduler's
 //      pending replica is bound to it promptly (both schedulers' replicas fit there: the terms
 //      count their own namespace only). Which replica is left pending is up to each scheduler's
@@ -46,12 +44,13 @@
 //      guard is deleted it is bound within kReleaseTimeout, far sooner than the periodic
 //      flush (pods leave the unschedulable pool on their own only after 5 minutes), so
 //      the deletion event itself moved it. Trimaran's InterPodAffinity QueueingHint
-//      queues this deletion (upstream's hint skips it, kubernetes#134393); 1.20.2 moves
-//      every pending pod on any pod deletion.
+//      queues this deletion (kubernetes#134393 reports upstream's hint skipping it); both
+//      schedulers' web pods must be bound within kReleaseTimeout, and kube-scheduler 1.37's
+//      is (each one's delay is printed).
 //
 // Profiles: trimaran's default profile ("trimaran") is v1's, with InterPodAffinity and
-// PodTopologySpread at weight 2; kube-scheduler 1.20.2 runs config v1beta1 (its default
-// InterPodAffinity weight is 1). One control plane and both schedulers serve the whole
+// PodTopologySpread at weight 2; kube-scheduler 1.37 runs config v1 with the same
+// default weights. One control plane and both schedulers serve the whole
 // binary (SetUpTestSuite; ctest runs each test in a process of its own, so there each
 // scenario gets its own). Scenarios are independent of their order: each one's pods
 // select its node set, messages count every node present, and pods other than scenario
@@ -60,10 +59,9 @@
 // replica stays pending, which node of a zone a spread pod lands on), the test logs it
 // rather than fails: among nodes of equal score both schedulers pick at random
 // (selectHost's reservoir sampling upstream), and the two do not score every node the
-// same to the point (trimaran's InterPodAffinity and PodTopologySpread weigh 2, 1.20's
-// InterPodAffinity 1), so only the properties the constraints force are compared.
-// Synchronization is by polling the apiserver (Eventually) until every pod of a namespace
-// is decided: bound, or PodScheduled=False.
+// same to the point (tie-breaking among equal scores is random in both), so only the properties the
+// constraints force are compared. Synchronization is by polling the apiserver (Eventually) until
+// every pod of a namespace is decided: bound, or PodScheduled=False.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -118,10 +116,8 @@ constexpr char kSpreadSet[] = "spread";  // spread-0..9, zones 2/3/5
 constexpr int kBaseNodes = 10;
 constexpr int kAntiNodes = 12;
 constexpr int kSpreadZoneSizes[] = {2, 3, 5};  // per kZones entry
-// The NodeAffinity reason for nodes outside the pod's nodeSelector: 1.20.2's wording,
-// and trimaran's (the later upstream one).
-constexpr char kKubeSelectorReason[] = "node(s) didn't match Pod's node affinity";
-constexpr char kTrimaranSelectorReason[] = "node(s) didn't match Pod's node affinity/selector";
+// The NodeAffinity reason for nodes outside the pod's nodeSelector (both schedulers).
+constexpr char kSelectorReason[] = "node(s) didn't match Pod's node affinity/selector";
 constexpr absl::Duration kNewNodeTimeout = absl::Seconds(30);
 constexpr absl::Duration kDecideTimeout = absl::Seconds(60);
 constexpr absl::Duration kReleaseTimeout = absl::Seconds(15);
@@ -129,7 +125,7 @@ constexpr absl::Duration kReleaseTimeout = absl::Seconds(15);
 // Profiles (schedulerName).
 constexpr char kTrimaran[] = "trimaran";           // trimaran's default profile
 constexpr char kTrimaranMost[] = "trimaran-most";  // + NodeResourcesFit MostAllocated
-constexpr char kKube[] = "kube";                   // kube-scheduler 1.20.2's default profile
+constexpr char kKube[] = "kube";                   // kube-scheduler 1.37's default profile
 constexpr char kKubeMost[] = "kube-most";          // + NodeResourcesMostAllocated
 
 // The second profile of trimaran's configuration (SchedulerConfigYaml's extra_profile).
@@ -188,7 +184,7 @@ bool SelectorMatches(const std::optional<kube::LabelSelector>& selector,
 }
 
 // Whether `other` is in the namespaces of `owner`'s term: the term's list, else the
-// owner's namespace (the 1.20 apiserver drops namespaceSelector).
+// owner's namespace (no term of these scenarios has a namespaceSelector).
 bool InTermNamespaces(const kube::PodAffinityTerm& term, const kube::Pod& owner,
                       const kube::Pod& other) {
   if (term.namespaces.empty()) {
@@ -225,7 +221,7 @@ std::optional<std::string> DomainOf(const NodeLabels& nodes, const kube::Pod& po
 //                           pod of a group);
 //   nodeSelector            the pod's node carries every label of its nodeSelector;
 //   DoNotSchedule spread    over the domains of every node carrying the key and matching
-//                           the pod's nodeSelector (1.20's PreFilter skips the others),
+//                           the pod's nodeSelector (nodeAffinityPolicy Honor, the default),
 //                           the matching bound pods of the namespace on those nodes
 //                           differ by at most maxSkew.
 std::vector<std::string> RequiredConstraintViolations(const std::vector<kube::Pod>& pods,
@@ -546,7 +542,8 @@ class ConstraintsE2ETest : public ::testing::Test {
 
   // The NodeAffinity reason in `sched`'s PodScheduled=False messages.
   static std::string SelectorReason(const std::string& sched) {
-    return sched == kKube ? kKubeSelectorReason : kTrimaranSelectorReason;
+    (void)sched;
+    return kSelectorReason;
   }
 
   // "0/<every node> nodes are available: " and, for the nodes outside `set`,
@@ -678,11 +675,16 @@ TEST_F(ConstraintsE2ETest, RequiredAntiAffinityOnePerNodeThenNewNode) {
     }
     EXPECT_THAT(RequiredConstraintViolations(o.pods, nodes()), IsEmpty());
   }
-  // The same outcome as kube-scheduler 1.20.2 (which replica is left pending is the
-  // queue's order, logged where it differs).
+  // The same outcome as kube-scheduler 1.37 (which replica is left pending is the
+  // queue's order, logged where it differs), with the same message word for word.
   EXPECT_EQ(outcome[kTrimaran].node_of.size(), outcome[kKube].node_of.size());
   EXPECT_EQ(outcome[kTrimaran].Nodes(), outcome[kKube].Nodes());
   EXPECT_EQ(outcome[kTrimaran].unschedulable.size(), outcome[kKube].unschedulable.size());
+  if (!outcome[kTrimaran].unschedulable.empty() && !outcome[kKube].unschedulable.empty()) {
+    EXPECT_EQ(outcome[kTrimaran].unschedulable.begin()->second,
+              outcome[kKube].unschedulable.begin()->second)
+        << "the PodScheduled=False message, word for word";
+  }
   if (!outcome[kTrimaran].unschedulable.empty() && !outcome[kKube].unschedulable.empty() &&
       outcome[kTrimaran].unschedulable.begin()->first !=
           outcome[kKube].unschedulable.begin()->first) {
@@ -881,7 +883,7 @@ TEST_F(ConstraintsE2ETest, PreferredAntiAffinityOutweighsPacking) {
   // Where no anti-affinity applies yet (the first pod), the packing profiles still pack.
   EXPECT_TRUE(outcome[kTrimaranMost].Nodes().contains(packed)) << outcome[kTrimaranMost].Describe();
   EXPECT_TRUE(outcome[kKubeMost].Nodes().contains(packed)) << outcome[kKubeMost].Describe();
-  // The same spreading as kube-scheduler 1.20.2, default and MostAllocated profiles.
+  // The same spreading as kube-scheduler 1.37, default and MostAllocated profiles.
   EXPECT_EQ(outcome[kTrimaranMost].Nodes().size(), outcome[kKube].Nodes().size());
   EXPECT_EQ(outcome[kTrimaranMost].Nodes().size(), outcome[kKubeMost].Nodes().size());
 }
