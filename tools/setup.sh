@@ -6,8 +6,8 @@
 #   tools/setup.sh          build + unit-test dependencies
 #   tools/setup.sh --e2e    also the real components of the e2e tests (etcd, Prometheus,
 #                           tmux and headless Chromium for the trimaranctl views,
-#                           kube-apiserver/kube-scheduler/etcd 1.37 and 1.32 built from
-#                           their Go modules by tools/build-k8s.sh; needs Go >= 1.26)
+#                           kube-apiserver/kube-scheduler/etcd 1.37 built from their Go
+#                           modules by tools/build-k8s.sh; needs Go >= 1.26)
 #   tools/setup.sh --image  also buildah + debootstrap (the container image test, no Docker
 #                           engine needed)
 #   tools/setup.sh --clang  also clang 14, its sanitizer runtimes and llvm-symbolizer
@@ -47,7 +47,7 @@ if ((${#missing[@]})); then
 fi
 
 if ((e2e)); then
-  # Builds (once, cached) the control planes of the tested range from their Go modules.
+  # Builds (once, cached) the newest tested control plane from its Go modules; the test
+  # command also builds the floor of the range (tools/build-k8s.sh 1.32).
   "$(dirname "$0")/build-k8s.sh" 1.37 >/dev/null
-  "$(dirname "$0")/build-k8s.sh" 1.32 >/dev/null
 fi
