@@ -4,7 +4,7 @@
 //   [TRIMARAN_SCHEDULER_BIN=...] soak_bench [--minutes=30] [--rate=35] [--live=2000] [--nodes=50]
 //   [--sample_seconds=60]
 //
-// Starts etcd + kube-apiserver 1.20.2 on 127.0.0.1 (tests/e2e/harness), `nodes` nodes of
+// Starts etcd + kube-apiserver 1.37 on 127.0.0.1 (tests/e2e/harness), `nodes` nodes of
 // 8 CPU / 32Gi, and the real trimaran-scheduler (default profile, leader election off).
 // For `minutes`, creators POST `rate` pods per second (100m / 128Mi, schedulerName
 // trimaran); once a second the driver lists the namespace, notes every pod it sees bound
