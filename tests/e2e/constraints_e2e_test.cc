@@ -48,6 +48,12 @@
 //      schedulers' web pods must be bound within kReleaseTimeout, and kube-scheduler 1.37's
 //      is (each one's delay is printed).
 //
+//   6. SchedulingGatesHoldUntilTheLastGateIsRemoved (1.30+ field, served by this
+//      apiserver): a pod with two scheduling gates is never attempted by either
+//      scheduler (no scheduler event, no nodeName, each one's
+//      scheduler_pending_pods{queue="gated"} counts it); removing one gate changes
+//      nothing; removing the last one binds it within kReleaseTimeout, by both.
+//
 // Profiles: trimaran's default profile ("trimaran") is v1's, with InterPodAffinity and
 // PodTopologySpread at weight 2; kube-scheduler 1.37 runs config v1 with the same
 // default weights. One control plane and both schedulers serve the whole
@@ -90,8 +96,10 @@
 #include "kube/testing/wrappers.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
+#include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
 #include "tests/e2e/harness/kube_scheduler.h"
+#include "tests/e2e/harness/proc_metrics.h"
 #include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
 
@@ -102,6 +110,7 @@ using kube::testing::MakeLabelSelector;
 using kube::testing::MakePod;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kSchedulerBin[] = TRIMARAN_SCHEDULER_BIN;
@@ -411,6 +420,7 @@ struct Env {
   std::unique_ptr<Cluster> cluster;
   NodeLabels nodes;
   std::unique_ptr<Subprocess> trimaran;
+  int trimaran_port = 0;  // its secure port (/metrics open: kAdminOpenPathsFlag)
   std::unique_ptr<KubeScheduler> kube;
 };
 
@@ -484,6 +494,7 @@ class ConstraintsE2ETest : public ::testing::Test {
                                                                   kTrimaranMostProfile),
                                .kubeconfig = cluster.kubeconfig()}));
     env.trimaran = std::move(trimaran.process);
+    env.trimaran_port = trimaran.secure_port;
 
     TRIMARAN_ASSIGN_OR_RETURN(env.kube,
                               KubeScheduler::Start(cp, {.kubeconfig = cluster.kubeconfig(),
@@ -934,6 +945,67 @@ TEST_F(ConstraintsE2ETest, ReleasedByDeletion) {
                 absl::FormatDuration(absl::Now() - deleted).c_str());
     ASSERT_TRUE(bound) << o.Describe();
     EXPECT_EQ(o.node_of["web"], node);
+  }
+}
+
+TEST_F(ConstraintsE2ETest, SchedulingGatesHoldUntilTheLastGateIsRemoved) {
+  const auto gated_metric = [](const std::string& sched) {
+    const std::string url =
+        sched == kTrimaran ? absl::StrCat("https://127.0.0.1:", env_->trimaran_port, "/metrics")
+                           : env_->kube->url() + "/metrics";
+    const std::string header =
+        absl::StrCat("Authorization: Bearer ", env_->cluster->control_plane().token());
+    return SumSamples(Curl(url, nullptr, header), "scheduler_pending_pods", {R"(queue="gated")"});
+  };
+  const auto patch_gates = [](const std::string& ns, const std::string& gates) {
+    return client()
+        .Raw("PATCH", absl::StrCat("/api/v1/namespaces/", ns, "/pods/gated"),
+             absl::StrCat(R"({"spec":{"schedulingGates":)", gates, "}}"),
+             "application/merge-patch+json")
+        .status();
+  };
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("gates-", sched);
+    NewNamespace(ns);
+    kube::Pod pod = SmallPod("gated", ns, sched).NodeSelector(InSet(kBaseSet)).Obj();
+    pod.spec.scheduling_gates = {{.name = "example.com/quota"}, {.name = "example.com/image"}};
+    Create(pod);
+  }
+  // Long enough for both to have attempted it many times were it not gated.
+  absl::SleepFor(absl::Seconds(3));
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    const std::string ns = absl::StrCat("gates-", sched);
+    Outcome o = Observe(ns);
+    EXPECT_TRUE(o.node_of.empty()) << o.Describe();
+    EXPECT_TRUE(o.unschedulable.empty()) << "attempted: " << o.Describe();
+    absl::StatusOr<http::HttpResponse> events = env_->cluster->control_plane().Request(
+        "GET", absl::StrCat("/apis/events.k8s.io/v1/namespaces/", ns, "/events"));
+    ASSERT_TRUE(events.ok()) << events.status();
+    EXPECT_THAT(events->body, Not(HasSubstr("\"reportingController\""))) << events->body;
+    EXPECT_EQ(gated_metric(sched), 1) << "scheduler_pending_pods{queue=\"gated\"}";
+    TRIMARAN_ASSERT_OK(patch_gates(ns, R"([{"name":"example.com/image"}])"));
+  }
+  absl::SleepFor(absl::Seconds(2));
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    EXPECT_TRUE(Observe(absl::StrCat("gates-", sched)).node_of.empty()) << "one gate is left";
+    EXPECT_EQ(gated_metric(sched), 1);
+    TRIMARAN_ASSERT_OK(patch_gates(absl::StrCat("gates-", sched), "null"));
+  }
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    const std::string ns = absl::StrCat("gates-", sched);
+    Outcome o;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          o = Observe(ns);
+          return o.node_of.contains("gated");
+        },
+        kReleaseTimeout))
+        << o.Describe();
+    EXPECT_EQ(nodes().at(o.node_of["gated"]).at(kSetLabel), kBaseSet);
+    EXPECT_TRUE(Eventually([&] { return gated_metric(sched) == 0; }, absl::Seconds(10)));
   }
 }
 
