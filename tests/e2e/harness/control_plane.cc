@@ -178,24 +178,17 @@ absl::Status ControlPlane::StartEtcd() {
 
 absl::Status ControlPlane::StartApiserver() {
   std::vector<std::string> argv = {
-      assets_ + "/kube-apiserver",
-      "--etcd-servers=" + etcd_url_,
-      "--bind-address=127.0.0.1",
-      "--advertise-address=127.0.0.1",
-      absl::StrCat("--secure-port=", apiserver_port_),
-      "--cert-dir=" + dir_ + "/certs",
-      "--service-account-key-file=" + dir_ + "/sa.crt",
+      assets_ + "/kube-apiserver", "--etcd-servers=" + etcd_url_, "--bind-address=127.0.0.1",
+      "--advertise-address=127.0.0.1", absl::StrCat("--secure-port=", apiserver_port_),
+      "--cert-dir=" + dir_ + "/certs", "--service-account-key-file=" + dir_ + "/sa.crt",
       "--service-account-signing-key-file=" + dir_ + "/sa.key",
       "--service-account-issuer=https://kubernetes.default.svc",
-      "--token-auth-file=" + dir_ + "/tokens.csv",
-      "--authorization-mode=RBAC",
-      "--service-cluster-ip-range=10.0.0.0/24",
-      "--disable-admission-plugins=ServiceAccount",
+      "--token-auth-file=" + dir_ + "/tokens.csv", "--authorization-mode=RBAC",
+      "--service-cluster-ip-range=10.0.0.0/24", "--disable-admission-plugins=ServiceAccount",
       // 1.37 refuses a loopback advertise address for the `kubernetes` Service's
       // endpoints; nothing here reaches the apiserver through that Service.
       "--endpoint-reconciler-type=none",
-      options_.watch_cache ? "--watch-cache=true" : "--watch-cache=false",
-      "--v=1"};
+      options_.watch_cache ? "--watch-cache=true" : "--watch-cache=false", "--v=1"};
   argv.insert(argv.end(), options_.extra_apiserver_flags.begin(),
               options_.extra_apiserver_flags.end());
   TRIMARAN_ASSIGN_OR_RETURN(apiserver_,
