@@ -68,8 +68,8 @@ std::string Authority(absl::string_view authority, bool tls) {
 
 std::string Base64(const unsigned char* data, size_t n) {
   std::string out(4 * ((n + 2) / 3) + 1, '\0');
-  const int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data,
-                                  static_cast<int>(n));
+  const int len =
+      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
   out.resize(static_cast<size_t>(len));
   return out;
 }
@@ -246,10 +246,10 @@ absl::Status DashboardGuard::CheckHostAndOrigin(const http::ServerRequest& reque
                                                 bool page) const {
   const absl::string_view host = request.headers.GetOr("Host");
   if (!HostAllowed(host, access_)) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "Host \"", host,
-        "\" is not this dashboard's address (DNS rebinding defence; allow a name with "
-        "--allowed-hosts)"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("Host \"", host,
+                     "\" is not this dashboard's address (DNS rebinding defence; allow a name with "
+                     "--allowed-hosts)"));
   }
   return CheckOrigin(request.headers, access_.tls, page);
 }
@@ -286,8 +286,8 @@ absl::StatusOr<std::string> DashboardGuard::SetCookie(absl::string_view path) co
   if (!access_.token) return absl::UnauthenticatedError("the dashboard has no token configured");
   absl::StatusOr<std::string> token = access_.token();
   if (!token.ok()) return token.status();
-  return absl::StrCat(cookie_name_, "=", CookieDigest(*token), "; Path=", path, "; HttpOnly; SameSite=Strict",
-                      access_.tls ? "; Secure" : "");
+  return absl::StrCat(cookie_name_, "=", CookieDigest(*token), "; Path=", path,
+                      "; HttpOnly; SameSite=Strict", access_.tls ? "; Secure" : "");
 }
 
 }  // namespace trimaran::cmd::trimaranctl::nodes

@@ -22,8 +22,8 @@
 //      wrong: 401. A token source that fails (an unreadable token file) fails closed.
 //
 // The cookie holds a SHA-256 digest of the token (not the token: a load watcher's token
-// is also its API's bearer token). It is HttpOnly, SameSite=Strict, Path=<prefix>/, Secure over TLS, with no
-// expiry (it ends with the browser session); its name carries a random per-guard id so
+// is also its API's bearer token). It is HttpOnly, SameSite=Strict, Path=<prefix>/, Secure over
+// TLS, with no expiry (it ends with the browser session); its name carries a random per-guard id so
 // that two dashboards on one host (cookies ignore ports) do not overwrite each other's.
 //
 // Every dashboard response carries SecurityHeaders(): a Content-Security-Policy

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/ascii.h"
 #include "absl/time/clock.h"
 #include "common/testing/temp_dir_for_test.h"
 #include "gmock/gmock.h"
@@ -24,8 +24,8 @@ TEST(DashboardGuardTest, HostOfHostHeader) {
   EXPECT_EQ(*HostOfHostHeader("[::1]"), "::1");
   EXPECT_EQ(*HostOfHostHeader("LocalHost."), "localhost");
   EXPECT_EQ(*HostOfHostHeader(" dash.example.com:443 "), "dash.example.com");
-  for (const char* bad : {"", ":8088", "::1:8088", "[::1", "[::1]x", "[nothex]:1", "a b",
-                          "evil.com/x", "a@b"}) {
+  for (const char* bad :
+       {"", ":8088", "::1:8088", "[::1", "[::1]x", "[nothex]:1", "a b", "evil.com/x", "a@b"}) {
     EXPECT_FALSE(HostOfHostHeader(bad).ok()) << bad;
   }
 }
@@ -72,10 +72,9 @@ TEST(DashboardGuardTest, Origin) {
   EXPECT_TRUE(CheckOrigin(With({{"Host", "127.0.0.1:8088"}, {"Origin", "http://127.0.0.1:8088"}}),
                           false, false)
                   .ok());
-  EXPECT_TRUE(
-      CheckOrigin(With({{"Host", "LOCALHOST:8088"}, {"Origin", "http://localhost:8088"}}), false,
-                  false)
-          .ok());
+  EXPECT_TRUE(CheckOrigin(With({{"Host", "LOCALHOST:8088"}, {"Origin", "http://localhost:8088"}}),
+                          false, false)
+                  .ok());
   EXPECT_TRUE(CheckOrigin(With({{"Host", "dash:443"}, {"Origin", "https://dash"}}), true, false)
                   .ok());  // the default port is implied
   // Another port, scheme or host, and the opaque "null" origin.

@@ -14,7 +14,8 @@ constexpr absl::Duration kDecisionsCacheTtl = absl::Seconds(2);
 
 // The page's data block, as index.html has it; the page is served with the nodes
 // document in place of `null`.
-constexpr absl::string_view kDataBlockOpen = "<script type=\"application/json\" id=\"initial-nodes\">";
+constexpr absl::string_view kDataBlockOpen =
+    "<script type=\"application/json\" id=\"initial-nodes\">";
 constexpr absl::string_view kDataBlockPlaceholder = "null</script>";
 
 // The routes answer every method so that a refused one still gets the guard's headers.
@@ -81,8 +82,8 @@ DashboardService::DashboardService(ClusterSource& source, PriceTable prices, Lay
   page_csp_ = PageContentSecurityPolicy(page);
   const size_t open = page.find(kDataBlockOpen);
   const size_t data = open == absl::string_view::npos ? open : open + kDataBlockOpen.size();
-  if (data != absl::string_view::npos && page.substr(data, kDataBlockPlaceholder.size()) ==
-                                             kDataBlockPlaceholder) {
+  if (data != absl::string_view::npos &&
+      page.substr(data, kDataBlockPlaceholder.size()) == kDataBlockPlaceholder) {
     page_head_ = std::string(page.substr(0, data));
     page_tail_ = std::string(page.substr(data + 4));  // after "null"
   } else {
@@ -244,8 +245,8 @@ void DashboardService::ServePage(const std::string& base, const http::ServerRequ
     return;
   }
   std::shared_ptr<const std::string> doc = NodesJson();
-  response.body = absl::StrCat(page_head_, doc == nullptr ? "null" : JsonForScriptBlock(*doc),
-                               page_tail_);
+  response.body =
+      absl::StrCat(page_head_, doc == nullptr ? "null" : JsonForScriptBlock(*doc), page_tail_);
 }
 
 std::vector<http::Route> DashboardService::Routes(const std::string& prefix) {

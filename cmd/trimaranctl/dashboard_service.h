@@ -111,8 +111,8 @@ class DashboardService {
 
  private:
   enum class RouteKind { kPage, kApi };
-  using GuardedHandler = std::function<void(const http::ServerRequest&, TokenSource,
-                                            http::ServerResponse&)>;
+  using GuardedHandler =
+      std::function<void(const http::ServerRequest&, TokenSource, http::ServerResponse&)>;
   // `handler` behind the guard: security headers, then Host/Origin, method and token.
   http::RouteHandler Guarded(RouteKind kind, GuardedHandler handler) const;
   void ServePage(const std::string& base, const http::ServerRequest& request, TokenSource source,

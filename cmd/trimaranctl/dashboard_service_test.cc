@@ -294,8 +294,7 @@ TEST_F(DashboardServiceTest, EveryAnswerCarriesTheSecurityHeaders) {
   EXPECT_THAT(csp, ::testing::Not(HasSubstr("http")));
   // The api: JSON, never script.
   EXPECT_EQ(Get("/api/nodes").headers.GetOr("Content-Type"), "application/json");
-  EXPECT_EQ(Get("/api/nodes").headers.GetOr("Content-Security-Policy"),
-            kApiContentSecurityPolicy);
+  EXPECT_EQ(Get("/api/nodes").headers.GetOr("Content-Security-Policy"), kApiContentSecurityPolicy);
   EXPECT_EQ(Send("/api/nodes", {{"Authorization", bearer}}, "OPTIONS").status_code, 405);
 }
 
@@ -308,7 +307,7 @@ TEST_F(DashboardServiceTest, TheTokenUrlSetsACookieAndLeavesTheUrl) {
   EXPECT_EQ(r.headers.GetOr("Location"), "/");
   const std::string set_cookie(r.headers.GetOr("Set-Cookie"));
   EXPECT_THAT(set_cookie, HasSubstr("; Path=/; HttpOnly; SameSite=Strict"));
-  EXPECT_THAT(set_cookie, ::testing::Not(HasSubstr(kToken)));  // a digest, not the token
+  EXPECT_THAT(set_cookie, ::testing::Not(HasSubstr(kToken)));    // a digest, not the token
   EXPECT_THAT(set_cookie, ::testing::Not(HasSubstr("Secure")));  // plain http here
   const std::string cookie = set_cookie.substr(0, set_cookie.find(';'));
   EXPECT_TRUE(absl::StartsWith(cookie, service->guard().cookie_name() + "="));
@@ -323,8 +322,10 @@ TEST_F(DashboardServiceTest, TheTokenUrlSetsACookieAndLeavesTheUrl) {
   EXPECT_EQ(Send("/api/nodes", {{"Cookie", cookie}, {"Origin", self_origin}}).status_code, 200);
   EXPECT_EQ(Send("/api/nodes", {{"Cookie", cookie}, {"Origin", "http://127.0.0.1:1"}}).status_code,
             403);
-  EXPECT_EQ(Send("/api/nodes", {{"Cookie", cookie}, {"Sec-Fetch-Site", "same-site"},
-                                {"Sec-Fetch-Mode", "no-cors"}, {"Sec-Fetch-Dest", "script"}})
+  EXPECT_EQ(Send("/api/nodes", {{"Cookie", cookie},
+                                {"Sec-Fetch-Site", "same-site"},
+                                {"Sec-Fetch-Mode", "no-cors"},
+                                {"Sec-Fetch-Dest", "script"}})
                 .status_code,
             403);
   // A link from elsewhere may open the page (top-level navigation), not the api.

@@ -12,8 +12,8 @@ bool KubeconfigCredentialsAllowed(absl::string_view url) {
 
 std::string DropCredentialsOverPlainHttp(kube::RestConfig& config) {
   if (KubeconfigCredentialsAllowed(config.server)) return "";
-  const bool has_token = !config.bearer_token.empty() || !config.bearer_token_file.empty() ||
-                         config.exec.has_value();
+  const bool has_token =
+      !config.bearer_token.empty() || !config.bearer_token_file.empty() || config.exec.has_value();
   if (!has_token) return "";
   config.bearer_token.clear();
   config.bearer_token_file.clear();
