@@ -205,13 +205,14 @@ TEST(DashboardGuardTest, PageContentSecurityPolicyHashesTheInlineScriptAndStyle)
   // SHA-256 of "alert(1)" and of "b{}" (computed with openssl dgst -sha256 -binary |
   // base64).
   const std::string page =
-      "<html><head><style>b{}</style></head><body>"
+      "<!-- a comment naming <script> and <style> tags --><html><head><style>b{}</style>"
+      "</head><body>"
       "<script type=\"application/json\" id=\"d\">{\"a\":1}</script>"
       "<script src=\"x.js\"></script>"
       "<script>alert(1)</script></body></html>";
   const std::string csp = PageContentSecurityPolicy(page);
   EXPECT_THAT(csp, HasSubstr("script-src 'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='"));
-  EXPECT_THAT(csp, HasSubstr("style-src 'sha256-"));
+  EXPECT_THAT(csp, HasSubstr("style-src 'sha256-7yqHVAesot11p6HczDsgKRipvI5UPgs97z80zNXlans='"));
   EXPECT_THAT(csp, HasSubstr("default-src 'none'"));
   EXPECT_THAT(csp, HasSubstr("connect-src 'self'"));
   EXPECT_THAT(csp, HasSubstr("frame-ancestors 'none'"));

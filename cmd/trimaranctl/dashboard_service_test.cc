@@ -291,6 +291,11 @@ TEST_F(DashboardServiceTest, EveryAnswerCarriesTheSecurityHeaders) {
   EXPECT_THAT(csp, HasSubstr("style-src 'sha256-"));
   EXPECT_THAT(csp, HasSubstr("connect-src 'self'"));
   EXPECT_THAT(csp, ::testing::Not(HasSubstr("unsafe-inline")));
+  // Exactly the page's one inline script and one style block (the comment that names
+  // the tags and the JSON data block are not hashed).
+  int hashes = 0;
+  for (size_t at = 0; (at = csp.find("'sha256-", at)) != std::string::npos; ++at) ++hashes;
+  EXPECT_EQ(hashes, 2) << csp;
   EXPECT_THAT(csp, ::testing::Not(HasSubstr("http")));
   // The api: JSON, never script.
   EXPECT_EQ(Get("/api/nodes").headers.GetOr("Content-Type"), "application/json");
