@@ -580,7 +580,7 @@ TEST_F(TrimaranctlNodesE2ETest, DashboardPageShowsTheSameFiguresAsJson) {
               0.0005);
   // The decisions panel: the fake scheduler's decisions, with scores and fallbacks.
   EXPECT_THAT(*dom, ::testing::HasSubstr("data-pod=\"default/spark-exec-1\""));
-  EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking 97"));
+  EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking</bdi> 97"));
   EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking: metrics stale, used requests"));
   EXPECT_THAT(*dom, ::testing::HasSubstr("0/4 nodes are available"));
 
