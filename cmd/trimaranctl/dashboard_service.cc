@@ -54,6 +54,23 @@ void Json(http::ServerResponse& r, std::string body, int status = 200) {
   r.body = std::move(body);
 }
 
+// The page before and after the `null` of its data block; all of it in `head` when it
+// has none (the page then fetches its data).
+void SplitAtDataBlock(absl::string_view page, std::string& head, std::string& tail) {
+  const size_t open = page.find(kDataBlockOpen);
+  if (open == absl::string_view::npos) {
+    head = std::string(page);
+    return;
+  }
+  const size_t data = open + kDataBlockOpen.size();
+  if (page.substr(data, kDataBlockPlaceholder.size()) != kDataBlockPlaceholder) {
+    head = std::string(page);
+    return;
+  }
+  head = std::string(page.substr(0, data));
+  tail = std::string(page.substr(data + 4));  // after "null"
+}
+
 // A refusal: JSON for the api, text for the page (a person reads it).
 void Refuse(http::ServerResponse& r, int status, absl::string_view why, bool page) {
   if (page) {
@@ -78,17 +95,8 @@ DashboardService::DashboardService(ClusterSource& source, PriceTable prices, Lay
       decisions_(decisions),
       history_(options_.history_capacity),
       guard_(options_.access) {
-  const absl::string_view page = DashboardPage();
-  page_csp_ = PageContentSecurityPolicy(page);
-  const size_t open = page.find(kDataBlockOpen);
-  const size_t data = open == absl::string_view::npos ? open : open + kDataBlockOpen.size();
-  if (data != absl::string_view::npos &&
-      page.substr(data, kDataBlockPlaceholder.size()) == kDataBlockPlaceholder) {
-    page_head_ = std::string(page.substr(0, data));
-    page_tail_ = std::string(page.substr(data + 4));  // after "null"
-  } else {
-    page_head_ = std::string(page);  // no data block: the page fetches its data
-  }
+  page_csp_ = PageContentSecurityPolicy(DashboardPage());
+  SplitAtDataBlock(DashboardPage(), page_head_, page_tail_);
 }
 
 DashboardService::~DashboardService() { Stop(); }
