@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "cmd/trimaranctl/nodes_test_fixture.h"
