@@ -1,10 +1,12 @@
 #include "cmd/trimaranctl/dashboard_service.h"
 
+#include <cstdio>
 #include <memory>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "cmd/trimaranctl/dashboard_page.h"
 #include "cmd/trimaranctl/nodes_test_fixture.h"
 #include "common/http/curl_transport.h"
 #include "common/manual_clock.h"
@@ -297,6 +299,23 @@ TEST_F(DashboardServiceTest, EveryAnswerCarriesTheSecurityHeaders) {
   int hashes = 0;
   for (size_t at = 0; (at = csp.find("'sha256-", at)) != std::string::npos; ++at) ++hashes;
   EXPECT_EQ(hashes, 2) << csp;
+  // ... and they are the hashes of the real <style> and <script> elements (not of a
+  // tag named in the page's comment).
+  const absl::string_view page_text = DashboardPage();
+  for (const absl::string_view tag : {"style", "script"}) {
+    const std::string open = absl::StrCat("<", tag, ">\n");
+    const size_t at = page_text.find(open);
+    ASSERT_NE(at, absl::string_view::npos) << tag;
+    const size_t end = page_text.find(absl::StrCat("</", tag, ">"), at);
+    const std::string alone =
+        PageContentSecurityPolicy(page_text.substr(at, end - at + tag.size() + 3));
+    const std::string directive = absl::StrCat(tag, "-src ");
+    const size_t d = alone.find(directive);
+    const std::string hash =
+        alone.substr(d + directive.size(), alone.find(';', d) - d - directive.size());
+    EXPECT_THAT(csp, HasSubstr(absl::StrCat(directive, hash))) << tag << " " << csp;
+    std::fprintf(stderr, "%s: %s\n", std::string(tag).c_str(), hash.c_str());
+  }
   EXPECT_THAT(csp, ::testing::Not(HasSubstr("http")));
   // The api: JSON, never script.
   EXPECT_EQ(Get("/api/nodes").headers.GetOr("Content-Type"), "application/json");
