@@ -6,7 +6,11 @@
 //                                        /readyz (provider health)
 //   gRPC  --bind-address:--grpc-port (2021)  trimaran.loadwatcher.v1.LoadWatcher
 //   --dashboard: also the node dashboard at /dashboard/ on the REST port
-//                (cmd/trimaranctl/dashboard_service.h; list/watch nodes and pods)
+//                (cmd/trimaranctl/dashboard_service.h; list/watch nodes and pods),
+//                behind its own checks (cmd/trimaranctl/dashboard_guard.h): Host and
+//                Origin, and a token: --token-file's when set (the same secret as the
+//                API, taken as ?token=, a cookie or the bearer header, so a browser can
+//                use it), else a random one made at start and logged with the URL.
 //
 // --tls-cert-file/--tls-private-key-file: HTTPS and TLS gRPC, the files re-read when
 // they change (REST at each handshake, gRPC every --tls-reload-interval).
@@ -21,8 +25,10 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cmd/load-watcher/options.h"
+#include "cmd/trimaranctl/dashboard_guard.h"
 #include "cmd/trimaranctl/dashboard_service.h"
 #include "cmd/trimaranctl/nodes_informer_source.h"
 #include "common/clock.h"
@@ -77,7 +83,7 @@ absl::StatusOr<std::unique_ptr<kube::Client>> MakeKubeClient(const LoadWatcherOp
 // The dashboard of --dashboard: `trimaranctl dashboard`'s defaults (cpu and memory,
 // refresh 5s, the built-in prices) over informers and the in-process watcher client.
 absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> MakeDashboard(
-    kube::Client& kube, lw::Client* watcher,
+    kube::Client& kube, lw::Client* watcher, trimaranctl::nodes::DashboardAccess access,
     std::unique_ptr<trimaranctl::nodes::InformerClusterSource>& source) {
   namespace nodes = trimaranctl::nodes;
   nodes::NodesFlags flags;
@@ -89,6 +95,7 @@ absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> MakeDashbo
                                                           RealClock::Get(), flags.refresh);
   nodes::DashboardOptions options;
   options.flags = flags;
+  options.access = std::move(access);
   options.decisions_hint =
       "The load watcher's dashboard does not read the scheduler's decisions; run "
       "`trimaranctl dashboard --scheduler https://SCHEDULER:10259` for them.";
@@ -99,6 +106,30 @@ absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> MakeDashbo
 std::string HostPort(const std::string& host, int port) {
   return host.find(':') != std::string::npos ? absl::StrCat("[", host, "]:", port)
                                              : absl::StrCat(host, ":", port);
+}
+
+bool IsDashboardPath(const std::string& path) {
+  return path == "/dashboard" || absl::StartsWith(path, "/dashboard/");
+}
+
+// Who may read --dashboard: the load watcher's own token when --token-file is set,
+// else a random one made now (`random_token` gets it, to be logged with the URL).
+absl::StatusOr<trimaranctl::nodes::DashboardAccess> DashboardAccessFor(
+    const LoadWatcherOptions& options, std::string& random_token) {
+  namespace nodes = trimaranctl::nodes;
+  nodes::DashboardAccess access;
+  access.bind_address = options.bind_address;
+  access.allowed_hosts = options.dashboard_allowed_hosts;
+  access.tls = !options.tls_cert_file.empty();
+  if (!options.token_file.empty()) {
+    access.token = nodes::MakeTokenFileSource(options.token_file);
+    return access;
+  }
+  absl::StatusOr<std::string> token = nodes::RandomToken();
+  if (!token.ok()) return token.status();
+  random_token = *token;
+  access.token = nodes::MakeFixedToken(*token);
+  return access;
 }
 
 int Run(const LoadWatcherOptions& options) {
@@ -154,6 +185,16 @@ int Run(const LoadWatcherOptions& options) {
   if (!options.token_file.empty()) {
     auth = std::make_unique<lw::ApiAuthenticator>(options.token_file, watcher_stats);
     auth->ProtectHttp(server_options);
+    if (options.dashboard) {
+      // The dashboard checks the same token itself (as a bearer header, but also as
+      // ?token= and its cookie, which is what a browser can send), with its Host and
+      // Origin checks first.
+      server_options.request_filter = [api = std::move(server_options.request_filter)](
+                                          const http::ServerRequest& request,
+                                          http::ServerResponse& response) {
+        return IsDashboardPath(request.path) || api(request, response);
+      };
+    }
     if (options.tls_cert_file.empty()) {
       Log(Component::kMain)
           .warn("--token-file without --tls-cert-file: clients send the token in clear text");
@@ -194,14 +235,18 @@ int Run(const LoadWatcherOptions& options) {
   // --dashboard: the node dashboard over this process's own watcher (no network hop).
   std::unique_ptr<trimaranctl::nodes::InformerClusterSource> dashboard_source;
   std::unique_ptr<trimaranctl::nodes::DashboardService> dashboard;
+  std::string dashboard_token;  // the random one (none with --token-file)
   if (options.dashboard) {
     if (*kube_client == nullptr) {
       return Fail(
           "--dashboard needs the Kubernetes API (list/watch nodes and pods): give --kubeconfig "
           "or run in a pod");
     }
-    absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> d =
-        MakeDashboard(**kube_client, *pool.InProcess(options.provider), dashboard_source);
+    absl::StatusOr<trimaranctl::nodes::DashboardAccess> access =
+        DashboardAccessFor(options, dashboard_token);
+    if (!access.ok()) return Fail(absl::StrCat("--dashboard: ", access.status().message()));
+    absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> d = MakeDashboard(
+        **kube_client, *pool.InProcess(options.provider), *std::move(access), dashboard_source);
     if (!d.ok()) return Fail(absl::StrCat("--dashboard: ", d.status().message()));
     dashboard = *std::move(d);
     if (absl::Status s = dashboard->AddRoutes(**server, "/dashboard"); !s.ok()) {
@@ -210,6 +255,11 @@ int Run(const LoadWatcherOptions& options) {
   }
   if (absl::Status s = (*server)->Start(); !s.ok()) return Fail(std::string(s.message()));
   if (dashboard != nullptr) {
+    // The URL to open (through kubectl port-forward, usually): with --token-file its
+    // token, else the random one, which only this log shows.
+    Log(Component::kMain)
+        .info("dashboard: open {}/dashboard/?token={}", (*server)->url(),
+              dashboard_token.empty() ? std::string("<the --token-file token>") : dashboard_token);
     // Short waits, retried every refresh, so that SIGTERM is never held up by the list.
     dashboard->Start([&dashboard_source]() -> absl::Status {
       absl::Status s = dashboard_source->Start(absl::Seconds(2));

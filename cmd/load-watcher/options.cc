@@ -250,6 +250,17 @@ const std::vector<Option>& Options() {
        "the REST port. Needs the Kubernetes API and list/watch on nodes and pods "
        "(deploy/components/load-watcher-dashboard).",
        [](LoadWatcherOptions& o, const std::string& v) { return SetBool(o.dashboard, v); }},
+      {"dashboard-allowed-hosts", "LOAD_WATCHER_DASHBOARD_ALLOWED_HOSTS", false, "string", "",
+       "Comma-separated host names the dashboard may be reached by (an Ingress or Service "
+       "name), besides localhost, IP addresses and the bind address; other Host headers are "
+       "refused (DNS rebinding defence).",
+       [](LoadWatcherOptions& o, const std::string& v) {
+         o.dashboard_allowed_hosts.clear();
+         for (absl::string_view h : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+           o.dashboard_allowed_hosts.emplace_back(absl::StripAsciiWhitespace(h));
+         }
+         return std::string();
+       }},
       {"help", "", true, "", "", "Print this help and exit.",
        [](LoadWatcherOptions& o, const std::string& v) { return SetBool(o.help, v); }},
       {"version", "", true, "", "", "Print the version and exit.",

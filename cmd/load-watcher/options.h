@@ -30,6 +30,7 @@
 //                               --v                           0
 //                               --dashboard                   false (the node dashboard at
 //                                                             /dashboard/ on the REST port)
+//   LOAD_WATCHER_DASHBOARD_ALLOWED_HOSTS --dashboard-allowed-hosts ""  (its extra Host names)
 //                               --help, -h / --version
 //
 // Syntax: `--flag=value` or `--flag value`; a bare boolean flag means true. Durations
@@ -48,6 +49,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -87,6 +89,9 @@ struct LoadWatcherOptions {
   // --dashboard: serve the node dashboard (cmd/trimaranctl/dashboard_service.h) at
   // /dashboard/ on the REST port; needs the kube client and list/watch on nodes and pods.
   bool dashboard = false;
+  // --dashboard-allowed-hosts: Host names the dashboard answers to besides localhost,
+  // IP literals and the bind address (cmd/trimaranctl/dashboard_guard.h).
+  std::vector<std::string> dashboard_allowed_hosts{};
 };
 
 // Reads an environment variable; nullopt when unset.

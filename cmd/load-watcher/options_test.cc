@@ -128,6 +128,12 @@ TEST(LoadWatcherOptionsTest, DashboardFlag) {
   EXPECT_FALSE(explicit_off.dashboard);
   EXPECT_THAT(Parse({"--dashboard=maybe"}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--dashboard")));
+  EXPECT_TRUE(off.dashboard_allowed_hosts.empty());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      LoadWatcherOptions hosts,
+      Parse({"--dashboard", "--dashboard-allowed-hosts=dash.example, lw.kube-system.svc"}));
+  EXPECT_THAT(hosts.dashboard_allowed_hosts,
+              ::testing::ElementsAre("dash.example", "lw.kube-system.svc"));
 }
 
 TEST(LoadWatcherOptionsTest, ProductionBackendSettings) {

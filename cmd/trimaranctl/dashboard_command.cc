@@ -12,8 +12,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "cmd/trimaranctl/dashboard_guard.h"
 #include "cmd/trimaranctl/dashboard_service.h"
+#include "cmd/trimaranctl/kube_plain_http.h"
 #include "cmd/trimaranctl/nodes_informer_source.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
@@ -77,6 +80,19 @@ absl::StatusOr<DashboardFlags> ParseDashboardFlags(const std::vector<std::string
       return false;
     };
     std::string v;
+    absl::StatusOr<bool> hosts = value_of("--allowed-hosts", v);
+    if (!hosts.ok()) return hosts.status();
+    if (*hosts) {
+      for (absl::string_view h : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+        h = absl::StripAsciiWhitespace(h);
+        if (absl::StrContains(h, '/') || absl::StrContains(h, ' ')) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--allowed-hosts: a comma-separated list of host names, got \"", v, "\""));
+        }
+        f.allowed_hosts.emplace_back(h);
+      }
+      continue;
+    }
     bool matched = false;
     for (const auto& [name, target] : std::vector<std::pair<absl::string_view, std::string*>>{
              {"--listen", &f.listen},
@@ -171,6 +187,9 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
   load.master_override = flags->nodes.master;
   absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
   if (!rest.ok()) return fail(rest.status().message());
+  if (std::string w = DropCredentialsOverPlainHttp(*rest); !w.empty()) {
+    std::fprintf(stderr, "trimaranctl dashboard: %s\n", w.c_str());
+  }
   rest->user_agent = "trimaranctl";
   absl::StatusOr<std::unique_ptr<kube::RestClient>> kube_client =
       kube::RestClient::Create(*rest, RealClock::Get());
@@ -191,6 +210,9 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
     d.tls.insecure_skip_verify = flags->scheduler_insecure;
     if (!flags->scheduler_token_file.empty()) {
       d.bearer_token_file = flags->scheduler_token_file;
+    } else if (!KubeconfigCredentialsAllowed(flags->scheduler)) {
+      std::fprintf(stderr, "trimaranctl dashboard: %s\n",
+                   PlainHttpSchedulerWarning("--scheduler", flags->scheduler).c_str());
     } else {
       // The kubeconfig's credentials: its token (file, static or exec plugin), or its
       // client certificate.
@@ -222,9 +244,16 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
 
   InformerClusterSource source(**kube_client, watcher->client.get(), flags->nodes.node_selector,
                                flags->nodes.window, RealClock::Get(), flags->nodes.refresh);
+  // The per-start token of the URL printed below (dashboard_guard.h).
+  absl::StatusOr<std::string> token = RandomToken();
+  if (!token.ok()) return fail(token.status().message());
   DashboardOptions options;
   options.flags = flags->nodes;
   options.history_capacity = static_cast<size_t>(flags->history);
+  options.access.token = MakeFixedToken(*token);
+  options.access.allowed_hosts = flags->allowed_hosts;
+  int unused_port = 0;
+  (void)ParseListen(flags->listen, options.access.bind_address, unused_port);  // validated
   DashboardService service(source, *std::move(prices), *std::move(layout), options,
                            RealClock::Get(), decisions.get());
 
@@ -251,8 +280,10 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
                                                "has the reason): ",
                                                s.message()));
   });
-  std::fprintf(stderr, "trimaranctl dashboard: serving %s/ (Ctrl-C to stop)\n",
-               (*server)->url().c_str());
+  // The token is the URL's: whoever has the URL reads the dashboard (as a notebook
+  // server's). The page moves it into a cookie at once.
+  std::fprintf(stderr, "trimaranctl dashboard: serving %s/?token=%s (Ctrl-C to stop)\n",
+               (*server)->url().c_str(), token->c_str());
   std::fflush(stderr);
 
   int signal_number = 0;
@@ -270,8 +301,15 @@ and usage history, the cluster summary, and (with --scheduler) the scheduler's r
 decisions. The same data as `trimaranctl nodes -o json`, at /api/nodes. One page, no
 external assets; it refreshes every --refresh (default 5s). Stops on Ctrl-C / SIGTERM.
 
+Open the URL it prints, http://127.0.0.1:8088/?token=...: the token is new at every
+start, and every request needs it (the page keeps it in a cookie; scripts send
+"Authorization: Bearer TOKEN"). Requests whose Host is not this server's address
+(DNS rebinding) or that come from another origin are refused (403).
+
 Flags:
   --listen HOST:PORT        where to serve (default 127.0.0.1:8088, loopback only)
+  --allowed-hosts A,B       host names the page may be reached by besides localhost,
+                            loopback and the listen address (a proxy's or DNS name)
   --scheduler URL           the scheduler's secure admin port, https://HOST:10259, for
                             the "Recent decisions" panel (GET /debug/decisions)
   --scheduler-ca-file PATH  CA of the scheduler's serving certificate

@@ -9,13 +9,14 @@
 //
 // Routes, under `prefix` ("" for trimaranctl, "/dashboard" for the load watcher):
 //   GET <prefix>/                 the page (HTML, CSS and JS in one document,
-//                                 dashboard_page.h); <prefix> alone redirects to it
-//                                 when the prefix is not empty
+//                                 dashboard_page.h) with the last refresh's nodes
+//                                 document in a JSON data block (its first render
+//                                 happens before the load event; the block is data,
+//                                 never script). With ?token=T: sets the token cookie
+//                                 and redirects to <prefix>/ (the token leaves the
+//                                 URL). <prefix> alone redirects to <prefix>/.
 //   GET <prefix>/api/nodes        the `trimaranctl nodes -o json` document of the last
 //                                 refresh; 503 {"error"} before the first one succeeds
-//   GET <prefix>/api/nodes.js     the same as `window.trimaranNodes = <json>;` (the
-//                                 page loads it as a script so that its first render
-//                                 happens before the load event)
 //   GET <prefix>/api/history[?node=N]*  per-node samples (NodeHistory::Json)
 //   GET <prefix>/api/config       {"hotThresholdPercent", "refreshSeconds",
 //                                 "decisions": bool, "historyCapacity", "lastError"}
@@ -23,7 +24,12 @@
 //                                 else {"enabled": true, "scheduler", "error"} or
 //                                 {"enabled": true, "scheduler", "result": <the
 //                                 scheduler's document>} (cached for 2 s)
-// Every api answer has Cache-Control: no-store.
+//   anything else under <prefix>/ 404 (after the checks below)
+// Every answer, refusals included, passes DashboardGuard (dashboard_guard.h) first:
+// Host and Origin (403), the method (405 but for GET and HEAD), the token (401), and
+// carries its security headers (Content-Security-Policy, X-Frame-Options: DENY, ...).
+// The api answers are application/json with Cache-Control: no-store; there is no
+// script-includable data (no JSONP, no `window.x = ...` endpoint).
 //
 // A failed refresh keeps the last good document (its "time" says how old it is) and
 // reports the error in /api/config "lastError" (the page shows it); it never stops the
@@ -46,6 +52,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "cmd/trimaranctl/dashboard_decisions.h"
+#include "cmd/trimaranctl/dashboard_guard.h"
 #include "cmd/trimaranctl/dashboard_history.h"
 #include "cmd/trimaranctl/nodes_command.h"
 #include "cmd/trimaranctl/nodes_layout.h"
@@ -59,6 +66,8 @@ struct DashboardOptions {
   NodesFlags flags;  // model (resources, sort, prices, stale-after, targets) and refresh
   size_t history_capacity = 120;
   int decisions_limit = 50;
+  // Who may read the dashboard (its token, bind address, allowed Host names, TLS).
+  DashboardAccess access;
   // Shown in the decisions panel when there is no DecisionsSource.
   std::string decisions_hint =
       "Start the dashboard with --scheduler https://SCHEDULER:10259 (and "
@@ -96,8 +105,19 @@ class DashboardService {
   std::string NoDataReason() const;
   std::string DecisionsJson();
   const NodeHistory& history() const { return history_; }
+  const DashboardGuard& guard() const { return guard_; }
+  // The page's Content-Security-Policy (its inline script and style by hash).
+  const std::string& page_csp() const { return page_csp_; }
 
  private:
+  enum class RouteKind { kPage, kApi };
+  using GuardedHandler =
+      std::function<void(const http::ServerRequest&, TokenSource, http::ServerResponse&)>;
+  // `handler` behind the guard: security headers, then Host/Origin, method and token.
+  http::RouteHandler Guarded(RouteKind kind, GuardedHandler handler) const;
+  void ServePage(const std::string& base, const http::ServerRequest& request, TokenSource source,
+                 http::ServerResponse& response) const;
+
   ClusterSource& source_;
   const PriceTable prices_;
   const LayoutOptions layout_;
@@ -105,6 +125,11 @@ class DashboardService {
   const Clock& clock_;
   DecisionsSource* const decisions_;
   NodeHistory history_;
+  const DashboardGuard guard_;
+  // The page split around its data block's placeholder, and its policy.
+  std::string page_head_;
+  std::string page_tail_;
+  std::string page_csp_;
 
   mutable absl::Mutex mu_;
   std::shared_ptr<const std::string> nodes_json_ ABSL_GUARDED_BY(mu_);

@@ -1,5 +1,6 @@
 #include "cmd/trimaranctl/explain_command.h"
 
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cmd/trimaranctl/explain_format.h"
+#include "cmd/trimaranctl/kube_plain_http.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
@@ -296,6 +298,9 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
   load.context = flags->context;
   absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
   if (!rest.ok()) return fail(rest.status());
+  if (std::string w = DropCredentialsOverPlainHttp(*rest); !w.empty()) {
+    std::fprintf(stderr, "trimaranctl %s: %s\n", "explain", w.c_str());
+  }
   rest->user_agent = "trimaranctl";
   absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
       kube::RestClient::Create(*rest, RealClock::Get());
@@ -307,6 +312,9 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
       return fail(absl::InvalidArgumentError(
           absl::StrCat("--token-file ", flags->token_file, ": empty or unreadable")));
     }
+  } else if (!KubeconfigCredentialsAllowed(flags->scheduler)) {
+    std::fprintf(stderr, "trimaranctl explain: %s\n",
+                 PlainHttpSchedulerWarning("--scheduler", flags->scheduler).c_str());
   } else {
     absl::StatusOr<kube::CredentialSourcePtr> creds =
         kube::MakeCredentialSource(*rest, RealClock::Get());

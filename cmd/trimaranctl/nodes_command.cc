@@ -1,5 +1,6 @@
 #include "cmd/trimaranctl/nodes_command.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "cmd/trimaranctl/kube_plain_http.h"
 #include "cmd/trimaranctl/nodes_informer_source.h"
 #include "cmd/trimaranctl/nodes_live_view.h"
 #include "common/clock.h"
@@ -455,6 +457,9 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
   load.master_override = flags->master;
   absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
   if (!rest.ok()) return fail(rest.status());
+  if (std::string w = DropCredentialsOverPlainHttp(*rest); !w.empty()) {
+    std::fprintf(stderr, "trimaranctl %s: %s\n", "nodes", w.c_str());
+  }
   rest->user_agent = "trimaranctl";
   absl::StatusOr<std::unique_ptr<kube::RestClient>> kube_client =
       kube::RestClient::Create(*rest, RealClock::Get());

@@ -11,9 +11,11 @@
 //       the page loaded in headless Chromium shows them in the node rows and the
 //       summary (missing usage as n/a), the usage history fills, the decisions panel
 //       lists a fake scheduler's /debug/decisions (the contract, with its bearer token);
-//       a second dashboard on the same port fails clearly. Screenshots of the page and
-//       of the coloured terminal view go to build/screenshots/.
-//   (d) `load-watcher --dashboard` serves the same data at /dashboard/.
+//       a second dashboard on the same port fails clearly; every request needs the
+//       token of the URL it printed. Screenshots of the page and of the coloured
+//       terminal view go to build/screenshots/.
+//   (d) `load-watcher --dashboard` serves the same data at /dashboard/, with the token
+//       it logged.
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -125,6 +128,24 @@ std::vector<std::string> RowOrder(const std::string& dom) {
     names.push_back(dom.substr(v, dom.find('"', v) - v));
   }
   return names;
+}
+
+// The dashboard token of the URL a dashboard logged at start ("...?token=HEX"), or ""
+// once 30 s pass without it.
+std::string TokenFromLog(const Subprocess& process) {
+  std::string token;
+  Eventually(
+      [&] {
+        const std::string log = process.LogTail(100000);
+        const size_t at = log.find("?token=");
+        if (at == std::string::npos) return false;
+        size_t end = at + 7;
+        while (end < log.size() && absl::ascii_isxdigit(log[end])) ++end;
+        token = log.substr(at + 7, end - at - 7);
+        return !token.empty();
+      },
+      absl::Seconds(30));
+  return token;
 }
 
 double Number(const std::string& text) {
@@ -454,11 +475,20 @@ TEST_F(TrimaranctlNodesE2ETest, DashboardPageShowsTheSameFiguresAsJson) {
   auto dashboard = Subprocess::Start(argv, dir + "/dashboard.log");
   ASSERT_TRUE(dashboard.ok()) << dashboard.status();
   const std::string url = absl::StrCat("http://", listen, "/");
+  // The token of the URL the dashboard printed: curl sends it as a bearer header, the
+  // browser opens the token URL (which sets the cookie and redirects to `url`).
+  const std::string token = TokenFromLog(**dashboard);
+  ASSERT_EQ(token.size(), 64u) << (*dashboard)->LogTail();
+  const std::string auth = "Authorization: Bearer " + token;
+  const std::string page = url + "?token=" + token;
+  int refused = 0;
+  Curl(url + "api/nodes", &refused);
+  EXPECT_EQ(refused, 401);  // no token
   std::string body;
   ASSERT_TRUE(Eventually(
       [&] {
         int status = 0;
-        body = Curl(url + "api/nodes", &status);
+        body = Curl(url + "api/nodes", &status, auth);
         return status == 200 && absl::StrContains(body, "node-4");
       },
       absl::Seconds(30)))
@@ -494,14 +524,14 @@ TEST_F(TrimaranctlNodesE2ETest, DashboardPageShowsTheSameFiguresAsJson) {
   // The history fills as the watcher's snapshots change (it fetches every second).
   ASSERT_TRUE(Eventually(
       [&] {
-        body = Curl(url + "api/history?node=node-1");
+        body = Curl(url + "api/history?node=node-1", nullptr, auth);
         return absl::StrContains(body, "],[");
       },
       absl::Seconds(30)))
       << body;
 
   // The page in headless Chromium: rows and summary show the `-o json` figures.
-  auto dom = ChromiumDumpDom(url);
+  auto dom = ChromiumDumpDom(page);
   ASSERT_TRUE(dom.ok()) << dom.status();
   EXPECT_TRUE(TagAttribute(*dom, "data-first-render-ms", "data-first-render-ms").has_value())
       << *dom;
@@ -550,32 +580,32 @@ TEST_F(TrimaranctlNodesE2ETest, DashboardPageShowsTheSameFiguresAsJson) {
               0.0005);
   // The decisions panel: the fake scheduler's decisions, with scores and fallbacks.
   EXPECT_THAT(*dom, ::testing::HasSubstr("data-pod=\"default/spark-exec-1\""));
-  EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking 97"));
+  EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking</bdi> 97"));
   EXPECT_THAT(*dom, ::testing::HasSubstr("TargetLoadPacking: metrics stale, used requests"));
   EXPECT_THAT(*dom, ::testing::HasSubstr("0/4 nodes are available"));
 
   // Sort and filter controls, set through the page's URL fragment (bookmarkable views).
-  auto sorted = ChromiumDumpDom(url + "#sort=cpu-requests&order=dsc");
+  auto sorted = ChromiumDumpDom(page + "#sort=cpu-requests&order=dsc");
   ASSERT_TRUE(sorted.ok()) << sorted.status();
   // CPU requests: node-2 2000m, node-1 1750m, node-4 400m, node-3 none.
   EXPECT_THAT(RowOrder(*sorted), ::testing::ElementsAre("node-2", "node-1", "node-4", "node-3"));
-  auto ascending = ChromiumDumpDom(url + "#sort=cpu-usage&order=asc");
+  auto ascending = ChromiumDumpDom(page + "#sort=cpu-usage&order=asc");
   ASSERT_TRUE(ascending.ok()) << ascending.status();
   // CPU usage: node-2 10 %, node-1 50 %, node-3 80 %; node-4 has none: last.
   EXPECT_THAT(RowOrder(*ascending), ::testing::ElementsAre("node-2", "node-1", "node-3", "node-4"));
-  auto spot = ChromiumDumpDom(url + "#filter=spot");
+  auto spot = ChromiumDumpDom(page + "#filter=spot");
   ASSERT_TRUE(spot.ok()) << spot.status();
   EXPECT_THAT(RowOrder(*spot), ::testing::ElementsAre("node-3"));
   EXPECT_THAT(*spot, ::testing::HasSubstr("1 of 4 nodes"));
-  auto no_usage = ChromiumDumpDom(url + "#na=1");
+  auto no_usage = ChromiumDumpDom(page + "#na=1");
   ASSERT_TRUE(no_usage.ok()) << no_usage.status();
   EXPECT_THAT(RowOrder(*no_usage), ::testing::ElementsAre("node-4"));
-  auto hot = ChromiumDumpDom(url + "#hot=1");  // --hot-threshold 80: node-3's CPU
+  auto hot = ChromiumDumpDom(page + "#hot=1");  // --hot-threshold 80: node-3's CPU
   ASSERT_TRUE(hot.ok()) << hot.status();
   EXPECT_THAT(RowOrder(*hot), ::testing::ElementsAre("node-3"));
 
   const std::string png = std::string(kScreenshotDir) + "/dashboard.png";
-  ASSERT_TRUE(ChromiumScreenshot(url, png, {.width = 1400, .height = 820}).ok());
+  ASSERT_TRUE(ChromiumScreenshot(page, png, {.width = 1400, .height = 820}).ok());
   EXPECT_GT(std::filesystem::file_size(png), 10000u);
 
   // The port is taken: a clear error, exit 1.
@@ -598,11 +628,15 @@ TEST_F(TrimaranctlNodesE2ETest, LoadWatcherServesTheDashboard) {
       {"METRICS_PROVIDER_NAME=Prometheus", "METRICS_PROVIDER_ADDRESS=" + prom_->url()});
   ASSERT_TRUE(lw.ok()) << lw.status();
   const std::string base = absl::StrCat("http://127.0.0.1:", *port, "/dashboard/");
+  // Without --token-file the load watcher makes a dashboard token and logs the URL.
+  const std::string token = TokenFromLog(**lw);
+  ASSERT_EQ(token.size(), 64u) << (*lw)->LogTail();
+  const std::string auth = "Authorization: Bearer " + token;
   std::string body;
   ASSERT_TRUE(Eventually(
       [&] {
         int status = 0;
-        body = Curl(base + "api/nodes", &status);
+        body = Curl(base + "api/nodes", &status, auth);
         return status == 200 && absl::StrContains(body, "\"usage\": \"ok\"");
       },
       absl::Seconds(30)))
@@ -619,9 +653,12 @@ TEST_F(TrimaranctlNodesE2ETest, LoadWatcherServesTheDashboard) {
     }
   }
   int status = 0;
-  EXPECT_THAT(Curl(base, &status), ::testing::HasSubstr("<title>Trimaran nodes</title>"));
+  EXPECT_THAT(Curl(base, &status, auth), ::testing::HasSubstr("<title>Trimaran nodes</title>"));
   EXPECT_EQ(status, 200);
-  EXPECT_THAT(Curl(base + "api/decisions"), ::testing::HasSubstr("\"enabled\":false"));
+  Curl(base, &status);
+  EXPECT_EQ(status, 401);
+  EXPECT_THAT(Curl(base + "api/decisions", nullptr, auth),
+              ::testing::HasSubstr("\"enabled\":false"));
   // The watcher's own API is unchanged.
   Curl(absl::StrCat("http://127.0.0.1:", *port, "/watcher"), &status);
   EXPECT_EQ(status, 200);

@@ -57,6 +57,7 @@ std::vector<std::string> BaseArgs(const std::string& binary, const ChromiumOptio
                                    "--hide-scrollbars",
                                    "--user-data-dir=" + profile_dir,
                                    absl::StrCat("--window-size=", o.width, ",", o.height)};
+  args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
   if (o.virtual_time > absl::ZeroDuration()) {
     args.push_back(
         absl::StrCat("--virtual-time-budget=", absl::ToInt64Milliseconds(o.virtual_time)));

@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -34,6 +35,9 @@ struct ChromiumOptions {
   // performance.now() is then real time, which the render benchmark needs).
   absl::Duration virtual_time = absl::Seconds(4);
   absl::Duration timeout = absl::Seconds(60);
+  // More command-line switches, e.g. "--host-resolver-rules=MAP rebind.test 127.0.0.1"
+  // (a name that resolves to loopback: DNS rebinding without a DNS server).
+  std::vector<std::string> extra_args{};
 };
 
 // The serialized DOM of `url` after its scripts ran.
