@@ -388,6 +388,8 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       "ClusterRole/trimaran-scheduler: policy|poddisruptionbudgets|list|*",
       "ClusterRole/trimaran-scheduler: policy|poddisruptionbudgets|watch|*",
       "ClusterRole/trimaran-scheduler: core|pods|delete|*",
+      // After a bind error: is the pod bound anyway? (Scheduler::IsBoundInApi)
+      "ClusterRole/trimaran-scheduler: core|pods|get|*",
       "ClusterRole/trimaran-scheduler: core|persistentvolumes|list|*",
       "ClusterRole/trimaran-scheduler: core|persistentvolumes|watch|*",
       "ClusterRole/trimaran-scheduler: core|persistentvolumes|patch|*",
@@ -414,9 +416,10 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       "ClusterRole/trimaran-scheduler-decisions-viewer: nonResource|/debug/decisions|get",
   };
   if (GetParam().extender) {
-    // Read-only: no evictions, PV/PVC patches, binding, status patches, events or Lease.
+    // Read-only: no evictions, PV/PVC patches, binding, status patches, events or Lease;
+    // no GET of a pod either (only the scheduling loop checks a failed bind).
     std::erase_if(want, [](const std::string& rule) {
-      return absl::StrContains(rule, "|delete|") || absl::StrContains(rule, "|patch|") ||
+      return absl::StrContains(rule, "|delete|") || absl::StrContains(rule, "core|pods|get|") || absl::StrContains(rule, "|patch|") ||
              absl::StrContains(rule, "|create|") || absl::StartsWith(rule, "Role/");
     });
   }
@@ -515,6 +518,7 @@ TEST_P(ManifestsTest, NetworkPolicyAdmitsSchedulerDashboardAndPrometheus) {
   }
   std::set<int> open_ports;
   std::set<std::string> watcher_peers;
+  bool extender_rule = false;
   for (const YAML::Node& rule : np["spec"]["ingress"]) {
     std::set<int> ports;
     for (const YAML::Node& p : rule["ports"]) ports.insert(p["port"].as<int>(0));
@@ -522,17 +526,38 @@ TEST_P(ManifestsTest, NetworkPolicyAdmitsSchedulerDashboardAndPrometheus) {
       open_ports.insert(ports.begin(), ports.end());
       continue;
     }
+    if (ports == (std::set<int>{8888})) {
+      // The extender's port (overlays/extender): kube-scheduler runs with host networking,
+      // so only an ipBlock can name it; the extender authenticates every client by its
+      // certificate itself.
+      ASSERT_TRUE(GetParam().extender);
+      for (const YAML::Node& peer : rule["from"]) {
+        EXPECT_TRUE(peer["ipBlock"]["cidr"].IsDefined()) << YAML::Dump(peer);
+      }
+      extender_rule = true;
+      continue;
+    }
     EXPECT_EQ(ports, (std::set<int>{2020, 2021}));
     for (const YAML::Node& peer : rule["from"]) {
+      // Never a pod label alone, nor any namespace: a label is anyone's to set.
+      ASSERT_TRUE(peer["namespaceSelector"].IsMap()) << YAML::Dump(peer);
+      ASSERT_TRUE(peer["podSelector"].IsMap()) << YAML::Dump(peer);
+      const std::string ns =
+          Str(peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]);
+      EXPECT_FALSE(ns.empty()) << YAML::Dump(peer);
+      EXPECT_EQ(peer["namespaceSelector"].size(), 1u) << "matchLabels only";
+      EXPECT_EQ(peer["namespaceSelector"]["matchLabels"].size(), 1u);
       for (const auto& kv : peer["podSelector"]["matchLabels"]) {
-        watcher_peers.insert(absl::StrCat(Str(kv.first), "=", Str(kv.second)));
+        watcher_peers.insert(absl::StrCat(ns, "/", Str(kv.first), "=", Str(kv.second)));
       }
     }
   }
   EXPECT_EQ(open_ports, (std::set<int>{10259}));
-  EXPECT_THAT(watcher_peers, ::testing::IsSupersetOf({"app.kubernetes.io/component=dashboard",
-                                                      "app.kubernetes.io/name=prometheus",
-                                                      "app.kubernetes.io/component=scheduler"}));
+  EXPECT_EQ(extender_rule, GetParam().extender);
+  EXPECT_THAT(watcher_peers,
+              ::testing::IsSupersetOf({"trimaran/app.kubernetes.io/component=dashboard",
+                                       "monitoring/app.kubernetes.io/name=prometheus",
+                                       "trimaran/app.kubernetes.io/component=scheduler"}));
 }
 
 TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
