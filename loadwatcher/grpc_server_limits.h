@@ -13,8 +13,8 @@
 namespace trimaran::lw {
 
 struct GrpcServerLimits {
-  int max_threads = 16;            // every RPC in progress and the pollers
-  int max_concurrent_streams = 8;  // per connection (GRPC_ARG_MAX_CONCURRENT_STREAMS)
+  int max_threads = 16;                      // every RPC in progress and the pollers
+  int max_concurrent_streams = 8;            // per connection (GRPC_ARG_MAX_CONCURRENT_STREAMS)
   int max_receive_message_bytes = 64 << 10;  // requests are a window and host names
 };
 

@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "common/stats/stats.h"
 #include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
-#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"

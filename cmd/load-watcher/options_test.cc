@@ -213,9 +213,10 @@ TEST(LoadWatcherOptionsTest, AnyAddressButLoopbackNeedsTheToken) {
   }
   for (const char* open : {"0.0.0.0", "::", "10.0.0.5", "::ffff:10.0.0.5"}) {
     SCOPED_TRACE(open);
-    EXPECT_THAT(Parse({absl::StrCat("--bind-address=", open)}).status(),
-                StatusIs(absl::StatusCode::kInvalidArgument,
-                         HasSubstr(absl::StrCat("--bind-address=", open, " without --token-file"))));
+    EXPECT_THAT(
+        Parse({absl::StrCat("--bind-address=", open)}).status(),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 HasSubstr(absl::StrCat("--bind-address=", open, " without --token-file"))));
     TRIMARAN_EXPECT_OK(
         Parse({absl::StrCat("--bind-address=", open), "--token-file=" + token}).status());
   }

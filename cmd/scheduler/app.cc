@@ -236,7 +236,8 @@ absl::StatusOr<http::ServingCertFiles> ServingCert(SchedulerOptions& options) {
   if (!files.ok())
     return Annotate(files.status(), "generating the self-signed serving certificate");
   if (files->generated) {
-    Log(Component::kAdmin).info("generated a self-signed serving certificate in {}", options.cert_dir);
+    Log(Component::kAdmin)
+        .info("generated a self-signed serving certificate in {}", options.cert_dir);
   }
   return files;
 }
@@ -699,12 +700,13 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
   // names on every path but the probes and /metrics (which takes a bearer token, as on
   // the secure port).
   ho.client_ca_file = options.extender_client_ca_file;
-  ho.request_filter = [policy = sched::extender::ClientNamePolicy{
-                           .require_client_certificate = !options.extender_client_ca_file.empty(),
-                           .allowed_names = options.extender_allowed_names}](
-                          const http::ServerRequest& req, http::ServerResponse& res) {
-    return policy.Check(req, res);
-  };
+  ho.request_filter =
+      [policy = sched::extender::ClientNamePolicy{.require_client_certificate =
+                                                      !options.extender_client_ca_file.empty(),
+                                                  .allowed_names = options.extender_allowed_names}](
+          const http::ServerRequest& req, http::ServerResponse& res) {
+        return policy.Check(req, res);
+      };
   ho.unfiltered_paths = {"/healthz", "/readyz", "/metrics"};
   ho.tls_min_version = options.tls_min_version;
   // kube-scheduler sends full Node objects without nodeCacheCapable: 5,000 nodes are

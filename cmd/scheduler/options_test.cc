@@ -101,9 +101,9 @@ TEST(ParseSchedulerFlagsTest, ExtenderFlags) {
 // Issue 30 point 3: the extender is authenticated unless explicitly waived; /bind never
 // without mutual TLS.
 TEST(ParseSchedulerFlagsTest, ExtenderRequiresMutualTlsByDefault) {
-  EXPECT_THAT(Parse({"--extender"}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("--extender requires mutual TLS")));
+  EXPECT_THAT(
+      Parse({"--extender"}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--extender requires mutual TLS")));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       SchedulerOptions mtls,
       Parse({"--extender", "--extender-client-ca-file=/ca.pem",
@@ -115,18 +115,18 @@ TEST(ParseSchedulerFlagsTest, ExtenderRequiresMutualTlsByDefault) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions open,
                                 Parse({"--extender", "--extender-allow-unauthenticated"}));
   EXPECT_TRUE(open.extender_allow_unauthenticated);
-  EXPECT_THAT(Parse({"--extender", "--extender-allow-unauthenticated", "--extender-bind"}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("--extender-bind needs mutual TLS")));
-  EXPECT_THAT(Parse({"--extender", "--extender-allow-unauthenticated",
-                     "--extender-client-ca-file=/ca.pem"})
-                  .status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("give one, not both")));
-  EXPECT_THAT(Parse({"--extender", "--extender-allow-unauthenticated",
-                     "--extender-allowed-names=x"})
-                  .status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("--extender-allowed-names needs --extender-client-ca-file")));
+  EXPECT_THAT(
+      Parse({"--extender", "--extender-allow-unauthenticated", "--extender-bind"}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--extender-bind needs mutual TLS")));
+  EXPECT_THAT(
+      Parse({"--extender", "--extender-allow-unauthenticated", "--extender-client-ca-file=/ca.pem"})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("give one, not both")));
+  EXPECT_THAT(
+      Parse({"--extender", "--extender-allow-unauthenticated", "--extender-allowed-names=x"})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("--extender-allowed-names needs --extender-client-ca-file")));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       SchedulerOptions bind,
       Parse({"--extender", "--extender-client-ca-file=/ca.pem", "--extender-bind",

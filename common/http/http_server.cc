@@ -71,8 +71,8 @@ void PeerNames(const httplib::Request& req, ServerRequest& out) {
         reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
         static_cast<size_t>(ASN1_STRING_length(data)));
   }
-  auto* names = static_cast<GENERAL_NAMES*>(
-      X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  auto* names =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
   if (names == nullptr) return;
   for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
     const GENERAL_NAME* name = sk_GENERAL_NAME_value(names, i);

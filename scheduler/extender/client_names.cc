@@ -32,10 +32,10 @@ bool ClientNamePolicy::Check(const http::ServerRequest& request,
                   request.peer_certificate_dns_names.end(), allowed)) {
     return true;
   }
-  return Refuse(response, 403,
-                absl::StrCat("forbidden: client certificate \"",
-                             request.peer_certificate_common_name,
-                             "\" is not in --extender-allowed-names\n"));
+  return Refuse(
+      response, 403,
+      absl::StrCat("forbidden: client certificate \"", request.peer_certificate_common_name,
+                   "\" is not in --extender-allowed-names\n"));
 }
 
 }  // namespace trimaran::sched::extender

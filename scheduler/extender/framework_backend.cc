@@ -56,8 +56,7 @@ void Record(FilterVerdicts& v, const std::string& name, const Status& s) {
 
 }  // namespace
 
-FrameworkBackend::FrameworkBackend(Framework& framework, SnapshotSource snapshot,
-                                   BindOptions bind)
+FrameworkBackend::FrameworkBackend(Framework& framework, SnapshotSource snapshot, BindOptions bind)
     : framework_(framework), snapshot_(std::move(snapshot)), bind_(std::move(bind)) {}
 
 absl::StatusOr<FilterVerdicts> FrameworkBackend::Filter(const kube::Pod& pod,

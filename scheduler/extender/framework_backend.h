@@ -32,8 +32,8 @@
 
 #include <functional>
 #include <memory>
-#include <string>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"

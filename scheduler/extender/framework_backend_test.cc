@@ -89,8 +89,8 @@ class FrameworkBackendTest : public ::testing::Test {
           return &handle_->snapshot();
         },
         BindOptions{.client = &handle_->fake_client(),
-                    .pods = [this](const std::string& ns, const std::string& name)
-                        -> std::shared_ptr<const kube::Pod> {
+                    .pods = [this](const std::string& ns,
+                                   const std::string& name) -> std::shared_ptr<const kube::Pod> {
                       absl::StatusOr<kube::Pod> p = handle_->fake_client().GetPod(ns, name);
                       if (!p.ok()) return nullptr;
                       return std::make_shared<kube::Pod>(*std::move(p));
@@ -198,8 +198,7 @@ TEST_F(FrameworkBackendTest, BindOnlyPendingPodsOfTheSchedulerNamesToNodesThatFi
   TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod created, handle_->fake_client().CreatePod(pod_));
   const std::string uid = created.metadata.uid;
   // Unknown pod, another UID.
-  EXPECT_THAT(backend_->Bind({"nope", "ns", uid, "free"}),
-              StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(backend_->Bind({"nope", "ns", uid, "free"}), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(backend_->Bind({"p", "ns", "other-uid", "free"}),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("another UID")));
   // Nodes that do not pass the profile's filters (busy: Insufficient cpu; tainted;

@@ -79,22 +79,20 @@ TEST(BindFaultUnderShippedRbacTest, BindCommitsButItsAnswerIsA504) {
   TRIMARAN_ASSERT_OK(ApplyShippedRbac(cp, cluster->kubeconfig()));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(const std::string token,
                                 cp.AddTokenUser(kServiceAccountUser, kServiceAccountGroups));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(
-      std::unique_ptr<e2e::FaultProxy> proxy,
-      e2e::FaultProxy::Start({.upstream = cp.server(),
-                              .upstream_ca_file = cp.ca_file(),
-                              .tls_cert_dir = cp.dir() + "/proxy"}));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(std::unique_ptr<e2e::FaultProxy> proxy,
+                                e2e::FaultProxy::Start({.upstream = cp.server(),
+                                                        .upstream_ca_file = cp.ca_file(),
+                                                        .tls_cert_dir = cp.dir() + "/proxy"}));
   const std::string kubeconfig = cp.dir() + "/scoped-via-proxy.kubeconfig";
-  TRIMARAN_ASSERT_OK(
-      WriteFile(kubeconfig, TokenKubeconfig(proxy->url(), proxy->ca_file(), token)));
+  TRIMARAN_ASSERT_OK(WriteFile(kubeconfig, TokenKubeconfig(proxy->url(), proxy->ca_file(), token)));
 
   const e2e::RequestMatch bind = {.method = "POST", .path_regex = e2e::kBindingPathRegex};
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       e2e::RuleId replaced,
-      proxy->AddRule(e2e::FaultRule::ReplaceResponse(
-                         bind, e2e::CannedResponse::KubeStatus(504, "Timeout",
-                                                               "injected gateway timeout"))
-                         .Times(3)));
+      proxy->AddRule(
+          e2e::FaultRule::ReplaceResponse(
+              bind, e2e::CannedResponse::KubeStatus(504, "Timeout", "injected gateway timeout"))
+              .Times(3)));
   TRIMARAN_ASSERT_OK(
       cluster->AddNodes(e2e::NumberedNames("node", 4), {.cpu = "4", .memory = "16Gi"}));
   TRIMARAN_ASSERT_OK(cluster->CreatePods(kPods, [](int i) {
@@ -154,8 +152,8 @@ TEST(BindFaultUnderShippedRbacTest, BindCommitsButItsAnswerIsA504) {
   EXPECT_EQ(conflicts, 3);
   EXPECT_EQ(pod_gets, 3);
   EXPECT_EQ(forbidden, 0);
-  std::cout << "[scenario 6 under the shipped RBAC] all " << kPods << " pods bound in "
-            << recovery << "\n";
+  std::cout << "[scenario 6 under the shipped RBAC] all " << kPods << " pods bound in " << recovery
+            << "\n";
 
   sched.process->Signal(SIGTERM);
   absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));

@@ -150,9 +150,8 @@ TEST_F(DeployE2ETest, InstallYamlAndEveryOverlayAndComponentApplyServerSide) {
   RunResult crd = Kubectl({"apply", "--server-side", "-f", crd_file});
   ASSERT_EQ(crd.exit_code, 0) << crd.output;
 
-  RunResult installed =
-      Kubectl({"apply", "--server-side", "--field-manager=trimaran-install", "-f",
-               DeployPath("install.yaml")});
+  RunResult installed = Kubectl({"apply", "--server-side", "--field-manager=trimaran-install", "-f",
+                                 DeployPath("install.yaml")});
   ASSERT_EQ(installed.exit_code, 0) << installed.output;
   EXPECT_THAT(installed.output, ::testing::HasSubstr("deployment.apps/trimaran-scheduler"));
   EXPECT_THAT(installed.output,
@@ -187,8 +186,8 @@ TEST_F(DeployE2ETest, InstallYamlAndEveryOverlayAndComponentApplyServerSide) {
       TRIMARAN_ASSERT_OK(WriteFile(file, ToYamlStream(crds)));
       RunResult applied = Kubectl({"apply", "--server-side", "-f", file});
       ASSERT_EQ(applied.exit_code, 0) << applied.output;
-      RunResult established = Kubectl(
-          {"wait", "--for=condition=Established", "--timeout=60s", "-f", file});
+      RunResult established =
+          Kubectl({"wait", "--for=condition=Established", "--timeout=60s", "-f", file});
       ASSERT_EQ(established.exit_code, 0) << established.output;
     }
     RunResult r = Kubectl({"apply", "--server-side", "--dry-run=server",
