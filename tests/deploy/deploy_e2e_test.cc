@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
+#include "common/http/testing/test_certs.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -271,15 +272,33 @@ profiles:
   absl::StatusOr<int> port = e2e::PickFreePort();
   ASSERT_TRUE(port.ok()) << port.status();
   const std::string certs = cp_->dir() + "/extender-certs";
+  // Mutual TLS, as the overlay ships it: a client CA and the one allowed name.
+  const std::string pki_dir = cp_->dir() + "/extender-pki";
+  std::filesystem::create_directories(pki_dir);
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(http::testing::TestPki pki, http::testing::MakeTestPki(pki_dir));
+  // Without a client CA (and without --extender-allow-unauthenticated) it refuses to start.
+  absl::StatusOr<RunResult> refused = RunCommand(
+      {TRIMARAN_SCHEDULER_BIN, "--extender", "--config", config, "--kubeconfig",
+       scoped_kubeconfig_, "--secure-port", "0", "--cert-dir", certs},
+      absl::Seconds(30));
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->exit_code, 1) << refused->output;
+  EXPECT_THAT(refused->output, ::testing::HasSubstr("--extender requires mutual TLS"));
   auto ext = e2e::Subprocess::Start(
       {TRIMARAN_SCHEDULER_BIN, "--extender", "--config", config, "--kubeconfig", scoped_kubeconfig_,
        "--secure-port", "0", "--cert-dir", certs, "--extender-bind-address=127.0.0.1",
+       "--extender-client-ca-file=" + pki.ca.cert_file, "--extender-allowed-names=test-client",
        absl::StrCat("--extender-port=", *port), "--v", "2"},
       cp_->dir() + "/extender.log");
   ASSERT_TRUE(ext.ok()) << ext.status();
   absl::StatusOr<std::unique_ptr<http::CurlTransport>> client =
-      http::CurlTransport::Create({.tls = {.ca_file = certs + "/trimaran-scheduler.crt"}});
+      http::CurlTransport::Create({.tls = {.ca_file = certs + "/trimaran-scheduler.crt",
+                                           .client_cert_file = pki.client.cert_file,
+                                           .client_key_file = pki.client.key_file}});
   ASSERT_TRUE(client.ok()) << client.status();
+  absl::StatusOr<std::unique_ptr<http::CurlTransport>> no_cert =
+      http::CurlTransport::Create({.tls = {.ca_file = certs + "/trimaran-scheduler.crt"}});
+  ASSERT_TRUE(no_cert.ok()) << no_cert.status();
   const std::string url = absl::StrCat("https://127.0.0.1:", *port);
   // Ready once every informer synced: within the 30 s the daemon gives the optional ones
   // only if none is forbidden.
@@ -303,8 +322,23 @@ profiles:
   EXPECT_EQ(answer->status_code, 200);
   EXPECT_THAT(answer->body, ::testing::HasSubstr(R"("NodeNames":["node-0","node-1"])"));
   EXPECT_THAT(answer->body, ::testing::HasSubstr(R"("Error":"")"));
+  // No client certificate: the handshake fails.
+  EXPECT_FALSE((*no_cert)->Send(filter).ok());
+  // /metrics on the extender port: a bearer token with the metrics viewer role, as on
+  // the secure port (reviewed with the ServiceAccount's system:auth-delegator binding).
+  const absl::StatusOr<http::HttpResponse> anonymous = (*client)->Send({.url = url + "/metrics"});
+  ASSERT_TRUE(anonymous.ok()) << anonymous.status();
+  EXPECT_EQ(anonymous->status_code, 401) << anonymous->body;
+  http::HttpRequest admin_metrics{.url = url + "/metrics"};
+  admin_metrics.headers.Add("Authorization", "Bearer " + cp_->token());  // system:masters
+  const absl::StatusOr<http::HttpResponse> metrics = (*client)->Send(admin_metrics);
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_EQ(metrics->status_code, 200) << metrics->body;
+  EXPECT_THAT(metrics->body, ::testing::HasSubstr("trimaran_extender_requests_total"));
 
-  // Read-only: no binding, no events, no Lease.
+  // Read-only: no binding, no events, no Lease, no GET of a pod.
+  EXPECT_THAT(scoped_->GetPod("default", "p").status(),
+              StatusIs(absl::StatusCode::kPermissionDenied));
   kube::ObjectMeta meta;
   meta.name = "p";
   meta.namespace_name = "default";

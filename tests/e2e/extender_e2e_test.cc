@@ -1,7 +1,8 @@
 // Extender mode end to end (issue 21 point 3, "How it is checked"): the real
 // kube-scheduler 1.20.2 is the only scheduler and calls `trimaran-scheduler --extender`
-// over HTTPS (filterVerb, prioritizeVerb, weight 5, ignorable, caFile = the extender's
-// self-signed certificate), which serves a TargetLoadPacking profile reading a
+// over HTTPS with mutual TLS (filterVerb, prioritizeVerb, weight 5, ignorable, caFile =
+// the extender's self-signed certificate, certFile/keyFile = a client certificate of the
+// CA given to --extender-client-ca-file, its name in --extender-allowed-names), which serves a TargetLoadPacking profile reading a
 // load-watcher sidecar over a real Prometheus with a known CPU history:
 //
 //   1. Two identical 4-core nodes with equal requests, "cool" at 25 % CPU and "hot" at
@@ -15,7 +16,9 @@
 //
 // Run for both nodeCacheCapable values (names only; full Node objects echoed back).
 // Everything on 127.0.0.1.
+#include <filesystem>
 #include <fstream>
+#include <memory>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +29,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/http/curl_transport.h"
+#include "common/http/testing/test_certs.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -92,7 +97,8 @@ profiles:
 // kube-scheduler 1.20.2 (config API v1beta1) with its default profile and the extender
 // (docs/extender.md's snippet). Insecure healthz/metrics kept on 127.0.0.1.
 std::string KubeSchedulerConfig(const std::string& kubeconfig, int insecure_port, int extender_port,
-                                const std::string& ca_file, bool node_cache_capable, bool bind) {
+                                const std::string& ca_file, const http::testing::CertAndKey& client,
+                                bool node_cache_capable, bool bind) {
   return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1beta1
 kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: )",
@@ -116,7 +122,11 @@ extenders:
     httpTimeout: 5s
     tlsConfig:
       caFile: )",
-                      ca_file, "\n");
+                      ca_file, R"(
+      certFile: )",
+                      client.cert_file, R"(
+      keyFile: )",
+                      client.key_file, "\n");
 }
 
 class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
@@ -146,6 +156,22 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
 
   std::string ExtenderUrl(const std::string& path) {
     return absl::StrCat("https://127.0.0.1:", extender_port_, path);
+  }
+
+  // A GET on the extender's port with the client certificate kube-scheduler uses (the
+  // extender requires mutual TLS); "" and *status 0 when there is no answer.
+  std::string ExtenderGet(const std::string& path, int* status = nullptr) {
+    if (status != nullptr) *status = 0;
+    absl::StatusOr<std::unique_ptr<http::CurlTransport>> curl = http::CurlTransport::Create(
+        {.tls = {.client_cert_file = pki_.client.cert_file,
+                 .client_key_file = pki_.client.key_file,
+                 .insecure_skip_verify = true}});
+    if (!curl.ok()) return "";
+    absl::StatusOr<http::HttpResponse> r =
+        (*curl)->Send({.url = ExtenderUrl(path), .timeout = absl::Seconds(10)});
+    if (!r.ok()) return "";
+    if (status != nullptr) *status = r->status_code;
+    return r->body;
   }
 
   // Node name per bound pod whose name starts with `prefix`.
@@ -217,10 +243,18 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
     ASSERT_TRUE(secure_port.ok() && extender_port.ok());
     extender_port_ = *extender_port;
     const std::string cert_dir = cp_->dir() + "/extender-certs";
+    // Mutual TLS (the extender's default): kube-scheduler's client certificate
+    // (CN=test-client) is of the test CA, and its name is the one allowed.
+    const std::string pki_dir = cp_->dir() + "/extender-pki";
+    std::filesystem::create_directories(pki_dir);
+    auto pki = http::testing::MakeTestPki(pki_dir);
+    ASSERT_TRUE(pki.ok()) << pki.status();
+    pki_ = *std::move(pki);
     auto ext = Subprocess::Start(
         {kSchedulerBin, "--extender", "--config=" + config, "--kubeconfig=" + kubeconfig_,
          "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *secure_port),
-         "--cert-dir=" + cert_dir, "--extender-bind-address=127.0.0.1",
+         "--cert-dir=" + cert_dir, "--extender-client-ca-file=" + pki_.ca.cert_file,
+         "--extender-allowed-names=test-client", "--extender-bind-address=127.0.0.1",
          absl::StrCat("--extender-port=", extender_port_), absl::StrCat("--extender-bind=", bind),
          "--v=2", kAdminOpenPathsFlag},
         cp_->dir() + "/extender.log");
@@ -229,7 +263,7 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
     ASSERT_TRUE(Eventually(
         [&] {
           int status = 0;
-          Curl(ExtenderUrl("/readyz"), &status);
+          ExtenderGet("/readyz", &status);
           return status == 200;
         },
         absl::Seconds(30)))
@@ -242,7 +276,7 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
     const std::string kube_config = cp_->dir() + "/kube-scheduler.yaml";
     std::ofstream(kube_config) << KubeSchedulerConfig(kubeconfig_, *insecure_port, extender_port_,
                                                       cert_dir + "/trimaran-scheduler.crt",
-                                                      GetParam(), bind);
+                                                      pki_.client, GetParam(), bind);
     auto kube =
         Subprocess::Start({cp_->assets() + "/kube-scheduler", "--config=" + kube_config, "--port=0",
                            "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *kube_port),
@@ -260,6 +294,7 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
   std::unique_ptr<Subprocess> extender_;
   std::unique_ptr<Subprocess> kube_;
   int extender_port_ = 0;
+  http::testing::TestPki pki_;
 };
 
 TEST_P(ExtenderE2ETest, PodsGoWhereLiveLoadIsLowestAndSchedulingSurvivesTheExtender) {
@@ -269,7 +304,7 @@ TEST_P(ExtenderE2ETest, PodsGoWhereLiveLoadIsLowestAndSchedulingSurvivesTheExten
   ASSERT_TRUE(Eventually([&] { return Placement("live-").size() == 4; }, absl::Seconds(90)))
       << "pods not bound";
   for (const auto& [pod, node] : Placement("live-")) EXPECT_EQ(node, "cool") << pod;
-  const std::string metrics = Curl(ExtenderUrl("/metrics"));
+  const std::string metrics = ExtenderGet("/metrics");
   EXPECT_GE(
       Sample(metrics, "trimaran_extender_requests_total", {"verb=\"filter\"", "result=\"ok\""}), 4);
   EXPECT_GE(
@@ -295,7 +330,7 @@ TEST_P(ExtenderE2ETest, TheExtenderBindsWhenAskedTo) {
   ASSERT_TRUE(Eventually([&] { return Placement("bound-").size() == 3; }, absl::Seconds(90)))
       << "pods not bound";
   for (const auto& [pod, node] : Placement("bound-")) EXPECT_EQ(node, "cool") << pod;
-  const std::string metrics = Curl(ExtenderUrl("/metrics"));
+  const std::string metrics = ExtenderGet("/metrics");
   EXPECT_EQ(Sample(metrics, "trimaran_extender_requests_total", {"verb=\"bind\"", "result=\"ok\""}),
             3);
 }
