@@ -277,10 +277,10 @@ profiles:
   std::filesystem::create_directories(pki_dir);
   TRIMARAN_ASSERT_OK_AND_ASSIGN(http::testing::TestPki pki, http::testing::MakeTestPki(pki_dir));
   // Without a client CA (and without --extender-allow-unauthenticated) it refuses to start.
-  absl::StatusOr<RunResult> refused = RunCommand(
-      {TRIMARAN_SCHEDULER_BIN, "--extender", "--config", config, "--kubeconfig",
-       scoped_kubeconfig_, "--secure-port", "0", "--cert-dir", certs},
-      absl::Seconds(30));
+  absl::StatusOr<RunResult> refused =
+      RunCommand({TRIMARAN_SCHEDULER_BIN, "--extender", "--config", config, "--kubeconfig",
+                  scoped_kubeconfig_, "--secure-port", "0", "--cert-dir", certs},
+                 absl::Seconds(30));
   ASSERT_TRUE(refused.ok()) << refused.status();
   EXPECT_EQ(refused->exit_code, 1) << refused->output;
   EXPECT_THAT(refused->output, ::testing::HasSubstr("--extender requires mutual TLS"));

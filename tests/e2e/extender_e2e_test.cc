@@ -2,8 +2,9 @@
 // kube-scheduler 1.20.2 is the only scheduler and calls `trimaran-scheduler --extender`
 // over HTTPS with mutual TLS (filterVerb, prioritizeVerb, weight 5, ignorable, caFile =
 // the extender's self-signed certificate, certFile/keyFile = a client certificate of the
-// CA given to --extender-client-ca-file, its name in --extender-allowed-names), which serves a TargetLoadPacking profile reading a
-// load-watcher sidecar over a real Prometheus with a known CPU history:
+// CA given to --extender-client-ca-file, its name in --extender-allowed-names), which serves a
+// TargetLoadPacking profile reading a load-watcher sidecar over a real Prometheus with a known CPU
+// history:
 //
 //   1. Two identical 4-core nodes with equal requests, "cool" at 25 % CPU and "hot" at
 //      75 % (target 50): TargetLoadPacking scores 75 and 25, the extender answers 8 and 3,
@@ -18,8 +19,8 @@
 // Everything on 127.0.0.1.
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -162,10 +163,10 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
   // extender requires mutual TLS); "" and *status 0 when there is no answer.
   std::string ExtenderGet(const std::string& path, int* status = nullptr) {
     if (status != nullptr) *status = 0;
-    absl::StatusOr<std::unique_ptr<http::CurlTransport>> curl = http::CurlTransport::Create(
-        {.tls = {.client_cert_file = pki_.client.cert_file,
-                 .client_key_file = pki_.client.key_file,
-                 .insecure_skip_verify = true}});
+    absl::StatusOr<std::unique_ptr<http::CurlTransport>> curl =
+        http::CurlTransport::Create({.tls = {.client_cert_file = pki_.client.cert_file,
+                                             .client_key_file = pki_.client.key_file,
+                                             .insecure_skip_verify = true}});
     if (!curl.ok()) return "";
     absl::StatusOr<http::HttpResponse> r =
         (*curl)->Send({.url = ExtenderUrl(path), .timeout = absl::Seconds(10)});
