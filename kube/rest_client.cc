@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/http/curl_transport.h"
 #include "common/http/status_mapping.h"
@@ -13,9 +14,30 @@
 namespace trimaran::kube {
 namespace {
 
+// One path segment: every byte but RFC 3986's unreserved characters percent-encoded, so
+// that a name from outside (an extender's binding request) cannot add segments, a query
+// or a fragment. Valid object names pass unchanged.
+std::string PathSegment(absl::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if (absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  // "." and ".." are not names: a server would resolve them as dot segments.
+  if (out == "." || out == "..") return out == "." ? "%2E" : "%2E%2E";
+  return out;
+}
+
 std::string PodsPath(absl::string_view ns) {
   if (ns.empty()) return "/api/v1/pods";
-  return absl::StrCat("/api/v1/namespaces/", ns, "/pods");
+  return absl::StrCat("/api/v1/namespaces/", PathSegment(ns), "/pods");
 }
 
 std::string LeasePath(absl::string_view ns, absl::string_view name) {
@@ -385,7 +407,7 @@ absl::Status RestClient::WatchPods(absl::string_view ns, const WatchOptions& opt
 
 absl::StatusOr<Pod> RestClient::GetPod(absl::string_view ns, absl::string_view name) {
   Call call{.method = "GET",
-            .path = absl::StrCat(PodsPath(ns), "/", name),
+            .path = absl::StrCat(PodsPath(ns), "/", PathSegment(name)),
             .what = absl::StrCat("get pod ", ns, "/", name)};
   TRIMARAN_ASSIGN_OR_RETURN(std::string body, Do(call));
   absl::StatusOr<Pod> pod = DecodePod(body);
@@ -407,7 +429,7 @@ absl::StatusOr<Pod> RestClient::CreatePod(const Pod& pod) {
 
 absl::Status RestClient::DeletePod(absl::string_view ns, absl::string_view name) {
   Call call{.method = "DELETE",
-            .path = absl::StrCat(PodsPath(ns), "/", name),
+            .path = absl::StrCat(PodsPath(ns), "/", PathSegment(name)),
             .what = absl::StrCat("delete pod ", ns, "/", name)};
   return Do(call).status();
 }
@@ -417,7 +439,7 @@ absl::Status RestClient::Bind(const Binding& binding) { return Bind(binding, Cal
 absl::Status RestClient::Bind(const Binding& binding, const CallOptions& options) {
   Call call{.method = "POST",
             .path = absl::StrCat(PodsPath(binding.metadata.namespace_name), "/",
-                                 binding.metadata.name, "/binding"),
+                                 PathSegment(binding.metadata.name), "/binding"),
             .body = EncodeBinding(binding),
             .what = absl::StrCat("bind pod ", binding.metadata.namespace_name, "/",
                                  binding.metadata.name, " to node ", binding.target.name)};
@@ -427,7 +449,7 @@ absl::Status RestClient::Bind(const Binding& binding, const CallOptions& options
 absl::Status RestClient::PatchPodStatus(absl::string_view ns, absl::string_view name,
                                         const PodStatusPatch& patch) {
   Call call{.method = "PATCH",
-            .path = absl::StrCat(PodsPath(ns), "/", name, "/status"),
+            .path = absl::StrCat(PodsPath(ns), "/", PathSegment(name), "/status"),
             .body = EncodePodStatusPatch(patch),
             .content_type = "application/strategic-merge-patch+json",
             .what = absl::StrCat("patch status of pod ", ns, "/", name)};

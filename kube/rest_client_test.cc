@@ -97,6 +97,26 @@ TEST(RestClientTest, BindPostsBindingAndMapsConflict) {
   EXPECT_THAT(again.message(), HasSubstr("bind pod ns1/web-1 to node n3"));
 }
 
+// Names go into the path as one escaped segment each: a name from outside (an extender's
+// binding request) cannot reach another resource, add a query or climb with "..".
+TEST(RestClientTest, PodNamesAreEscapedPathSegments) {
+  Fixture f;
+  const std::string url = std::string(kServer) +
+                          "/api/v1/namespaces/ns%2F..%2Fx/pods/a%2F..%2F..%2Fnodes%3FdryRun%3DAll"
+                          "/binding";
+  f.transport->AddResponse("POST", url, 201, R"({"kind":"Status","status":"Success"})", {}, 1);
+  Binding b;
+  b.metadata.namespace_name = "ns/../x";
+  b.metadata.name = "a/../../nodes?dryRun=All";
+  b.target.name = "n1";
+  TRIMARAN_EXPECT_OK(f.client->Bind(b));
+  EXPECT_EQ(f.transport->LastRequest()->url, url);
+  const std::string get = std::string(kServer) + "/api/v1/namespaces/ns1/pods/%2E%2E";
+  f.transport->AddResponse("DELETE", get, 200, R"({"kind":"Status","status":"Success"})", {}, 1);
+  TRIMARAN_EXPECT_OK(f.client->DeletePod("ns1", ".."));
+  EXPECT_EQ(f.transport->LastRequest()->url, get);
+}
+
 TEST(RestClientTest, StorageObjectsListAndMergePatch) {
   Fixture f;
   f.transport->AddResponse(

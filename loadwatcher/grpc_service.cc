@@ -49,6 +49,17 @@ grpc::Status GrpcService::WatchMetrics(
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "unknown window \"" + window + "\" (want 15m, 10m or 5m)");
   }
+  // A place among the open streams, given back when this one ends.
+  if (open_watch_streams_.fetch_add(1) >= max_watch_streams_) {
+    open_watch_streams_.fetch_sub(1);
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "too many WatchMetrics streams open (at most " +
+                            std::to_string(max_watch_streams_) + "); retry later");
+  }
+  struct Release {
+    std::atomic<int>& open;
+    ~Release() { open.fetch_sub(1); }
+  } release{open_watch_streams_};
   const std::vector<std::string> hosts(request->hosts().begin(), request->hosts().end());
   const WatcherMetrics* last_sent = nullptr;
   std::shared_ptr<const WatcherMetrics> keep;  // keeps last_sent alive for the comparison

@@ -8,7 +8,11 @@
 //                     the window (checked on each new Watcher generation), until the
 //                     client cancels or Shutdown() is called. Each stream holds one
 //                     server thread; it polls for cancellation every
-//                     `poll_interval` of real time.
+//                     `poll_interval` of real time. At most `max_watch_streams` are
+//                     open at once (kDefaultMaxWatchStreams); one more is answered
+//                     RESOURCE_EXHAUSTED at once, so that streams cannot take every
+//                     server thread (the threads themselves are bounded by
+//                     grpc_server_limits.h).
 //
 // With RequireAuth(auth), every method first checks the call's bearer token
 // (ApiAuthenticator) and answers UNAUTHENTICATED without it.
@@ -25,11 +29,17 @@
 
 namespace trimaran::lw {
 
+inline constexpr int kDefaultMaxWatchStreams = 8;
+
 class GrpcService final : public loadwatcher::v1::LoadWatcher::Service {
  public:
   explicit GrpcService(const Watcher& watcher,
-                       absl::Duration poll_interval = absl::Milliseconds(100))
-      : watcher_(watcher), poll_interval_(poll_interval) {}
+                       absl::Duration poll_interval = absl::Milliseconds(100),
+                       int max_watch_streams = kDefaultMaxWatchStreams)
+      : watcher_(watcher), poll_interval_(poll_interval), max_watch_streams_(max_watch_streams) {}
+
+  // The WatchMetrics streams open now.
+  int open_watch_streams() const { return open_watch_streams_.load(); }
 
   // Ends every WatchMetrics stream (they return OK) and refuses new ones.
   void Shutdown() { shutdown_.store(true); }
@@ -47,6 +57,8 @@ class GrpcService final : public loadwatcher::v1::LoadWatcher::Service {
  private:
   const Watcher& watcher_;
   const absl::Duration poll_interval_;
+  const int max_watch_streams_;
+  std::atomic<int> open_watch_streams_{0};
   std::atomic<bool> shutdown_{false};
   ApiAuthenticator* auth_ = nullptr;
 };

@@ -1,7 +1,9 @@
 // The gRPC service and client, in process on 127.0.0.1:0.
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/time/clock.h"
 #include "common/stats/stats.h"
 #include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
@@ -9,6 +11,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "loadwatcher/grpc_client.h"
+#include "loadwatcher/grpc_server_limits.h"
 #include "loadwatcher/grpc_service.h"
 #include "loadwatcher/proto_convert.h"
 #include "loadwatcher/testing/builders.h"
@@ -112,6 +115,69 @@ TEST_F(GrpcTest, WatchMetricsStreamsEachNewSnapshotUntilCancelled) {
   while (reader->Read(&msg)) {
   }
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+}
+
+// Issue 30 point 4: a bounded number of WatchMetrics streams (each holds a thread) on a
+// server whose threads are bounded; GetLatestMetrics keeps answering while the streams
+// are at their cap, and a stream's place is given back when it ends.
+TEST(GrpcLimitsTest, WatchStreamsAreCappedAndThreadsBounded) {
+  FakeClock clock;
+  FakeMetricsProvider provider{"SignalFx", &clock};
+  provider.SetNodes("15m", MakeWatcherMetrics().Node("n1").Cpu(kOpAvg, 40).Nodes());
+  stats::Registry registry;
+  Watcher watcher{provider, clock, stats::Scope(registry)};
+  (void)watcher.FetchOnce();
+  constexpr int kMaxStreams = 2;
+  GrpcService service{watcher, absl::Milliseconds(10), kMaxStreams};
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  ApplyGrpcServerLimits({.max_threads = 8, .max_concurrent_streams = 4}, builder);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  const std::string target = "127.0.0.1:" + std::to_string(port);
+
+  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  auto stub = loadwatcher::v1::LoadWatcher::NewStub(channel);
+  loadwatcher::v1::WatchMetricsRequest req;
+  req.set_window("15m");
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<loadwatcher::v1::WatcherMetrics>>> readers;
+  loadwatcher::v1::WatcherMetrics msg;
+  for (int i = 0; i < kMaxStreams; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    readers.push_back(stub->WatchMetrics(contexts.back().get(), req));
+    ASSERT_TRUE(readers.back()->Read(&msg)) << "stream " << i;
+  }
+  EXPECT_EQ(service.open_watch_streams(), kMaxStreams);
+  {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    auto refused = stub->WatchMetrics(&context, req);
+    EXPECT_FALSE(refused->Read(&msg));
+    const grpc::Status status = refused->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_THAT(status.error_message(), ::testing::HasSubstr("too many WatchMetrics streams"));
+  }
+  GrpcClient client({.target = target, .timeout = absl::Seconds(10)});
+  TRIMARAN_EXPECT_OK(client.GetLatestMetrics().status());
+
+  // One ends: its place is free again.
+  contexts[0]->TryCancel();
+  while (readers[0]->Read(&msg)) {
+  }
+  (void)readers[0]->Finish();
+  for (int i = 0; i < 500 && service.open_watch_streams() == kMaxStreams; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(service.open_watch_streams(), kMaxStreams - 1);
+  grpc::ClientContext again;
+  auto reader = stub->WatchMetrics(&again, req);
+  EXPECT_TRUE(reader->Read(&msg));
+
+  service.Shutdown();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
 }
 
 }  // namespace

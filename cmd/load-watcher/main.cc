@@ -27,6 +27,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "cmd/load-watcher/options.h"
 #include "cmd/trimaranctl/dashboard_guard.h"
 #include "cmd/trimaranctl/dashboard_service.h"
@@ -46,6 +47,7 @@
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 #include "loadwatcher/api_auth.h"
+#include "loadwatcher/grpc_server_limits.h"
 #include "loadwatcher/grpc_service.h"
 #include "loadwatcher/http_handlers.h"
 #include "providers/provider_source_pool.h"
@@ -178,6 +180,11 @@ int Run(const LoadWatcherOptions& options) {
   server_options.address = options.bind_address;
   server_options.port = options.port;
   server_options.worker_threads = 4;
+  // A slow reader cannot hold one of the 4 workers: a request must arrive within the
+  // read timeout and each write of the answer must progress within the write timeout
+  // (then the connection is closed).
+  server_options.read_timeout = absl::Seconds(10);
+  server_options.write_timeout = absl::Seconds(10);
   server_options.log_component = Component::kLoadWatcher;
   server_options.tls_cert_file = options.tls_cert_file;
   server_options.tls_key_file = options.tls_private_key_file;
@@ -289,6 +296,7 @@ int Run(const LoadWatcherOptions& options) {
     builder.AddListeningPort(HostPort(options.bind_address, options.grpc_port), credentials,
                              &bound);
     builder.RegisterService(&service);
+    lw::ApplyGrpcServerLimits(lw::GrpcServerLimits{}, builder);
     grpc_server = builder.BuildAndStart();
     if (grpc_server == nullptr || bound == 0) {
       return Fail(absl::StrCat("gRPC: cannot listen on ",
@@ -345,5 +353,8 @@ int main(int argc, char** argv) {
   }
   (void)trimaran::SetLoggingFormat(options->logging_format);  // validated by the parser
   trimaran::SetVerbosity(options->verbosity);
+  for (const std::string& warning : options->warnings) {
+    trimaran::Log(trimaran::Component::kMain).warn("{}", warning);
+  }
   return trimaran::cmd::Run(*options);
 }

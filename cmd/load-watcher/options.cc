@@ -1,6 +1,7 @@
 #include "cmd/load-watcher/options.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -29,7 +30,27 @@ struct Option {
   std::string default_text;
   std::string usage;
   Setter set;
+  // A secret (a token): its value is never repeated in an error.
+  bool secret = false;
+  // Set for a deprecated flag: the warning ParseLoadWatcherOptions returns when the flag
+  // (not the variable) is given.
+  std::string deprecation{};
 };
+
+// The value as an error may show it.
+std::string Shown(const Option& o, const std::string& value) {
+  return o.secret ? std::string("<redacted>") : value;
+}
+
+// 127.0.0.0/8 and ::1 (and ::ffff:127.x.x.x).
+bool IsLoopback(const std::string& address) {
+  in_addr v4{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, address.c_str(), &v6) != 1) return false;
+  if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+}
 
 std::string SetBool(bool& out, const std::string& value) {
   const std::string v = absl::AsciiStrToLower(value);
@@ -72,11 +93,17 @@ const std::vector<Option>& Options() {
          return std::string();
        }},
       {"metrics-provider-token", "METRICS_PROVIDER_TOKEN", false, "string", "",
-       "Prometheus bearer token or SignalFx API token (required for SignalFx).",
+       "Deprecated as a flag (a command line is visible to every user of the node): use "
+       "--metrics-provider-token-file, or the variable (from a Secret). Prometheus bearer "
+       "token or SignalFx API token (required for SignalFx).",
        [](LoadWatcherOptions& o, const std::string& v) {
          o.provider.token = v;
          return std::string();
-       }},
+       },
+       /*secret=*/true,
+       "--metrics-provider-token is deprecated: a command line is visible to every user of "
+       "the node; use --metrics-provider-token-file (or METRICS_PROVIDER_TOKEN from a "
+       "Secret)"},
       {"insecure-skip-verify", "INSECURE_SKIP_VERIFY", true, "", "false",
        "Do not verify the provider's TLS certificate.",
        [](LoadWatcherOptions& o, const std::string& v) {
@@ -113,18 +140,22 @@ const std::vector<Option>& Options() {
        "X-Scope-OrgID=tenant-1 for Grafana Mimir).",
        [](LoadWatcherOptions& o, const std::string& v) {
          o.provider.headers.clear();
+         int index = 0;
          for (absl::string_view pair : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+           ++index;
            std::pair<absl::string_view, absl::string_view> kv =
                absl::StrSplit(pair, absl::MaxSplits('=', 1));
            const absl::string_view name = absl::StripAsciiWhitespace(kv.first);
            const absl::string_view value = absl::StripAsciiWhitespace(kv.second);
            if (name.empty() || value.empty()) {
-             return absl::StrCat("bad header \"", pair, "\" (want Name=Value)");
+             // Nothing of the text: a header may carry a credential.
+             return absl::StrCat("header ", index, " is not Name=Value");
            }
            o.provider.headers.emplace_back(name, value);
          }
          return std::string();
-       }},
+       },
+       /*secret=*/true},
       {"prometheus-node-labels", "PROMETHEUS_NODE_LABELS", false, "string", "instance",
        "Prometheus: comma-separated labels naming the node of a series, tried in order "
        "(e.g. node,instance).",
@@ -167,8 +198,9 @@ const std::vector<Option>& Options() {
          o.kubeconfig = v;
          return std::string();
        }},
-      {"bind-address", "", false, "string", "0.0.0.0",
-       "The IP address the REST and gRPC servers listen on.",
+      {"bind-address", "", false, "string", "127.0.0.1",
+       "The IP address the REST and gRPC servers listen on. The default serves this host "
+       "only (local use); any other address needs --token-file.",
        [](LoadWatcherOptions& o, const std::string& v) {
          unsigned char buf[16];
          if (inet_pton(AF_INET, v.c_str(), buf) != 1 && inet_pton(AF_INET6, v.c_str(), buf) != 1) {
@@ -294,7 +326,7 @@ absl::StatusOr<LoadWatcherOptions> ParseLoadWatcherOptions(int argc, const char*
     std::optional<std::string> value = env(o.env);
     if (!value.has_value() || value->empty()) continue;
     if (std::string why = o.set(options, *value); !why.empty()) {
-      problems.push_back(absl::StrCat(o.env, "=\"", *value, "\": ", why));
+      problems.push_back(absl::StrCat(o.env, "=\"", Shown(o, *value), "\": ", why));
     }
   }
   // 2. Flags, which win.
@@ -339,8 +371,9 @@ absl::StatusOr<LoadWatcherOptions> ParseLoadWatcherOptions(int argc, const char*
       }
     }
     if (std::string why = o->set(options, value); !why.empty()) {
-      problems.push_back(absl::StrCat("--", name, "=\"", value, "\": ", why));
+      problems.push_back(absl::StrCat("--", name, "=\"", Shown(*o, value), "\": ", why));
     }
+    if (!o->deprecation.empty()) options.warnings.push_back(o->deprecation);
   }
   // 3. Combinations.
   if (options.grpc_port != 0 && options.grpc_port == options.port) {
@@ -367,6 +400,12 @@ absl::StatusOr<LoadWatcherOptions> ParseLoadWatcherOptions(int argc, const char*
     if (!path.empty() && access(path.c_str(), R_OK) != 0) {
       problems.push_back(absl::StrCat(flag, "=\"", path, "\": cannot read the file"));
     }
+  }
+  if (!IsLoopback(options.bind_address) && options.token_file.empty()) {
+    problems.push_back(absl::StrCat(
+        "--bind-address=", options.bind_address,
+        " without --token-file: anyone who reaches the port could read the cluster's load "
+        "(and the dashboard); give --token-file, or serve 127.0.0.1 only (the default)"));
   }
   if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
   if (options.provider.type.empty()) options.provider.type = "KubernetesMetricsServer";

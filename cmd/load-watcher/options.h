@@ -5,7 +5,7 @@
 //   variable                    flag                          default
 //   METRICS_PROVIDER_NAME       --metrics-provider-name       KubernetesMetricsServer
 //   METRICS_PROVIDER_ADDRESS    --metrics-provider-address    (provider's default)
-//   METRICS_PROVIDER_TOKEN      --metrics-provider-token      ""
+//   METRICS_PROVIDER_TOKEN      --metrics-provider-token      ""  (the flag: deprecated)
 //   INSECURE_SKIP_VERIFY        --insecure-skip-verify        false
 //   METRICS_PROVIDER_TOKEN_FILE --metrics-provider-token-file ""  (re-read every fetch)
 //   METRICS_PROVIDER_CA_FILE    --metrics-provider-ca-file    ""  (system CAs)
@@ -18,7 +18,8 @@
 //   SIGNALFX_HOST_NAME_SUFFIX   --signalfx-host-name-suffix   ""
 //   SIGNALFX_CLUSTER_NAME       --signalfx-cluster-name       ""
 //   KUBE_CONFIG                 --kubeconfig                  in-cluster config
-//                               --bind-address                0.0.0.0 (REST and gRPC)
+//                               --bind-address                127.0.0.1 (REST and gRPC;
+//                                                             others need --token-file)
 //                               --tls-cert-file               ""  serve HTTPS and TLS gRPC
 //                               --tls-private-key-file        ""  (both or neither)
 //                               --tls-reload-interval         10s (gRPC's re-read period)
@@ -66,7 +67,9 @@ struct LoadWatcherOptions {
   std::string signalfx_cluster_name{};
   std::string kubeconfig{};  // empty: in-cluster (when running in a pod)
 
-  std::string bind_address = "0.0.0.0";
+  // 127.0.0.1: this host only, for local use. Any other address needs token_file
+  // (ParseLoadWatcherOptions refuses it without one); the shipped manifests give both.
+  std::string bind_address = "127.0.0.1";
   // TLS for REST and gRPC (PEM files, re-read when they change); both or neither.
   std::string tls_cert_file{};
   std::string tls_private_key_file{};
@@ -92,6 +95,9 @@ struct LoadWatcherOptions {
   // --dashboard-allowed-hosts: Host names the dashboard answers to besides localhost,
   // IP literals and the bind address (cmd/trimaranctl/dashboard_guard.h).
   std::vector<std::string> dashboard_allowed_hosts{};
+
+  // Warnings for main to log (a deprecated flag was used).
+  std::vector<std::string> warnings{};
 };
 
 // Reads an environment variable; nullopt when unset.

@@ -33,7 +33,7 @@ TEST(LoadWatcherOptionsTest, Defaults) {
   EXPECT_EQ(o.provider.type, "KubernetesMetricsServer");  // upstream's default
   EXPECT_EQ(o.provider.address, "");
   EXPECT_FALSE(o.provider.insecure_skip_verify);
-  EXPECT_EQ(o.bind_address, "0.0.0.0");
+  EXPECT_EQ(o.bind_address, "127.0.0.1");  // local use only without a token
   EXPECT_EQ(o.port, 2020);
   EXPECT_EQ(o.grpc_port, 2021);
   EXPECT_EQ(o.fetch_interval, absl::Seconds(60));
@@ -166,7 +166,7 @@ TEST(LoadWatcherOptionsTest, ProductionBackendSettings) {
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("give one, not both"));
   EXPECT_THAT(bad.status().message(), HasSubstr("must be given together"));
-  EXPECT_THAT(bad.status().message(), HasSubstr("bad header \"novalue\" (want Name=Value)"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("header 1 is not Name=Value"));
 }
 
 TEST(LoadWatcherOptionsTest, EveryProblemIsNamed) {
@@ -207,6 +207,47 @@ TEST(LoadWatcherOptionsTest, TlsAndTokenFlags) {
   EXPECT_EQ(o.tls_private_key_file, key);
   EXPECT_EQ(o.token_file, token);
   EXPECT_EQ(o.tls_reload_interval, absl::Seconds(2));
+}
+
+// Issue 30 point 4: open (no token) only on loopback.
+TEST(LoadWatcherOptionsTest, AnyAddressButLoopbackNeedsTheToken) {
+  trimaran::testing::TempDirForTest dir;
+  const std::string token = dir.Write("token", "t");
+  for (const char* loopback : {"127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"}) {
+    SCOPED_TRACE(loopback);
+    TRIMARAN_EXPECT_OK(Parse({absl::StrCat("--bind-address=", loopback)}).status());
+  }
+  for (const char* open : {"0.0.0.0", "::", "10.0.0.5", "::ffff:10.0.0.5"}) {
+    SCOPED_TRACE(open);
+    EXPECT_THAT(
+        Parse({absl::StrCat("--bind-address=", open)}).status(),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 HasSubstr(absl::StrCat("--bind-address=", open, " without --token-file"))));
+    TRIMARAN_EXPECT_OK(
+        Parse({absl::StrCat("--bind-address=", open), "--token-file=" + token}).status());
+  }
+}
+
+// Issue 30 point 9: a secret never appears in an error; the token flag is deprecated
+// (a command line is world-readable), the variable is not.
+TEST(LoadWatcherOptionsTest, SecretsAreNotEchoedAndTheTokenFlagIsDeprecated) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions flag,
+                                Parse({"--metrics-provider-token=s3cret-flag"}));
+  EXPECT_EQ(flag.provider.token, "s3cret-flag");
+  ASSERT_EQ(flag.warnings.size(), 1u);
+  EXPECT_THAT(flag.warnings[0], HasSubstr("--metrics-provider-token-file"));
+  EXPECT_THAT(flag.warnings[0], ::testing::Not(HasSubstr("s3cret")));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(LoadWatcherOptions env,
+                                Parse({}, {{"METRICS_PROVIDER_TOKEN", "s3cret-env"}}));
+  EXPECT_EQ(env.provider.token, "s3cret-env");
+  EXPECT_THAT(env.warnings, ::testing::IsEmpty());
+
+  absl::StatusOr<LoadWatcherOptions> bad =
+      Parse({"--metrics-provider-headers=Authorization: Bearer s3cret-header"},
+            {{"METRICS_PROVIDER_HEADERS", "X-Token s3cret-env-header"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("<redacted>"));
+  EXPECT_THAT(bad.status().message(), ::testing::Not(HasSubstr("s3cret")));
 }
 
 TEST(LoadWatcherOptionsTest, TlsAndTokenProblemsAreEachNamed) {

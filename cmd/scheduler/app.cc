@@ -18,6 +18,7 @@
 #include "common/http/http_server.h"
 #include "common/http/self_signed.h"
 #include "common/logging.h"
+#include "common/private_dir.h"
 #include "common/stats/process_metrics.h"
 #include "common/stats/registry.h"
 #include "common/stats/scope.h"
@@ -36,6 +37,7 @@
 #include "scheduler/decisions/decision_ring.h"
 #include "scheduler/decisions/decisions_endpoint.h"
 #include "scheduler/event_recorder.h"
+#include "scheduler/extender/client_names.h"
 #include "scheduler/extender/extender_service.h"
 #include "scheduler/extender/framework_backend.h"
 #include "scheduler/framework/stats_scopes.h"
@@ -113,6 +115,9 @@ struct SchedulerApp::State {
   std::unique_ptr<kube::RestClient> authn_client;
   std::unique_ptr<kube::RestClient> authz_client;
   std::unique_ptr<sched::DelegatingAuthorizer> authorizer;
+  // The extender port's /metrics authorizer when there is no secure port (--secure-port
+  // 0): the same delegated checks over the scheduler's own connection.
+  std::unique_ptr<sched::DelegatingAuthorizer> extender_authorizer;
   std::unique_ptr<sched::AsyncEventRecorder> recorder;
   // The load-aware plugins' metrics sources (one watcher per distinct metricProvider,
   // one client per watcherAddress); outlives the scheduler.
@@ -213,24 +218,26 @@ std::string StoreDump(const kube::Informer<T>& informer) {
   return out;
 }
 
-// The secure port's serving pair: --tls-cert-file, or a self-signed one in --cert-dir
-// (a temporary directory when unset), generated once and reused.
-absl::StatusOr<http::ServingCertFiles> ServingCert(const SchedulerOptions& options) {
+// The secure port's serving pair: --tls-cert-file, or a self-signed one in --cert-dir,
+// generated once and reused. Without --cert-dir, in a fresh private directory (mode
+// 0700, made by mkdtemp: never a predictable path another user could have prepared),
+// remembered in `options.cert_dir` so that the extender port serves the same pair.
+absl::StatusOr<http::ServingCertFiles> ServingCert(SchedulerOptions& options) {
   if (!options.tls_cert_file.empty()) {
     return http::ServingCertFiles{.cert_file = options.tls_cert_file,
                                   .key_file = options.tls_private_key_file};
   }
-  std::string dir = options.cert_dir;
-  if (dir.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    dir = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/trimaran-scheduler-certs-",
-                       getuid());
+  if (options.cert_dir.empty()) {
+    absl::StatusOr<std::string> dir = MakePrivateTempDir("trimaran-scheduler-certs-");
+    if (!dir.ok()) return Annotate(dir.status(), "making a private directory for the certificate");
+    options.cert_dir = *dir;
   }
-  absl::StatusOr<http::ServingCertFiles> files = http::EnsureSelfSignedCert(dir);
+  absl::StatusOr<http::ServingCertFiles> files = http::EnsureSelfSignedCert(options.cert_dir);
   if (!files.ok())
     return Annotate(files.status(), "generating the self-signed serving certificate");
   if (files->generated) {
-    Log(Component::kAdmin).info("generated a self-signed serving certificate in {}", dir);
+    Log(Component::kAdmin)
+        .info("generated a self-signed serving certificate in {}", options.cert_dir);
   }
   return files;
 }
@@ -568,7 +575,7 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
     sched::AdminServerOptions ao;
     ao.bind_address = options.bind_address;
     ao.port = options.secure_port;
-    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(options));
+    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(s->options));
     ao.cert_file = files.cert_file;
     ao.key_file = files.key_file;
     // Delegated authentication and authorization: the given kubeconfigs, else the
@@ -650,6 +657,18 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
     if (fwk != nullptr) break;
   }
   if (fwk == nullptr) return absl::InternalError("extender: the profile's framework is missing");
+  // /bind: nothing without --extender-bind; else pending pods of
+  // --extender-bind-scheduler-names, looked up in the pod informer's store.
+  sched::extender::BindOptions bind;
+  if (options.extender_bind) {
+    const kube::Informer<kube::Pod>* informer = s.pod_informer.get();
+    bind.client = s.client.get();
+    bind.pods = [informer](const std::string& ns,
+                           const std::string& name) -> std::shared_ptr<const kube::Pod> {
+      return informer->store().Get(absl::StrCat(ns, "/", name));
+    };
+    bind.scheduler_names = options.extender_bind_scheduler_names;
+  }
   s.extender_backend = std::make_unique<sched::extender::FrameworkBackend>(
       *fwk,
       [sch]() -> absl::StatusOr<const sched::NodeInfoLister*> {
@@ -657,7 +676,7 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
         if (!snapshot.ok()) return snapshot.status();
         return *snapshot;
       },
-      options.extender_bind ? s.client.get() : nullptr);
+      std::move(bind));
   sched::HealthChecks* checks = &s.checks;
   s.extender_service = std::make_unique<sched::extender::ExtenderService>(
       *s.extender_backend, s.clock, own.Child("extender_"),
@@ -673,11 +692,22 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
     ho.tls_cert_file = options.extender_tls_cert_file;
     ho.tls_key_file = options.extender_tls_private_key_file;
   } else {
-    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(options));
+    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(s.options));
     ho.tls_cert_file = files.cert_file;
     ho.tls_key_file = files.key_file;
   }
+  // Mutual TLS (the handshake needs a certificate of the client CA), then the allowed
+  // names on every path but the probes and /metrics (which takes a bearer token, as on
+  // the secure port).
   ho.client_ca_file = options.extender_client_ca_file;
+  ho.request_filter =
+      [policy = sched::extender::ClientNamePolicy{.require_client_certificate =
+                                                      !options.extender_client_ca_file.empty(),
+                                                  .allowed_names = options.extender_allowed_names}](
+          const http::ServerRequest& req, http::ServerResponse& res) {
+        return policy.Check(req, res);
+      };
+  ho.unfiltered_paths = {"/healthz", "/readyz", "/metrics"};
   ho.tls_min_version = options.tls_min_version;
   // kube-scheduler sends full Node objects without nodeCacheCapable: 5,000 nodes are
   // tens of MiB.
@@ -689,11 +719,26 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
   TRIMARAN_ASSIGN_OR_RETURN(s.extender_server, http::HttpServer::Create(ho));
   TRIMARAN_RETURN_IF_ERROR(s.extender_service->AddRoutes(*s.extender_server));
   stats::Registry* registry = &s.registry;
+  const sched::RequestAuthorizer* authorizer = s.authorizer.get();
+  if (authorizer == nullptr) {
+    s.extender_authorizer = std::make_unique<sched::DelegatingAuthorizer>(
+        s.client.get(), s.client.get(), s.clock,
+        sched::DelegatingAuthorizerOptions{.always_allow_paths =
+                                               options.authorization_always_allow_paths});
+    authorizer = s.extender_authorizer.get();
+  }
   TRIMARAN_RETURN_IF_ERROR(s.extender_server->AddRoute(http::Route{
       .path = "/metrics",
-      .help = "Prometheus metrics (the same as the secure port's)",
+      .help = "Prometheus metrics (the same as the secure port's, with the same bearer token "
+              "and authorization)",
       .handler =
-          [registry](const http::ServerRequest&, http::ServerResponse& res) {
+          [registry, authorizer](const http::ServerRequest& req, http::ServerResponse& res) {
+            const sched::AuthDecision decision = authorizer->Check(req);
+            if (!decision.allowed()) {
+              res.status = decision.status;
+              res.body = decision.message;
+              return;
+            }
             res.content_type = "text/plain; version=0.0.4; charset=utf-8";
             res.body = registry->PrometheusText();
           },

@@ -196,7 +196,8 @@ const std::vector<FlagDef>& Flags() {
          "The directory where the TLS certs are located. If --tls-cert-file and "
          "--tls-private-key-file are provided, this flag will be ignored. A self-signed "
          "certificate (trimaran-scheduler.crt/.key) is generated there when none is given; "
-         "without --cert-dir, in a temporary directory.",
+         "without --cert-dir, in a fresh private directory (mode 0700) under $TMPDIR, made "
+         "at every start.",
          [](SchedulerOptions& o, const std::string& v) {
            o.cert_dir = v;
            return std::string();
@@ -260,17 +261,50 @@ const std::vector<FlagDef>& Flags() {
            return std::string();
          }},
         {"extender-client-ca-file", 0, "extender", "string", "",
-         "When set, the extender requires a client certificate signed by one of these CAs "
-         "(kube-scheduler's extender tlsConfig certFile/keyFile): mutual TLS.",
+         "The CA bundle that signs the extender's clients' certificates (kube-scheduler's "
+         "extender tlsConfig certFile/keyFile). Required with --extender unless "
+         "--extender-allow-unauthenticated: every connection must present a certificate "
+         "of these CAs (mutual TLS).",
          [](SchedulerOptions& o, const std::string& v) {
            o.extender_client_ca_file = v;
            return std::string();
          }},
+        {"extender-allowed-names", 0, "extender", "strings", "",
+         "The client certificate names allowed on the extender's protocol paths: a "
+         "certificate of --extender-client-ca-file passes when its subject's common name "
+         "or one of its DNS subject alternative names is in this list. Empty: any "
+         "certificate of those CAs (as kube's --requestheader-allowed-names).",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.extender_allowed_names.clear();
+           for (absl::string_view n : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+             o.extender_allowed_names.emplace_back(absl::StripAsciiWhitespace(n));
+           }
+           return std::string();
+         }},
+        {"extender-allow-unauthenticated", 0, "extender", "", "",
+         "Serve the extender over TLS without client certificates (anyone who reaches the "
+         "port gets filter and score answers). Not with --extender-bind.",
+         [](SchedulerOptions& o, const std::string& v) {
+           return ParseBoolInto(o.extender_allow_unauthenticated, v);
+         }},
         {"extender-bind", 0, "extender", "", "",
          "Serve /bind: the extender creates the Binding (set bindVerb in kube-scheduler's "
-         "extender configuration; needs create on pods/binding).",
+         "extender configuration; needs create on pods/binding). Needs mutual TLS "
+         "(--extender-client-ca-file); binds only pending pods of "
+         "--extender-bind-scheduler-names to nodes that pass the profile's filters.",
          [](SchedulerOptions& o, const std::string& v) {
            return ParseBoolInto(o.extender_bind, v);
+         }},
+        {"extender-bind-scheduler-names", 0, "extender", "strings", "[default-scheduler]",
+         "With --extender-bind: the schedulerNames (kube-scheduler's profiles that call the "
+         "extender) whose pods /bind may bind.",
+         [](SchedulerOptions& o, const std::string& v) {
+           o.extender_bind_scheduler_names.clear();
+           for (absl::string_view n : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+             o.extender_bind_scheduler_names.emplace_back(absl::StripAsciiWhitespace(n));
+           }
+           if (o.extender_bind_scheduler_names.empty()) return std::string("must name one");
+           return std::string();
          }},
         // Authentication and authorization.
         {"authentication-kubeconfig", 0, "authentication", "string", "",
@@ -459,6 +493,36 @@ std::string Wrap(absl::string_view text, int indent, int width) {
 
 }  // namespace
 
+namespace {
+
+// The extender is authenticated by default (issue 30 point 3): mutual TLS unless
+// explicitly waived, and never /bind without it.
+std::vector<std::string> ExtenderAuthenticationProblems(const SchedulerOptions& options) {
+  std::vector<std::string> problems;
+  const bool mtls = !options.extender_client_ca_file.empty();
+  if (!mtls && !options.extender_allow_unauthenticated) {
+    problems.push_back(
+        "--extender requires mutual TLS: give --extender-client-ca-file (the CA of "
+        "kube-scheduler's extender client certificate) and --extender-allowed-names, or "
+        "--extender-allow-unauthenticated to serve without client certificates");
+  }
+  if (mtls && options.extender_allow_unauthenticated) {
+    problems.push_back(
+        "--extender-allow-unauthenticated and --extender-client-ca-file: give one, not both");
+  }
+  if (!mtls && !options.extender_allowed_names.empty()) {
+    problems.push_back("--extender-allowed-names needs --extender-client-ca-file");
+  }
+  if (options.extender_bind && !mtls) {
+    problems.push_back(
+        "--extender-bind needs mutual TLS (--extender-client-ca-file): without it anyone who "
+        "reaches the port could bind pods");
+  }
+  return problems;
+}
+
+}  // namespace
+
 absl::StatusOr<SchedulerOptions> ParseSchedulerFlags(int argc, char** argv) {
   SchedulerOptions options;
   std::vector<std::string> problems;
@@ -558,6 +622,9 @@ absl::StatusOr<SchedulerOptions> ParseSchedulerFlags(int argc, char** argv) {
   if (options.extender_tls_cert_file.empty() != options.extender_tls_private_key_file.empty()) {
     problems.push_back(
         "--extender-tls-cert-file and --extender-tls-private-key-file must be given together");
+  }
+  if (options.extender) {
+    for (std::string& p : ExtenderAuthenticationProblems(options)) problems.push_back(std::move(p));
   }
   if (!problems.empty()) {
     return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));

@@ -109,8 +109,16 @@ struct SchedulerOptions {
   int extender_port = kDefaultExtenderPort;     // 1..65535 (validated with --extender)
   std::string extender_tls_cert_file{};         // both or neither; neither: the secure
   std::string extender_tls_private_key_file{};  // port's pair (or its self-signed one)
-  std::string extender_client_ca_file{};        // mutual TLS when set
-  bool extender_bind = false;                   // serve /bind
+  // Mutual TLS, required unless extender_allow_unauthenticated: clients present a
+  // certificate of these CAs whose common name or a DNS name is in
+  // extender_allowed_names (empty: any certificate of the CAs, as kube's
+  // --requestheader-allowed-names).
+  std::string extender_client_ca_file{};
+  std::vector<std::string> extender_allowed_names{};
+  bool extender_allow_unauthenticated = false;  // TLS without client certificates
+  bool extender_bind = false;                   // serve /bind (needs mutual TLS)
+  // /bind binds only pending pods of these schedulerNames (kube-scheduler's profiles).
+  std::vector<std::string> extender_bind_scheduler_names = {"default-scheduler"};
 
   // Global.
   bool version = false;  // --version: print "trimaran-scheduler <version>" and exit 0

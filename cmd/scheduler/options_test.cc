@@ -98,6 +98,45 @@ TEST(ParseSchedulerFlagsTest, ExtenderFlags) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("failed to parse IP")));
 }
 
+// Issue 30 point 3: the extender is authenticated unless explicitly waived; /bind never
+// without mutual TLS.
+TEST(ParseSchedulerFlagsTest, ExtenderRequiresMutualTlsByDefault) {
+  EXPECT_THAT(
+      Parse({"--extender"}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--extender requires mutual TLS")));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerOptions mtls,
+      Parse({"--extender", "--extender-client-ca-file=/ca.pem",
+             "--extender-allowed-names=system:kube-scheduler, kube-scheduler.example"}));
+  EXPECT_THAT(mtls.extender_allowed_names,
+              ::testing::ElementsAre("system:kube-scheduler", "kube-scheduler.example"));
+  EXPECT_FALSE(mtls.extender_allow_unauthenticated);
+  EXPECT_THAT(mtls.extender_bind_scheduler_names, ::testing::ElementsAre("default-scheduler"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions open,
+                                Parse({"--extender", "--extender-allow-unauthenticated"}));
+  EXPECT_TRUE(open.extender_allow_unauthenticated);
+  EXPECT_THAT(
+      Parse({"--extender", "--extender-allow-unauthenticated", "--extender-bind"}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--extender-bind needs mutual TLS")));
+  EXPECT_THAT(
+      Parse({"--extender", "--extender-allow-unauthenticated", "--extender-client-ca-file=/ca.pem"})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("give one, not both")));
+  EXPECT_THAT(
+      Parse({"--extender", "--extender-allow-unauthenticated", "--extender-allowed-names=x"})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("--extender-allowed-names needs --extender-client-ca-file")));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerOptions bind,
+      Parse({"--extender", "--extender-client-ca-file=/ca.pem", "--extender-bind",
+             "--extender-bind-scheduler-names=default-scheduler,batch"}));
+  EXPECT_THAT(bind.extender_bind_scheduler_names,
+              ::testing::ElementsAre("default-scheduler", "batch"));
+  // Without --extender the flags are inert (the scheduler serves no extender port).
+  TRIMARAN_EXPECT_OK(Parse({"--extender-bind"}).status());
+}
+
 TEST(ParseSchedulerFlagsTest, EqualsAndSpaceForms) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerOptions o,
                                 Parse({"--config=/etc/c.yaml",

@@ -118,7 +118,10 @@ void AddTestRoutes(HttpServer& server, absl::Notification* release, absl::Mutex*
                                .help = "client certificate subject",
                                .handler =
                                    [](const ServerRequest& req, ServerResponse& res) {
-                                     res.body = req.peer_certificate_subject;
+                                     res.body = absl::StrCat(
+                                         req.peer_certificate_subject,
+                                         "|cn=", req.peer_certificate_common_name, "|dns=",
+                                         absl::StrJoin(req.peer_certificate_dns_names, ","));
                                    }}),
               IsOk());
 }
@@ -576,6 +579,13 @@ TEST_F(CurlTransportTlsTest, PerRequestTlsOptions) {
         .client_key_file = pki.client.key_file},
        absl::StatusCode::kOk,
        "CN=test-client"},
+      {"client cert common name",
+       true,
+       {.ca_file = pki.ca.cert_file,
+        .client_cert_file = pki.client.cert_file,
+        .client_key_file = pki.client.key_file},
+       absl::StatusCode::kOk,
+       "|cn=test-client|dns="},
       {"client cert data",
        true,
        {.ca_pem = pki.ca.cert_pem,

@@ -7,6 +7,7 @@
 #include <openssl/bio.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -55,6 +56,33 @@ std::string PeerSubject(const httplib::Request& req) {
   std::string out(data, static_cast<size_t>(std::max(len, 0L)));
   BIO_free(bio);
   return out;
+}
+
+// The common name and DNS subject alternative names of the verified client certificate.
+void PeerNames(const httplib::Request& req, ServerRequest& out) {
+  if (req.ssl == nullptr) return;
+  X509* cert = SSL_get0_peer_certificate(req.ssl);
+  if (cert == nullptr) return;
+  X509_NAME* subject = X509_get_subject_name(cert);
+  for (int i = X509_NAME_get_index_by_NID(subject, NID_commonName, -1); i >= 0;
+       i = X509_NAME_get_index_by_NID(subject, NID_commonName, i)) {
+    const ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
+    out.peer_certificate_common_name.assign(
+        reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
+        static_cast<size_t>(ASN1_STRING_length(data)));
+  }
+  auto* names =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  if (names == nullptr) return;
+  for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
+    const GENERAL_NAME* name = sk_GENERAL_NAME_value(names, i);
+    if (name->type != GEN_DNS) continue;
+    const ASN1_STRING* dns = name->d.dNSName;
+    out.peer_certificate_dns_names.emplace_back(
+        reinterpret_cast<const char*>(ASN1_STRING_get0_data(dns)),
+        static_cast<size_t>(ASN1_STRING_length(dns)));
+  }
+  GENERAL_NAMES_free(names);
 }
 
 // Lets a restarted server rebind a port in TIME_WAIT, but (unlike httplib's default
@@ -335,6 +363,7 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
   request.body = req.body;
   request.remote_addr = HostPort(req.remote_addr, req.remote_port);
   request.peer_certificate_subject = PeerSubject(req);
+  PeerNames(req, request);
   if (options_.request_filter &&
       std::find(options_.unfiltered_paths.begin(), options_.unfiltered_paths.end(), request.path) ==
           options_.unfiltered_paths.end()) {

@@ -74,6 +74,10 @@ struct ServerRequest {
   // Subject of the verified TLS client certificate, RFC 2253 ("CN=client,O=ops");
   // empty over plain HTTP or without a client certificate.
   std::string peer_certificate_subject{};
+  // Of the same certificate: the subject's common name (the last CN when there are
+  // several) and the DNS names of its subjectAltName; empty likewise.
+  std::string peer_certificate_common_name{};
+  std::vector<std::string> peer_certificate_dns_names{};
 
   // The first value of query parameter `key`, or "" when absent.
   absl::string_view Query(absl::string_view key) const;

@@ -1,12 +1,17 @@
 #include "scheduler/extender/framework_backend.h"
 
+#include <algorithm>
 #include <deque>
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "kube/api/binding.h"
+#include "kube/api/object_names.h"
+#include "kube/api/pod.h"
 #include "scheduler/extender/score_mapping.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"
@@ -51,9 +56,8 @@ void Record(FilterVerdicts& v, const std::string& name, const Status& s) {
 
 }  // namespace
 
-FrameworkBackend::FrameworkBackend(Framework& framework, SnapshotSource snapshot,
-                                   kube::Client* binder)
-    : framework_(framework), snapshot_(std::move(snapshot)), binder_(binder) {}
+FrameworkBackend::FrameworkBackend(Framework& framework, SnapshotSource snapshot, BindOptions bind)
+    : framework_(framework), snapshot_(std::move(snapshot)), bind_(std::move(bind)) {}
 
 absl::StatusOr<FilterVerdicts> FrameworkBackend::Filter(const kube::Pod& pod,
                                                         std::span<const CandidateNode> candidates) {
@@ -142,15 +146,73 @@ absl::StatusOr<std::vector<HostPriority>> FrameworkBackend::Prioritize(
   return out;
 }
 
+absl::Status FrameworkBackend::CheckBindingNames(const ExtenderBindingArgs& args) {
+  if (!kube::IsDns1123Label(args.pod_namespace)) {
+    return absl::InvalidArgumentError("bind: PodNamespace is not a valid namespace name");
+  }
+  if (!kube::IsDns1123Subdomain(args.pod_name)) {
+    return absl::InvalidArgumentError("bind: PodName is not a valid pod name");
+  }
+  if (!kube::IsDns1123Subdomain(args.node)) {
+    return absl::InvalidArgumentError("bind: Node is not a valid node name");
+  }
+  if (args.pod_uid.empty()) return absl::InvalidArgumentError("bind: PodUID is empty");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const kube::Pod>> FrameworkBackend::PendingPodToBind(
+    const ExtenderBindingArgs& args) const {
+  const std::string key = absl::StrCat(args.pod_namespace, "/", args.pod_name);
+  std::shared_ptr<const kube::Pod> pod =
+      bind_.pods ? bind_.pods(args.pod_namespace, args.pod_name) : nullptr;
+  if (pod == nullptr) {
+    return absl::NotFoundError(absl::StrCat("bind: pod ", key, " is not in the extender's cache"));
+  }
+  if (pod->metadata.uid != args.pod_uid) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("bind: pod ", key, " has another UID (deleted and created again?)"));
+  }
+  if (!pod->spec.node_name.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("bind: pod ", key, " is already bound"));
+  }
+  if (kube::IsTerminating(*pod)) {
+    return absl::FailedPreconditionError(absl::StrCat("bind: pod ", key, " is terminating"));
+  }
+  if (std::find(bind_.scheduler_names.begin(), bind_.scheduler_names.end(),
+                pod->spec.scheduler_name) == bind_.scheduler_names.end()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("bind: pod ", key, " has schedulerName \"", pod->spec.scheduler_name,
+                     "\", which this extender does not bind for (--extender-bind-scheduler-names: ",
+                     absl::StrJoin(bind_.scheduler_names, ","), ")"));
+  }
+  return pod;
+}
+
+absl::Status FrameworkBackend::CheckNodeFits(const kube::Pod& pod, const std::string& node) {
+  const CandidateNode candidate{.name = node, .object = nullptr};
+  TRIMARAN_ASSIGN_OR_RETURN(FilterVerdicts verdicts, Filter(pod, {&candidate, 1}));
+  if (std::find(verdicts.feasible.begin(), verdicts.feasible.end(), node) !=
+      verdicts.feasible.end()) {
+    return absl::OkStatus();
+  }
+  std::string reason = "rejected";
+  if (auto it = verdicts.failed.find(node); it != verdicts.failed.end()) reason = it->second;
+  if (auto it = verdicts.failed_and_unresolvable.find(node);
+      it != verdicts.failed_and_unresolvable.end()) {
+    reason = it->second;
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("bind: node ", node, " does not pass the profile's filters: ", reason));
+}
+
 absl::Status FrameworkBackend::Bind(const ExtenderBindingArgs& args) {
-  if (binder_ == nullptr) {
+  if (bind_.client == nullptr) {
     return absl::UnimplementedError("binding is off (start the extender with --extender-bind)");
   }
-  kube::ObjectMeta meta;
-  meta.name = args.pod_name;
-  meta.namespace_name = args.pod_namespace;
-  meta.uid = args.pod_uid;
-  return binder_->Bind(kube::MakeBinding(meta, args.node));
+  TRIMARAN_RETURN_IF_ERROR(CheckBindingNames(args));
+  TRIMARAN_ASSIGN_OR_RETURN(std::shared_ptr<const kube::Pod> pod, PendingPodToBind(args));
+  TRIMARAN_RETURN_IF_ERROR(CheckNodeFits(*pod, args.node));
+  return bind_.client->Bind(kube::MakeBinding(pod->metadata, args.node));
 }
 
 }  // namespace trimaran::sched::extender

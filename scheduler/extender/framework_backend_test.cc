@@ -88,7 +88,14 @@ class FrameworkBackendTest : public ::testing::Test {
           if (!snapshot_error_.ok()) return snapshot_error_;
           return &handle_->snapshot();
         },
-        &handle_->fake_client());
+        BindOptions{.client = &handle_->fake_client(),
+                    .pods = [this](const std::string& ns,
+                                   const std::string& name) -> std::shared_ptr<const kube::Pod> {
+                      absl::StatusOr<kube::Pod> p = handle_->fake_client().GetPod(ns, name);
+                      if (!p.ok()) return nullptr;
+                      return std::make_shared<kube::Pod>(*std::move(p));
+                    },
+                    .scheduler_names = {"default-scheduler"}});
   }
 
   static std::vector<CandidateNode> Names(std::vector<std::string> names) {
@@ -161,10 +168,60 @@ TEST_F(FrameworkBackendTest, BindPostsTheBinding) {
   TRIMARAN_ASSERT_OK(backend_->Bind({"p", "ns", created.metadata.uid, "free"}));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod bound, handle_->fake_client().GetPod("ns", "p"));
   EXPECT_EQ(bound.spec.node_name, "free");
+  // Bound now: a second request (a replay) is refused.
+  EXPECT_THAT(backend_->Bind({"p", "ns", created.metadata.uid, "half"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already bound")));
 
-  FrameworkBackend no_bind(
-      *framework_, [] { return absl::StatusOr<const NodeInfoLister*>(nullptr); }, nullptr);
+  FrameworkBackend no_bind(*framework_,
+                           [] { return absl::StatusOr<const NodeInfoLister*>(nullptr); });
   EXPECT_THAT(no_bind.Bind({"p", "ns", "u1", "free"}), StatusIs(absl::StatusCode::kUnimplemented));
+}
+
+TEST_F(FrameworkBackendTest, BindRefusesNamesThatAreNotObjectNames) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod created, handle_->fake_client().CreatePod(pod_));
+  const std::string uid = created.metadata.uid;
+  for (const ExtenderBindingArgs& args : std::vector<ExtenderBindingArgs>{
+           {"p/../../../nodes/free", "ns", uid, "free"},
+           {"p", "ns/pods/x", uid, "free"},
+           {"p", "ns", uid, "free/status"},
+           {"p%2Fx", "ns", uid, "free"},
+           {"p", "ns", uid, "free?dryRun=All"},
+           {"p", "ns", "", "free"},
+       }) {
+    SCOPED_TRACE(args.pod_namespace + " " + args.pod_name + " " + args.node);
+    EXPECT_THAT(backend_->Bind(args), StatusIs(absl::StatusCode::kInvalidArgument));
+  }
+  EXPECT_EQ(handle_->fake_client().GetPod("ns", "p")->spec.node_name, "");
+}
+
+TEST_F(FrameworkBackendTest, BindOnlyPendingPodsOfTheSchedulerNamesToNodesThatFit) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod created, handle_->fake_client().CreatePod(pod_));
+  const std::string uid = created.metadata.uid;
+  // Unknown pod, another UID.
+  EXPECT_THAT(backend_->Bind({"nope", "ns", uid, "free"}), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(backend_->Bind({"p", "ns", "other-uid", "free"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("another UID")));
+  // Nodes that do not pass the profile's filters (busy: Insufficient cpu; tainted;
+  // gone: not in the cache).
+  EXPECT_THAT(backend_->Bind({"p", "ns", uid, "busy"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("Insufficient cpu")));
+  EXPECT_THAT(backend_->Bind({"p", "ns", uid, "tainted"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("untolerated taint")));
+  EXPECT_THAT(backend_->Bind({"p", "ns", uid, "gone"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("not in the extender")));
+  // A pod of another scheduler (Trimaran's own, say).
+  kube::Pod other = MakePod().Namespace("ns").Name("q").Req({{"cpu", "100m"}}).Obj();
+  other.spec.scheduler_name = "trimaran";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod q, handle_->fake_client().CreatePod(other));
+  EXPECT_THAT(backend_->Bind({"q", "ns", q.metadata.uid, "free"}),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("schedulerName")));
+  // A bound pod.
+  EXPECT_THAT(backend_->Bind({"existing", "ns", "", "free"}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  // Nothing was bound.
+  EXPECT_EQ(handle_->fake_client().GetPod("ns", "p")->spec.node_name, "");
+  EXPECT_EQ(handle_->fake_client().GetPod("ns", "q")->spec.node_name, "");
+  TRIMARAN_EXPECT_OK(backend_->Bind({"p", "ns", uid, "half"}));
 }
 
 }  // namespace

@@ -83,25 +83,30 @@ absl::StatusOr<std::vector<YAML::Node>> Render(const std::string& dir) {
   }
 }
 
-absl::StatusOr<std::vector<YAML::Node>> RenderWithComponent(absl::string_view resource,
-                                                            absl::string_view component) {
+absl::StatusOr<std::string> MakeComponentKustomization(absl::string_view resource,
+                                                       absl::string_view component) {
   // kustomize refuses absolute paths: a temporary kustomization reaches deploy/ through a
   // symlink.
   absl::StatusOr<std::string> dir = MakeTempDir("trimaran-component");
   if (!dir.ok()) return dir.status();
   const std::filesystem::path root(*dir);
-  auto rendered = [&]() -> absl::StatusOr<std::vector<YAML::Node>> {
-    std::error_code ec;
-    std::filesystem::create_directory_symlink(DeployPath(""), root / "deploy", ec);
-    if (ec) return absl::InternalError(absl::StrCat("symlink in ", *dir, ": ", ec.message()));
-    absl::Status w = WriteFile((root / "kustomization.yaml").string(),
-                               absl::StrCat("resources:\n  - deploy/", resource,
-                                            "\ncomponents:\n  - deploy/", component, "\n"));
-    if (!w.ok()) return w;
-    return Render(*dir);
-  }();
+  std::error_code ec;
+  std::filesystem::create_directory_symlink(DeployPath(""), root / "deploy", ec);
+  if (ec) return absl::InternalError(absl::StrCat("symlink in ", *dir, ": ", ec.message()));
+  absl::Status w = WriteFile((root / "kustomization.yaml").string(),
+                             absl::StrCat("resources:\n  - deploy/", resource,
+                                          "\ncomponents:\n  - deploy/", component, "\n"));
+  if (!w.ok()) return w;
+  return *dir;
+}
+
+absl::StatusOr<std::vector<YAML::Node>> RenderWithComponent(absl::string_view resource,
+                                                            absl::string_view component) {
+  absl::StatusOr<std::string> dir = MakeComponentKustomization(resource, component);
+  if (!dir.ok()) return dir.status();
+  absl::StatusOr<std::vector<YAML::Node>> rendered = Render(*dir);
   std::error_code ignored;
-  std::filesystem::remove_all(root, ignored);
+  std::filesystem::remove_all(*dir, ignored);
   return rendered;
 }
 

@@ -42,6 +42,13 @@ absl::StatusOr<RunResult> RunCommand(const std::vector<std::string>& argv,
 // `kubectl kustomize <dir>`, parsed into one node per document.
 absl::StatusOr<std::vector<YAML::Node>> Render(const std::string& dir);
 
+// A fresh temporary kustomization directory whose kustomization.yaml names `resource`
+// (e.g. "overlays/prometheus") and the component `component` (e.g.
+// "components/monitoring"), both reached unmodified through a symlink to deploy/. The
+// caller removes it.
+absl::StatusOr<std::string> MakeComponentKustomization(absl::string_view resource,
+                                                       absl::string_view component);
+
 // `resource` (e.g. "overlays/prometheus") with the kustomize component `component`
 // (e.g. "components/monitoring") added, rendered through a temporary kustomization
 // (removed again).

@@ -47,7 +47,9 @@ struct Expectation {
   bool target_load_packing = false;  // TLP in the profile
   std::string watcher_address;       // TLP args watcherAddress ("" = absent)
   std::string metric_provider;       // TLP args metricProvider.type ("" = absent)
-  bool secured_watcher = false;      // watcher TLS + token; TLP args watcherCAFile/TokenFile
+  // Watcher TLS (+ TLP args watcherCAFile). The bearer token (--token-file, TLP args
+  // watcherTokenFile) is on with every sidecar.
+  bool secured_watcher = false;
   // trimaran-scheduler --extender (docs/extender.md): extender port + Service, read-only
   // RBAC, no leader election, TargetLoadPacking the only scorer.
   bool extender = false;
@@ -270,6 +272,15 @@ TEST_P(ManifestsTest, SchedulerContainer) {
     // The protocol on 8888, behind Service trimaran-extender.
     EXPECT_THAT(args, ::testing::Contains("--extender"));
     EXPECT_THAT(args, ::testing::Contains("--extender-port=8888"));
+    // Mutual TLS (required by the daemon unless --extender-allow-unauthenticated): the
+    // client CA from a mounted Secret, kube-scheduler's name allowed.
+    EXPECT_THAT(args, ::testing::Contains(
+                          "--extender-client-ca-file=/etc/trimaran/extender-client-ca/ca.crt"));
+    EXPECT_THAT(args, ::testing::Contains("--extender-allowed-names=system:kube-scheduler"));
+    EXPECT_THAT(args, ::testing::Not(::testing::Contains("--extender-allow-unauthenticated")));
+    std::set<std::string> mounts;
+    for (const YAML::Node& m : c["volumeMounts"]) mounts.insert(Str(m["mountPath"]));
+    EXPECT_TRUE(mounts.count("/etc/trimaran/extender-client-ca"));
     EXPECT_EQ(ports["extender"], 8888);
     const YAML::Node service = FindOne(docs_, "Service", "trimaran-extender");
     ASSERT_TRUE(service.IsMap()) << "no Service trimaran-extender";
@@ -325,17 +336,22 @@ TEST_P(ManifestsTest, LoadWatcherSidecarAndService) {
   }
   EXPECT_EQ(flags.count("--tls-cert-file") == 1, want.secured_watcher);
   EXPECT_EQ(flags.count("--tls-private-key-file") == 1, want.secured_watcher);
-  EXPECT_EQ(flags.count("--token-file") == 1, want.secured_watcher);
+  // The bearer token is on in every shipped watcher (issue 30 point 4), on all
+  // interfaces (the Service, Prometheus): load-watcher refuses that without a token.
+  EXPECT_EQ(flags.count("--token-file"), 1u);
+  EXPECT_EQ(flags["--bind-address"], "0.0.0.0");
   for (const char* probe : {"livenessProbe", "readinessProbe"}) {
     EXPECT_EQ(Str(c[probe]["httpGet"]["scheme"]) == "HTTPS", want.secured_watcher) << probe;
   }
+  std::set<std::string> mounted;
+  for (const YAML::Node& m : c["volumeMounts"]) mounted.insert(Str(m["mountPath"]));
+  std::vector<std::string> file_flags = {"--token-file"};
   if (want.secured_watcher) {
-    std::set<std::string> mounted;
-    for (const YAML::Node& m : c["volumeMounts"]) mounted.insert(Str(m["mountPath"]));
-    for (const char* flag : {"--tls-cert-file", "--tls-private-key-file", "--token-file"}) {
-      const std::string dir = flags[flag].substr(0, flags[flag].rfind('/'));
-      EXPECT_TRUE(mounted.count(dir)) << flag << " " << dir << " is not a mount";
-    }
+    file_flags.insert(file_flags.end(), {"--tls-cert-file", "--tls-private-key-file"});
+  }
+  for (const std::string& flag : file_flags) {
+    const std::string dir = flags[flag].substr(0, flags[flag].rfind('/'));
+    EXPECT_TRUE(mounted.count(dir)) << flag << " " << dir << " is not a mount";
   }
   EXPECT_EQ(Str(c["livenessProbe"]["httpGet"]["path"]), "/healthz");
 
@@ -388,6 +404,8 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       "ClusterRole/trimaran-scheduler: policy|poddisruptionbudgets|list|*",
       "ClusterRole/trimaran-scheduler: policy|poddisruptionbudgets|watch|*",
       "ClusterRole/trimaran-scheduler: core|pods|delete|*",
+      // After a bind error: is the pod bound anyway? (Scheduler::IsBoundInApi)
+      "ClusterRole/trimaran-scheduler: core|pods|get|*",
       "ClusterRole/trimaran-scheduler: core|persistentvolumes|list|*",
       "ClusterRole/trimaran-scheduler: core|persistentvolumes|watch|*",
       "ClusterRole/trimaran-scheduler: core|persistentvolumes|patch|*",
@@ -414,10 +432,12 @@ TEST_P(ManifestsTest, RbacIsExactlyTheLeastPrivilegeSet) {
       "ClusterRole/trimaran-scheduler-decisions-viewer: nonResource|/debug/decisions|get",
   };
   if (GetParam().extender) {
-    // Read-only: no evictions, PV/PVC patches, binding, status patches, events or Lease.
+    // Read-only: no evictions, PV/PVC patches, binding, status patches, events or Lease;
+    // no GET of a pod either (only the scheduling loop checks a failed bind).
     std::erase_if(want, [](const std::string& rule) {
-      return absl::StrContains(rule, "|delete|") || absl::StrContains(rule, "|patch|") ||
-             absl::StrContains(rule, "|create|") || absl::StartsWith(rule, "Role/");
+      return absl::StrContains(rule, "|delete|") || absl::StrContains(rule, "core|pods|get|") ||
+             absl::StrContains(rule, "|patch|") || absl::StrContains(rule, "|create|") ||
+             absl::StartsWith(rule, "Role/");
     });
   }
   if (GetParam().metrics_server_rbac) {
@@ -515,6 +535,7 @@ TEST_P(ManifestsTest, NetworkPolicyAdmitsSchedulerDashboardAndPrometheus) {
   }
   std::set<int> open_ports;
   std::set<std::string> watcher_peers;
+  bool extender_rule = false;
   for (const YAML::Node& rule : np["spec"]["ingress"]) {
     std::set<int> ports;
     for (const YAML::Node& p : rule["ports"]) ports.insert(p["port"].as<int>(0));
@@ -522,17 +543,38 @@ TEST_P(ManifestsTest, NetworkPolicyAdmitsSchedulerDashboardAndPrometheus) {
       open_ports.insert(ports.begin(), ports.end());
       continue;
     }
+    if (ports == (std::set<int>{8888})) {
+      // The extender's port (overlays/extender): kube-scheduler runs with host networking,
+      // so only an ipBlock can name it; the extender authenticates every client by its
+      // certificate itself.
+      ASSERT_TRUE(GetParam().extender);
+      for (const YAML::Node& peer : rule["from"]) {
+        EXPECT_TRUE(peer["ipBlock"]["cidr"].IsDefined()) << YAML::Dump(peer);
+      }
+      extender_rule = true;
+      continue;
+    }
     EXPECT_EQ(ports, (std::set<int>{2020, 2021}));
     for (const YAML::Node& peer : rule["from"]) {
+      // Never a pod label alone, nor any namespace: a label is anyone's to set.
+      ASSERT_TRUE(peer["namespaceSelector"].IsMap()) << YAML::Dump(peer);
+      ASSERT_TRUE(peer["podSelector"].IsMap()) << YAML::Dump(peer);
+      const std::string ns =
+          Str(peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]);
+      EXPECT_FALSE(ns.empty()) << YAML::Dump(peer);
+      EXPECT_EQ(peer["namespaceSelector"].size(), 1u) << "matchLabels only";
+      EXPECT_EQ(peer["namespaceSelector"]["matchLabels"].size(), 1u);
       for (const auto& kv : peer["podSelector"]["matchLabels"]) {
-        watcher_peers.insert(absl::StrCat(Str(kv.first), "=", Str(kv.second)));
+        watcher_peers.insert(absl::StrCat(ns, "/", Str(kv.first), "=", Str(kv.second)));
       }
     }
   }
   EXPECT_EQ(open_ports, (std::set<int>{10259}));
-  EXPECT_THAT(watcher_peers, ::testing::IsSupersetOf({"app.kubernetes.io/component=dashboard",
-                                                      "app.kubernetes.io/name=prometheus",
-                                                      "app.kubernetes.io/component=scheduler"}));
+  EXPECT_EQ(extender_rule, GetParam().extender);
+  EXPECT_THAT(watcher_peers,
+              ::testing::IsSupersetOf({"trimaran/app.kubernetes.io/component=dashboard",
+                                       "monitoring/app.kubernetes.io/name=prometheus",
+                                       "trimaran/app.kubernetes.io/component=scheduler"}));
 }
 
 TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
@@ -573,14 +615,17 @@ TEST_P(ManifestsTest, SchedulerConfigDecodesAndMatchesTheDeployment) {
     EXPECT_EQ(Str(tlp["watcherAddress"]), want.watcher_address);
     EXPECT_EQ(Str(tlp["metricProvider"]["type"]), want.metric_provider);
     EXPECT_EQ(!Str(tlp["watcherCAFile"]).empty(), want.secured_watcher);
-    EXPECT_EQ(!Str(tlp["watcherTokenFile"]).empty(), want.secured_watcher);
-    if (want.secured_watcher) {
-      // The scheduler container mounts the directories of both files.
+    // The sidecar requires its token: every remote watcher is read with one.
+    EXPECT_EQ(!Str(tlp["watcherTokenFile"]).empty(), !want.watcher_address.empty());
+    if (!want.watcher_address.empty()) {
+      // The scheduler container mounts the directories of the files it reads.
       std::set<std::string> mounted;
       for (const YAML::Node& m : FindContainer(deployment_, "trimaran-scheduler")["volumeMounts"]) {
         mounted.insert(Str(m["mountPath"]));
       }
-      for (const char* field : {"watcherCAFile", "watcherTokenFile"}) {
+      std::vector<std::string> fields = {"watcherTokenFile"};
+      if (want.secured_watcher) fields.push_back("watcherCAFile");
+      for (const std::string& field : fields) {
         const std::string file = Str(tlp[field]);
         EXPECT_TRUE(mounted.count(file.substr(0, file.rfind('/')))) << field << " " << file;
       }

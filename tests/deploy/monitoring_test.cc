@@ -90,6 +90,16 @@ TEST_F(PodMonitorTest, ScrapesTheShippedPodsWithTheReaderRole) {
   }
   EXPECT_EQ(jobs, (std::set<std::string>{"trimaran-scheduler", "trimaran-load-watcher"}));
 
+  // The load watcher's endpoint sends the watcher's API token (the Secret the
+  // load-watcher container requires with --token-file).
+  for (const YAML::Node& ep : monitor["spec"]["podMetricsEndpoints"]) {
+    if (ep["port"].as<std::string>("") != "watcher-http") continue;
+    EXPECT_EQ(ep["authorization"]["type"].as<std::string>(""), "Bearer");
+    EXPECT_EQ(ep["authorization"]["credentials"]["name"].as<std::string>(""),
+              "trimaran-load-watcher-api-token");
+    EXPECT_EQ(ep["authorization"]["credentials"]["key"].as<std::string>(""), "token");
+  }
+
   // The scheduler's endpoint authenticates with the reader's token Secret ...
   YAML::Node secure;
   for (const YAML::Node& ep : monitor["spec"]["podMetricsEndpoints"]) {

@@ -1,8 +1,10 @@
 // Extender mode end to end (issue 21 point 3, "How it is checked"): the real
 // kube-scheduler (1.37, the control plane's) is the only scheduler and calls `trimaran-scheduler
-// --extender` over HTTPS (filterVerb, prioritizeVerb, weight 5, ignorable, caFile = the extender's
-// self-signed certificate), which serves a TargetLoadPacking profile reading a
-// load-watcher sidecar over a real Prometheus with a known CPU history:
+// --extender` over HTTPS with mutual TLS (filterVerb, prioritizeVerb, weight 5, ignorable, caFile =
+// the extender's self-signed certificate, certFile/keyFile = a client certificate of the
+// CA given to --extender-client-ca-file, its name in --extender-allowed-names), which serves a
+// TargetLoadPacking profile reading a load-watcher sidecar over a real Prometheus with a known CPU
+// history:
 //
 //   1. Two identical 4-core nodes with equal requests, "cool" at 25 % CPU and "hot" at
 //      75 % (target 50): TargetLoadPacking scores 75 and 25, the extender answers 8 and 3,
@@ -15,8 +17,10 @@
 //
 // Run for both nodeCacheCapable values (names only; full Node objects echoed back).
 // Everything on 127.0.0.1.
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +30,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/http/curl_transport.h"
+#include "common/http/testing/test_certs.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -90,8 +96,10 @@ profiles:
                       watcher_url, "\n");
 }
 
-// kube-scheduler's extenders block for its default profile (docs/extender.md's snippet).
-std::string ExtenderYaml(int extender_port, const std::string& ca_file, bool node_cache_capable,
+// kube-scheduler's extenders block for its default profile (docs/extender.md's snippet),
+// with the client certificate kube-scheduler presents to the extender (mutual TLS).
+std::string ExtenderYaml(int extender_port, const std::string& ca_file,
+                         const http::testing::CertAndKey& client, bool node_cache_capable,
                          bool bind) {
   return absl::StrCat(R"(extenders:
   - urlPrefix: https://127.0.0.1:)",
@@ -107,7 +115,11 @@ std::string ExtenderYaml(int extender_port, const std::string& ca_file, bool nod
     httpTimeout: 5s
     tlsConfig:
       caFile: )",
-                      ca_file, "\n");
+                      ca_file, R"(
+      certFile: )",
+                      client.cert_file, R"(
+      keyFile: )",
+                      client.key_file, "\n");
 }
 
 class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
@@ -138,6 +150,22 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
 
   std::string ExtenderUrl(const std::string& path) {
     return absl::StrCat("https://127.0.0.1:", extender_port_, path);
+  }
+
+  // A GET on the extender's port with the client certificate kube-scheduler uses (the
+  // extender requires mutual TLS); "" and *status 0 when there is no answer.
+  std::string ExtenderGet(const std::string& path, int* status = nullptr) {
+    if (status != nullptr) *status = 0;
+    absl::StatusOr<std::unique_ptr<http::CurlTransport>> curl =
+        http::CurlTransport::Create({.tls = {.client_cert_file = pki_.client.cert_file,
+                                             .client_key_file = pki_.client.key_file,
+                                             .insecure_skip_verify = true}});
+    if (!curl.ok()) return "";
+    absl::StatusOr<http::HttpResponse> r =
+        (*curl)->Send({.url = ExtenderUrl(path), .timeout = absl::Seconds(10)});
+    if (!r.ok()) return "";
+    if (status != nullptr) *status = r->status_code;
+    return r->body;
   }
 
   // Node name per bound pod whose name starts with `prefix`.
@@ -209,10 +237,18 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
     ASSERT_TRUE(secure_port.ok() && extender_port.ok());
     extender_port_ = *extender_port;
     const std::string cert_dir = cp_->dir() + "/extender-certs";
+    // Mutual TLS (the extender's default): kube-scheduler's client certificate
+    // (CN=test-client) is of the test CA, and its name is the one allowed.
+    const std::string pki_dir = cp_->dir() + "/extender-pki";
+    std::filesystem::create_directories(pki_dir);
+    auto pki = http::testing::MakeTestPki(pki_dir);
+    ASSERT_TRUE(pki.ok()) << pki.status();
+    pki_ = *std::move(pki);
     auto ext = Subprocess::Start(
         {kSchedulerBin, "--extender", "--config=" + config, "--kubeconfig=" + kubeconfig_,
          "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *secure_port),
-         "--cert-dir=" + cert_dir, "--extender-bind-address=127.0.0.1",
+         "--cert-dir=" + cert_dir, "--extender-client-ca-file=" + pki_.ca.cert_file,
+         "--extender-allowed-names=test-client", "--extender-bind-address=127.0.0.1",
          absl::StrCat("--extender-port=", extender_port_), absl::StrCat("--extender-bind=", bind),
          "--v=2", kAdminOpenPathsFlag},
         cp_->dir() + "/extender.log");
@@ -221,7 +257,7 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
     ASSERT_TRUE(Eventually(
         [&] {
           int status = 0;
-          Curl(ExtenderUrl("/readyz"), &status);
+          ExtenderGet("/readyz", &status);
           return status == 200;
         },
         absl::Seconds(30)))
@@ -231,7 +267,7 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
     auto kube = KubeScheduler::Start(
         *cp_, {.kubeconfig = kubeconfig_,
                .extra_yaml = ExtenderYaml(extender_port_, cert_dir + "/trimaran-scheduler.crt",
-                                          GetParam(), bind),
+                                          pki_.client, GetParam(), bind),
                .qps = 1000});
     ASSERT_TRUE(kube.ok()) << kube.status();
     kube_ = *std::move(kube);
@@ -245,6 +281,7 @@ class ExtenderE2ETest : public ::testing::TestWithParam<bool> {
   std::unique_ptr<Subprocess> extender_;
   std::unique_ptr<KubeScheduler> kube_;
   int extender_port_ = 0;
+  http::testing::TestPki pki_;
 };
 
 TEST_P(ExtenderE2ETest, PodsGoWhereLiveLoadIsLowestAndSchedulingSurvivesTheExtender) {
@@ -254,7 +291,7 @@ TEST_P(ExtenderE2ETest, PodsGoWhereLiveLoadIsLowestAndSchedulingSurvivesTheExten
   ASSERT_TRUE(Eventually([&] { return Placement("live-").size() == 4; }, absl::Seconds(90)))
       << "pods not bound";
   for (const auto& [pod, node] : Placement("live-")) EXPECT_EQ(node, "cool") << pod;
-  const std::string metrics = Curl(ExtenderUrl("/metrics"));
+  const std::string metrics = ExtenderGet("/metrics");
   EXPECT_GE(
       Sample(metrics, "trimaran_extender_requests_total", {"verb=\"filter\"", "result=\"ok\""}), 4);
   EXPECT_GE(
@@ -280,7 +317,7 @@ TEST_P(ExtenderE2ETest, TheExtenderBindsWhenAskedTo) {
   ASSERT_TRUE(Eventually([&] { return Placement("bound-").size() == 3; }, absl::Seconds(90)))
       << "pods not bound";
   for (const auto& [pod, node] : Placement("bound-")) EXPECT_EQ(node, "cool") << pod;
-  const std::string metrics = Curl(ExtenderUrl("/metrics"));
+  const std::string metrics = ExtenderGet("/metrics");
   EXPECT_EQ(Sample(metrics, "trimaran_extender_requests_total", {"verb=\"bind\"", "result=\"ok\""}),
             3);
 }
