@@ -84,8 +84,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     } else if (ok && kv[0] == "--max_slope_mb_per_hour") {
       ok = absl::SimpleAtod(kv[1], &f->max_slope_mb_per_hour);
     } else if (ok && kv[0] == "--min_slope_window_minutes") {
-      ok = absl::SimpleAtod(kv[1], &f->min_slope_window_minutes) &&
-           f->min_slope_window_minutes >= 0;
+      ok =
+          absl::SimpleAtod(kv[1], &f->min_slope_window_minutes) && f->min_slope_window_minutes >= 0;
     } else {
       ok = false;
     }

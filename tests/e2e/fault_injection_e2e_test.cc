@@ -157,8 +157,7 @@ class FaultInjectionTest : public ::testing::Test {
           return violations.empty();
         },
         timeout, absl::Seconds(1));
-    EXPECT_TRUE(clean) << "after " << (absl::Now() - start) << " (timeout " << timeout
-                       << "):\n"
+    EXPECT_TRUE(clean) << "after " << (absl::Now() - start) << " (timeout " << timeout << "):\n"
                        << violations;
     EXPECT_GE(requested, kNearFull) << "the scenario must run near full";
   }
@@ -1124,8 +1123,8 @@ TEST_F(FaultInjectionTest, EvictionsStopWithinRenewDeadlineOfALostLease) {
   TRIMARAN_ASSERT_OK(CreateNamespace("low"));
   TRIMARAN_ASSERT_OK(CreatePriorityClass("fault-low", 100));
   TRIMARAN_ASSERT_OK(CreatePriorityClass("fault-high", 1000));
-  TRIMARAN_ASSERT_OK(cluster_->AddNodes(NumberedNames("node", kNodes),
-                                        NearFullNodes(kVictimsPerNode, 100, 128)));
+  TRIMARAN_ASSERT_OK(
+      cluster_->AddNodes(NumberedNames("node", kNodes), NearFullNodes(kVictimsPerNode, 100, 128)));
   for (int n = 0; n < kNodes; ++n) {
     for (int i = 0; i < kVictimsPerNode; ++i) {
       TRIMARAN_ASSERT_OK(cluster_->client()
@@ -1197,9 +1196,8 @@ TEST_F(FaultInjectionTest, EvictionsStopWithinRenewDeadlineOfALostLease) {
   int64_t late_writes = 0;
   absl::Time last_write = absl::InfinitePast();
   for (const RequestRecord& r : proxy_->Requests()) {
-    const bool pod_write =
-        (r.request.method == "PATCH" || r.request.method == "DELETE") &&
-        absl::StartsWith(r.request.path, "/api/v1/namespaces/low/pods/");
+    const bool pod_write = (r.request.method == "PATCH" || r.request.method == "DELETE") &&
+                           absl::StartsWith(r.request.path, "/api/v1/namespaces/low/pods/");
     if (!pod_write) continue;
     last_write = std::max(last_write, r.time);
     if (r.time > fault + kRenewDeadline + absl::Milliseconds(250)) {

@@ -254,12 +254,12 @@ void DefaultPreemption::ClearNominatedNodeName(const kube::Pod& pod) {
 }
 
 Status DefaultPreemption::CheckFence(const kube::Pod& victim) {
-  const absl::Status s = kube::CheckCallOptions(handle_.binding_call_options(),
-                                                handle_.clock().Now(), "preemption");
+  const absl::Status s =
+      kube::CheckCallOptions(handle_.binding_call_options(), handle_.clock().Now(), "preemption");
   if (s.ok()) return Status();
   return Status::Error(absl::StrCat("preemption: not evicting ", kube::NamespacedName(victim),
-                                    ": the lease may have passed to another replica (",
-                                    s.message(), ")"));
+                                    ": the lease may have passed to another replica (", s.message(),
+                                    ")"));
 }
 
 bool DefaultPreemption::RejectIfWaiting(const kube::Pod& victim) {

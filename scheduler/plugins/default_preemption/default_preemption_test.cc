@@ -593,7 +593,8 @@ TEST_F(DefaultPreemptionTest, EvictionCallsCarryTheFence) {
   handle_->SetBindingCallOptions({.stop = loss.get_token()});
   handle_->fake_client().Hang("PatchPodStatus", true);
   std::thread lose([&] {
-    while (handle_->fake_client().Calls("PatchPodStatus") == 0) absl::SleepFor(absl::Milliseconds(1));
+    while (handle_->fake_client().Calls("PatchPodStatus") == 0)
+      absl::SleepFor(absl::Milliseconds(1));
     loss.request_stop();
   });
   PostFilterResult result;
