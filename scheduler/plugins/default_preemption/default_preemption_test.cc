@@ -615,7 +615,7 @@ TEST_F(DefaultPreemptionTest, VictimWaitingAtPermitIsRejectedNeverDeleted) {
       std::make_shared<const kube::Pod>(held), "m1",
       std::vector<WaitingPod::PendingPlugin>{{"Coscheduling", absl::Seconds(30)}},
       handle_->clock());
-  handle_->waiting_pods().Add(waiting);
+  fw_->waiting_pods().Add(waiting);  // the profile's, which the plugin's Handle iterates
   PostFilterResult result;
   const Status s = PostFilter(Sized("preemptor", kVeryLarge, kHigh), result);
   ASSERT_TRUE(s.IsSuccess()) << s.Message();
