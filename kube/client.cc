@@ -25,6 +25,31 @@ absl::Status Client::Bind(const Binding& binding, const CallOptions& options) {
   return Bind(binding);
 }
 
+absl::Status Client::DeletePod(absl::string_view ns, absl::string_view name,
+                               const CallOptions& options) {
+  if (absl::Status s = CheckStop(options, "delete pod"); !s.ok()) return s;
+  return DeletePod(ns, name);
+}
+
+absl::Status Client::PatchPodStatus(absl::string_view ns, absl::string_view name,
+                                    const PodStatusPatch& patch, const CallOptions& options) {
+  if (absl::Status s = CheckStop(options, "patch pod status"); !s.ok()) return s;
+  return PatchPodStatus(ns, name, patch);
+}
+
+absl::Status Client::PatchPodGroupStatus(absl::string_view ns, absl::string_view name,
+                                         absl::string_view status_patch,
+                                         const CallOptions& options) {
+  if (absl::Status s = CheckStop(options, "patch podgroup status"); !s.ok()) return s;
+  return Raw("PATCH", PodGroupStatusPath(ns, name), status_patch, "application/merge-patch+json")
+      .status();
+}
+
+std::string PodGroupStatusPath(absl::string_view ns, absl::string_view name) {
+  return absl::StrCat("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/", ns, "/podgroups/", name,
+                      "/status");
+}
+
 absl::StatusOr<PodGroupList> Client::ListPodGroups(const ListOptions& options) {
   (void)options;
   return absl::UnimplementedError("this client does not serve podgroups");

@@ -94,6 +94,10 @@ class Client {
   virtual absl::StatusOr<Pod> GetPod(absl::string_view ns, absl::string_view name) = 0;
   virtual absl::StatusOr<Pod> CreatePod(const Pod& pod) = 0;
   virtual absl::Status DeletePod(absl::string_view ns, absl::string_view name) = 0;
+  // The same, bounded by `options` (preemption's evictions, fenced like Bind). Defaults
+  // as for Bind.
+  virtual absl::Status DeletePod(absl::string_view ns, absl::string_view name,
+                                 const CallOptions& options);
   // POST pods/{name}/binding.
   virtual absl::Status Bind(const Binding& binding) = 0;
   // The same, bounded by `options`. The default checks the stop once (it has no clock for
@@ -103,6 +107,10 @@ class Client {
   // nominatedNodeName).
   virtual absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
                                       const PodStatusPatch& patch) = 0;
+  // The same, bounded by `options` (a victim's DisruptionTarget condition, fenced like
+  // Bind). Defaults as for Bind.
+  virtual absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
+                                      const PodStatusPatch& patch, const CallOptions& options);
 
   // ---- Nodes. ----
   virtual absl::StatusOr<NodeList> ListNodes(const ListOptions& options) = 0;
@@ -144,6 +152,12 @@ class Client {
   virtual absl::StatusOr<PodGroupList> ListPodGroups(const ListOptions& options);
   virtual absl::Status WatchPodGroups(const WatchOptions& options,
                                       const WatchHandler<PodGroup>& handler, std::stop_token stop);
+  // Merge PATCH of podgroups/{name}/status with `status_patch` (JSON, e.g.
+  // EncodePodGroupStatusPatch), bounded by `options` (the leader's status writes, fenced
+  // like Bind). The default checks the stop once, then sends it with Raw.
+  virtual absl::Status PatchPodGroupStatus(absl::string_view ns, absl::string_view name,
+                                           absl::string_view status_patch,
+                                           const CallOptions& options);
 
   // ---- Events (events.k8s.io/v1). ----
   virtual absl::Status CreateEvent(const Event& event) = 0;
@@ -173,5 +187,8 @@ using ClientPtr = std::unique_ptr<Client>;
 // OK when `options` allow a call now; Cancelled (stop requested) or DeadlineExceeded
 // (deadline reached by `now`) naming `what` otherwise.
 absl::Status CheckCallOptions(const CallOptions& options, absl::Time now, absl::string_view what);
+
+// "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/NS/podgroups/NAME/status".
+std::string PodGroupStatusPath(absl::string_view ns, absl::string_view name);
 
 }  // namespace trimaran::kube

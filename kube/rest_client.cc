@@ -428,10 +428,15 @@ absl::StatusOr<Pod> RestClient::CreatePod(const Pod& pod) {
 }
 
 absl::Status RestClient::DeletePod(absl::string_view ns, absl::string_view name) {
+  return DeletePod(ns, name, CallOptions{});
+}
+
+absl::Status RestClient::DeletePod(absl::string_view ns, absl::string_view name,
+                                   const CallOptions& options) {
   Call call{.method = "DELETE",
             .path = absl::StrCat(PodsPath(ns), "/", PathSegment(name)),
             .what = absl::StrCat("delete pod ", ns, "/", name)};
-  return Do(call).status();
+  return Do(call, options).status();
 }
 
 absl::Status RestClient::Bind(const Binding& binding) { return Bind(binding, CallOptions{}); }
@@ -448,12 +453,17 @@ absl::Status RestClient::Bind(const Binding& binding, const CallOptions& options
 
 absl::Status RestClient::PatchPodStatus(absl::string_view ns, absl::string_view name,
                                         const PodStatusPatch& patch) {
+  return PatchPodStatus(ns, name, patch, CallOptions{});
+}
+
+absl::Status RestClient::PatchPodStatus(absl::string_view ns, absl::string_view name,
+                                        const PodStatusPatch& patch, const CallOptions& options) {
   Call call{.method = "PATCH",
             .path = absl::StrCat(PodsPath(ns), "/", PathSegment(name), "/status"),
             .body = EncodePodStatusPatch(patch),
             .content_type = "application/strategic-merge-patch+json",
             .what = absl::StrCat("patch status of pod ", ns, "/", name)};
-  return Do(call).status();
+  return Do(call, options).status();
 }
 
 // ---- Nodes ----
@@ -591,6 +601,17 @@ absl::Status RestClient::WatchPodGroups(const WatchOptions& options,
         return absl::OkStatus();
       },
       stop);
+}
+
+absl::Status RestClient::PatchPodGroupStatus(absl::string_view ns, absl::string_view name,
+                                             absl::string_view status_patch,
+                                             const CallOptions& options) {
+  Call call{.method = "PATCH",
+            .path = PodGroupStatusPath(ns, name),
+            .body = std::string(status_patch),
+            .content_type = "application/merge-patch+json",
+            .what = absl::StrCat("patch status of podgroup ", ns, "/", name)};
+  return Do(call, options).status();
 }
 
 absl::StatusOr<StorageObject> RestClient::PatchStorageObject(StorageResource resource,

@@ -12,7 +12,8 @@
 //   timeouts only for GET (a POST may have been applied). Backoff doubles from
 //   `initial_backoff` up to `max_backoff`, or follows Retry-After when the server sends
 //   it; at most `max_retries` extra attempts. Every retry is counted. The calls taking
-//   CallOptions (Bind, the Lease calls) stop retrying at the caller's deadline or stop
+//   CallOptions (Bind, DeletePod, PatchPodStatus, PatchPodGroupStatus, the Lease calls)
+//   stop retrying at the caller's deadline or stop
 //   token, and the request in flight is cancelled then.
 // - Errors: the mapping of common/http/status_mapping.h, with the apiserver's Status
 //   message when the body carries one, prefixed with the operation and object:
@@ -94,10 +95,14 @@ class RestClient final : public Client {
   absl::StatusOr<Pod> GetPod(absl::string_view ns, absl::string_view name) override;
   absl::StatusOr<Pod> CreatePod(const Pod& pod) override;
   absl::Status DeletePod(absl::string_view ns, absl::string_view name) override;
+  absl::Status DeletePod(absl::string_view ns, absl::string_view name,
+                         const CallOptions& options) override;
   absl::Status Bind(const Binding& binding) override;
   absl::Status Bind(const Binding& binding, const CallOptions& options) override;
   absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
                               const PodStatusPatch& patch) override;
+  absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
+                              const PodStatusPatch& patch, const CallOptions& options) override;
   absl::StatusOr<NodeList> ListNodes(const ListOptions& options) override;
   absl::Status WatchNodes(const WatchOptions& options, const WatchHandler<Node>& handler,
                           std::stop_token stop) override;
@@ -114,6 +119,9 @@ class RestClient final : public Client {
   absl::StatusOr<PodGroupList> ListPodGroups(const ListOptions& options) override;
   absl::Status WatchPodGroups(const WatchOptions& options, const WatchHandler<PodGroup>& handler,
                               std::stop_token stop) override;
+  absl::Status PatchPodGroupStatus(absl::string_view ns, absl::string_view name,
+                                   absl::string_view status_patch,
+                                   const CallOptions& options) override;
   absl::StatusOr<StorageObject> PatchStorageObject(StorageResource resource, absl::string_view ns,
                                                    absl::string_view name,
                                                    const StoragePatch& patch) override;

@@ -277,6 +277,41 @@ TEST(RestClientTest, CallOptionsStopCancelsBindAndItsRetrySleep) {
   EXPECT_EQ(f.transport->RequestCount(), 1);
 }
 
+// The leader's other writes (preemption's DELETE and status PATCH, a PodGroup's status)
+// are bounded like Bind: nothing is sent past the deadline or after the stop, and a
+// 503's retry is not made past the deadline.
+TEST(RestClientTest, CallOptionsBoundDeletePatchAndPodGroupStatus) {
+  Fixture f;
+  const absl::Time start = f.clock.Now();
+  std::stop_source stopped;
+  stopped.request_stop();
+  EXPECT_THAT(f.client->DeletePod("default", "p", {.stop = stopped.get_token()}),
+              StatusIs(absl::StatusCode::kCancelled));
+  EXPECT_THAT(f.client->PatchPodStatus("default", "p", PodStatusPatch{}, {.deadline = start}),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  EXPECT_THAT(f.client->PatchPodGroupStatus("jobs", "g", "{}", {.deadline = start}),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  EXPECT_EQ(f.transport->RequestCount(), 0);
+
+  const std::string pod = std::string(kServer) + "/api/v1/namespaces/default/pods/p";
+  http::Headers retry_after;
+  retry_after.Set("Retry-After", "60");
+  f.transport->AddResponse("DELETE", pod, 503, "overloaded", retry_after);
+  EXPECT_THAT(f.client->DeletePod("default", "p", {.deadline = start + absl::Seconds(3)}),
+              StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("delete pod default/p")));
+  EXPECT_EQ(f.transport->RequestCount(), 1) << "no retry past the deadline";
+
+  const std::string group = std::string(kServer) +
+                            "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/jobs/podgroups/g/status";
+  f.transport->AddResponse("PATCH", group, 200, "{}");
+  TRIMARAN_EXPECT_OK(
+      f.client->PatchPodGroupStatus("jobs", "g", R"({"status":{"phase":"Running"}})", {}));
+  ASSERT_TRUE(f.transport->LastRequest().has_value());
+  EXPECT_EQ(f.transport->LastRequest()->url, group);
+  EXPECT_EQ(f.transport->LastRequest()->headers.GetOr("Content-Type"),
+            "application/merge-patch+json");
+}
+
 TEST(RestClientTest, ConnectionFailuresRetryOnlyReads) {
   Fixture f;
   f.transport->AddError("", kServer, absl::UnavailableError("connection refused"));

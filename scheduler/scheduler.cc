@@ -621,7 +621,7 @@ void Scheduler::HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Stat
   binding_pool_->Submit([this, ns = pod->metadata.namespace_name, name = pod->metadata.name,
                          patch = std::move(patch)] {
     if (Fenced()) return;  // the next leader writes its own
-    if (absl::Status s = client_.PatchPodStatus(ns, name, patch); !s.ok()) {
+    if (absl::Status s = client_.PatchPodStatus(ns, name, patch, BindingCallOptions()); !s.ok()) {
       Log(Component::kMain).warn("patch status of pod={}/{}: {}", ns, name, s.ToString());
     }
   });

@@ -165,6 +165,15 @@ struct SchedulerApp::State {
   std::atomic<bool> leadership_lost{false};
   std::atomic<bool> leading{false};
 
+  // The fence of the writes that act as the leader besides the scheduler's own (the
+  // PodGroup status): the lease's loss and LeadingUntil(), as the Binding's
+  // (SchedulerOptions::fence_stop / leading_until). Unbounded without leader election.
+  kube::CallOptions LeaderCallOptions() const {
+    if (!config.leader_election.leader_elect) return {};
+    return {.stop = lost.get_token(),
+            .deadline = elector ? elector->LeadingUntil() : absl::InfinitePast()};
+  }
+
   // Stops every informer: all are asked first, then joined, so their watches (each
   // ends at its next stop check, up to about a second) end together, not one by one.
   void StopInformers() {
@@ -469,8 +478,9 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
     s->storage_informers.push_back(std::move(informer));
   }
   if (coscheduling) {
+    State* st = s.get();
     s->pod_group_status = std::make_unique<sched::plugins::PodGroupStatusWriter>(
-        sch->pod_groups(), *s->client, s->clock);
+        sch->pod_groups(), *s->client, s->clock, [st] { return st->LeaderCallOptions(); });
     sched::plugins::PodGroupStatusWriter* writer = s->pod_group_status.get();
     sch->SetPodGroupObserver(
         [writer](const std::string& ns, const std::string& name) { writer->MarkDirty(ns, name); });

@@ -776,6 +776,26 @@ absl::Status FakeClient::Bind(const Binding& binding, const CallOptions& options
   return Bind(binding);
 }
 
+absl::Status FakeClient::DeletePod(absl::string_view ns, absl::string_view name,
+                                   const CallOptions& options) {
+  TRIMARAN_RETURN_IF_ERROR(Admit("DeletePod", options));
+  return DeletePod(ns, name);
+}
+
+absl::Status FakeClient::PatchPodStatus(absl::string_view ns, absl::string_view name,
+                                        const PodStatusPatch& patch, const CallOptions& options) {
+  TRIMARAN_RETURN_IF_ERROR(Admit("PatchPodStatus", options));
+  return PatchPodStatus(ns, name, patch);
+}
+
+absl::Status FakeClient::PatchPodGroupStatus(absl::string_view ns, absl::string_view name,
+                                             absl::string_view status_patch,
+                                             const CallOptions& options) {
+  TRIMARAN_RETURN_IF_ERROR(Admit("PatchPodGroupStatus", options));
+  return Raw("PATCH", PodGroupStatusPath(ns, name), status_patch, "application/merge-patch+json")
+      .status();
+}
+
 absl::StatusOr<Lease> FakeClient::GetLease(absl::string_view ns, absl::string_view name,
                                            const CallOptions& options) {
   TRIMARAN_RETURN_IF_ERROR(Admit("GetLease", options));

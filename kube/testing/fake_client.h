@@ -81,6 +81,14 @@ class FakeClient final : public Client {
   // a method made to hang (Hang) waits for the stop or the deadline (on this fake's
   // clock, which must then be the caller's) instead of answering.
   absl::Status Bind(const Binding& binding, const CallOptions& options) override;
+  absl::Status DeletePod(absl::string_view ns, absl::string_view name,
+                         const CallOptions& options) override;
+  absl::Status PatchPodStatus(absl::string_view ns, absl::string_view name,
+                              const PodStatusPatch& patch, const CallOptions& options) override;
+  // Admitted as "PatchPodGroupStatus", then served by Raw (the raw handler).
+  absl::Status PatchPodGroupStatus(absl::string_view ns, absl::string_view name,
+                                   absl::string_view status_patch,
+                                   const CallOptions& options) override;
   absl::StatusOr<Lease> GetLease(absl::string_view ns, absl::string_view name,
                                  const CallOptions& options) override;
   absl::StatusOr<Lease> CreateLease(const Lease& lease, const CallOptions& options) override;

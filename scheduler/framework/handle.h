@@ -188,10 +188,13 @@ class Handle {
   // and profile. nullptr when the scheduler runs without one (plugins then use
   // load_watcher(), or fall back).
   virtual lw::SourcePool* load_watcher_sources() { return nullptr; }
-  // The options of the API calls a binding cycle makes for the pod (Bind plugins pass
-  // them to kube::Client::Bind): under leader election their stop fires when the lease
-  // is lost and their deadline is the leader's LeadingUntil(), so no Binding is sent
-  // once another replica may lead. Unbounded by default.
+  // The options of the API calls that act as the leader: the Binding a binding cycle
+  // makes for the pod (Bind plugins pass them to kube::Client::Bind), and preemption's
+  // evictions (the victims' DisruptionTarget PATCH and DELETE, nominations cleared).
+  // Under leader election their stop fires when the lease is lost and their deadline is
+  // the leader's LeadingUntil(), so no such call is sent once another replica may lead.
+  // Read them right before each call (the deadline moves with every renewal).
+  // Unbounded by default.
   virtual kube::CallOptions binding_call_options() { return {}; }
   // Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets (see
   // ObjectLister). Empty unless the runtime has informers for them.

@@ -143,8 +143,17 @@ class FakeHandle final : public Handle {
     return !deleted_pods_.contains(pod.metadata.uid);
   }
   std::stop_token shutdown_token() const override { return shutdown_.get_token(); }
+  kube::CallOptions binding_call_options() override {
+    absl::MutexLock lock(&call_options_mu_);
+    return call_options_;
+  }
 
   // ---- Test access ----
+  // What binding_call_options() returns from now on (the leadership fence).
+  void SetBindingCallOptions(kube::CallOptions options) {
+    absl::MutexLock lock(&call_options_mu_);
+    call_options_ = std::move(options);
+  }
   // PodExists answers false for this pod's UID from now on (it was deleted).
   void DeletePod(const kube::Pod& pod) {
     absl::MutexLock lock(&deleted_mu_);
@@ -184,6 +193,8 @@ class FakeHandle final : public Handle {
   mutable absl::Mutex deleted_mu_;
   absl::flat_hash_set<std::string> deleted_pods_ ABSL_GUARDED_BY(deleted_mu_);
   std::stop_source shutdown_;
+  mutable absl::Mutex call_options_mu_;
+  kube::CallOptions call_options_ ABSL_GUARDED_BY(call_options_mu_);
 };
 
 // A FakeHandle whose snapshot holds `nodes` and `pods`.

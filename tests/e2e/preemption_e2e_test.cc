@@ -1,5 +1,5 @@
 // DefaultPreemption end to end: the real trimaran-scheduler on a real etcd +
-// kube-apiserver 1.20.2 (127.0.0.1). Every test fills 10 nodes (4 CPU each) with four
+// kube-apiserver 1.37.2 (127.0.0.1). Every test fills 10 nodes (4 CPU each) with four
 // 1-CPU pods bound at creation, then creates pods of a higher PriorityClass that fit
 // nowhere (2 CPU). No kubelet runs, so the test plays its part for deletions: a pod
 // whose deletionTimestamp is set is removed for good (grace period 0) half a second
@@ -12,9 +12,9 @@
 //      pods are deleted (DisruptionTarget condition and a Preempted event), and it is
 //      bound to node-3.
 //   2. PdbProtectedPodsAreSpared: every filler pod has one priority; a
-//      PodDisruptionBudget (policy/v1beta1, the only version 1.20 serves; no disruption
-//      controller runs, so disruptionsAllowed stays 0) protects all of them but two on
-//      node-9: those two are the victims.
+//      PodDisruptionBudget (policy/v1, the only version 1.37 serves: v1beta1 was removed
+//      in 1.25; no disruption controller runs, so disruptionsAllowed stays 0) protects
+//      all of them but two on node-9: those two are the victims.
 //   3. PreemptionPolicyNeverWaits: a PriorityClass with preemptionPolicy Never: the pod
 //      stays pending with "preemption: not eligible due to preemptionPolicy=Never." and
 //      no pod is deleted.
@@ -273,8 +273,8 @@ TEST_F(PreemptionE2ETest, PdbProtectedPodsAreSpared) {
        });
   TRIMARAN_ASSERT_OK(
       client()
-          .Raw("POST", "/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets",
-               R"({"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget",)"
+          .Raw("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+               R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",)"
                R"("metadata":{"name":"protected"},)"
                R"("spec":{"minAvailable":40,"selector":{"matchLabels":{"app":"protected"}}}})")
           .status());

@@ -86,25 +86,30 @@ int PodGroupStatusWriter::SyncDirty() {
     dirty.swap(dirty_);
   }
   int patched = 0;
-  for (const auto& [ns, name] : dirty) {
+  for (auto it = dirty.begin(); it != dirty.end(); ++it) {
+    const auto& [ns, name] = *it;
     std::shared_ptr<const kube::PodGroup> pg = lister_.Get(ns, name);
     if (pg == nullptr) continue;
     const auto pods = lister_.Pods(ns, name);
     kube::PodGroupStatus status = ComputePodGroupStatus(*pg, pods, clock_.Now());
     if (status == pg->status) continue;
-    absl::StatusOr<std::string> r =
-        client_.Raw("PATCH",
-                    absl::StrCat("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/", ns,
-                                 "/podgroups/", name, "/status"),
-                    kube::EncodePodGroupStatusPatch(status), "application/merge-patch+json");
-    if (r.ok()) {
+    const kube::CallOptions options = call_options_ ? call_options_() : kube::CallOptions{};
+    if (absl::Status fence = kube::CheckCallOptions(options, clock_.Now(), "podgroup status");
+        !fence.ok()) {
+      // Not the leader any more (or not sure): the next leader writes them.
+      for (; it != dirty.end(); ++it) MarkDirty(it->first, it->second);
+      break;
+    }
+    absl::Status s =
+        client_.PatchPodGroupStatus(ns, name, kube::EncodePodGroupStatusPatch(status), options);
+    if (s.ok()) {
       ++patched;
       continue;
     }
-    if (absl::IsNotFound(r.status())) continue;
+    if (absl::IsNotFound(s)) continue;
     Log(Component::kPlugin)
         .warn("Coscheduling: cannot update the status of PodGroup {}/{}: {}", ns, name,
-              r.status().ToString());
+              s.ToString());
     MarkDirty(ns, name);
   }
   return patched;

@@ -12,9 +12,15 @@
 //               minMember -> Running; a failure that leaves the gang unable to reach
 //               minMember -> Failed; succeeded >= minMember -> Finished.
 //
+// The writes act as the leader: each carries the writer's CallOptionsSource (the daemon
+// gives it the leadership fence, as the scheduler's Binding), so no status is written
+// once the lease may have passed to another replica.
+//
 // Thread-safety: ComputePodGroupStatus is pure. PodGroupStatusWriter: MarkDirty is safe
-// from any thread; SyncDirty/Run from one thread at a time.
+// from any thread; SyncDirty/Run from one thread at a time; the CallOptionsSource is
+// called on the SyncDirty thread.
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <span>
@@ -39,14 +45,21 @@ kube::PodGroupStatus ComputePodGroupStatus(const kube::PodGroup& pg,
 
 class PodGroupStatusWriter {
  public:
-  PodGroupStatusWriter(const PodGroupLister& lister, kube::Client& client, const Clock& clock)
-      : lister_(lister), client_(client), clock_(clock) {}
+  // The options each status write carries; under leader election, the leader's fence
+  // (the lease's stop and LeadingUntil() deadline, as the scheduler's Binding).
+  using CallOptionsSource = std::function<kube::CallOptions()>;
+
+  // `call_options` null: unbounded writes (a single replica).
+  PodGroupStatusWriter(const PodGroupLister& lister, kube::Client& client, const Clock& clock,
+                       CallOptionsSource call_options = nullptr)
+      : lister_(lister), client_(client), clock_(clock), call_options_(std::move(call_options)) {}
 
   // The group (or the group of a member pod) needs a look.
   void MarkDirty(std::string ns, std::string name);
   // Recomputes every dirty group and patches those whose status changed. A failed patch
-  // keeps the group dirty (logged); a group that no longer exists is dropped. Returns
-  // the number of patches that succeeded.
+  // keeps the group dirty (logged); a group that no longer exists is dropped. Once the
+  // call options no longer allow a call (the lease is lost), nothing more is written and
+  // the remaining groups stay dirty. Returns the number of patches that succeeded.
   int SyncDirty();
   // SyncDirty every `period` until `stop`.
   void Run(std::stop_token stop, absl::Duration period);
@@ -55,6 +68,7 @@ class PodGroupStatusWriter {
   const PodGroupLister& lister_;
   kube::Client& client_;
   const Clock& clock_;
+  const CallOptionsSource call_options_;
   absl::Mutex mu_;
   std::set<std::pair<std::string, std::string>> dirty_ ABSL_GUARDED_BY(mu_);
 };

@@ -4,8 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "common/testing/fake_clock.h"
 #include "gtest/gtest.h"
+#include "kube/testing/fake_client.h"
 #include "kube/testing/wrappers.h"
+#include "scheduler/backend/cache/pod_group_store.h"
 
 namespace trimaran::sched::plugins {
 namespace {
@@ -65,6 +69,67 @@ TEST(PodGroupStatusTest, SchedulingStartsTheClock) {
   kube::PodGroupStatus s = ComputePodGroupStatus(pg, Pods(1, 0, 0, 0, 0), absl::FromUnixSeconds(7));
   EXPECT_EQ(s.phase, kube::PodGroupPhase::kScheduling);
   EXPECT_EQ(s.schedule_start_time, absl::FromUnixSeconds(7));
+}
+
+// The writer's patches carry the leader's fence: none once its options no longer allow a
+// call (the lease is lost, or its deadline passed), and the groups stay dirty for later.
+class PodGroupStatusWriterTest : public ::testing::Test {
+ protected:
+  PodGroupStatusWriterTest() : client_(clock_) {
+    client_.SetRawHandler([this](absl::string_view method, absl::string_view path,
+                                 absl::string_view) -> absl::StatusOr<std::string> {
+      if (method == "PATCH" && absl::EndsWith(path, "/status")) ++patches_;
+      return std::string("{}");
+    });
+    for (const std::string name : {"a", "b"}) {
+      kube::PodGroup pg;
+      pg.metadata.namespace_name = "jobs";
+      pg.metadata.name = name;
+      pg.spec.min_member = 1;
+      store_.Apply(std::make_shared<const kube::PodGroup>(std::move(pg)));
+    }
+  }
+
+  ::trimaran::testing::FakeClock clock_;
+  kube::testing::FakeClient client_;
+  PodGroupStore store_;
+  int patches_ = 0;
+};
+
+TEST_F(PodGroupStatusWriterTest, WritesWhileTheFenceIsOpen) {
+  const absl::Time deadline = clock_.Now() + absl::Seconds(3);
+  PodGroupStatusWriter writer(store_, client_, clock_,
+                              [deadline] { return kube::CallOptions{.deadline = deadline}; });
+  writer.MarkDirty("jobs", "a");
+  writer.MarkDirty("jobs", "b");
+  EXPECT_EQ(writer.SyncDirty(), 2);
+  EXPECT_EQ(patches_, 2);
+}
+
+TEST_F(PodGroupStatusWriterTest, NothingIsWrittenOnceTheLeaseIsLost) {
+  std::stop_source lost;
+  PodGroupStatusWriter writer(store_, client_, clock_,
+                              [&lost] { return kube::CallOptions{.stop = lost.get_token()}; });
+  lost.request_stop();
+  writer.MarkDirty("jobs", "a");
+  writer.MarkDirty("jobs", "b");
+  EXPECT_EQ(writer.SyncDirty(), 0);
+  EXPECT_EQ(patches_, 0);
+}
+
+TEST_F(PodGroupStatusWriterTest, NothingIsWrittenPastTheDeadlineAndTheGroupsStayDirty) {
+  absl::Time deadline = clock_.Now() + absl::Seconds(3);
+  PodGroupStatusWriter writer(store_, client_, clock_,
+                              [&deadline] { return kube::CallOptions{.deadline = deadline}; });
+  clock_.Advance(absl::Seconds(3));
+  writer.MarkDirty("jobs", "a");
+  writer.MarkDirty("jobs", "b");
+  EXPECT_EQ(writer.SyncDirty(), 0);
+  EXPECT_EQ(patches_, 0);
+  // A renewal moves the deadline (LeadingUntil()): both groups are written then.
+  deadline = clock_.Now() + absl::Seconds(3);
+  EXPECT_EQ(writer.SyncDirty(), 2);
+  EXPECT_EQ(patches_, 2);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/logging.h"
 #include "kube/api/pod_status_patch.h"
+#include "kube/client.h"
 #include "scheduler/framework/types.h"
 #include "scheduler/plugins/default_preemption/victims.h"
 
@@ -24,6 +25,13 @@ bool TerminatingByPreemption(const kube::Pod& pod) {
       kube::FindCondition(pod.status, DefaultPreemption::kDisruptionTarget);
   return c != nullptr && c->status == kube::ConditionStatus::kTrue &&
          c->reason == DefaultPreemption::kReasonPreemptionByScheduler;
+}
+
+// By UID (as upstream's GetWaitingPod), by namespace/name for pods without one (tests).
+bool SamePod(const kube::Pod& a, const kube::Pod& b) {
+  if (!a.metadata.uid.empty() || !b.metadata.uid.empty()) return a.metadata.uid == b.metadata.uid;
+  return a.metadata.namespace_name == b.metadata.namespace_name &&
+         a.metadata.name == b.metadata.name;
 }
 
 Status Prefixed(const Status& s) {
@@ -237,43 +245,89 @@ void DefaultPreemption::ClearNominatedNodeName(const kube::Pod& pod) {
   if (pod.status.nominated_node_name.empty()) return;
   kube::PodStatusPatch patch;
   patch.nominated_node_name = "";
-  if (absl::Status s =
-          handle_.client().PatchPodStatus(pod.metadata.namespace_name, pod.metadata.name, patch);
+  if (absl::Status s = handle_.client().PatchPodStatus(
+          pod.metadata.namespace_name, pod.metadata.name, patch, handle_.binding_call_options());
       !s.ok() && !absl::IsNotFound(s)) {
     Log(Component::kPlugin)
         .warn("clear nominatedNodeName of pod={}: {}", kube::NamespacedName(pod), s.ToString());
   }
 }
 
-Status DefaultPreemption::PrepareCandidate(const Candidate& candidate, const kube::Pod& pod) {
+Status DefaultPreemption::CheckFence(const kube::Pod& victim) {
+  const absl::Status s =
+      kube::CheckCallOptions(handle_.binding_call_options(), handle_.clock().Now(), "preemption");
+  if (s.ok()) return Status();
+  return Status::Error(absl::StrCat("preemption: not evicting ", kube::NamespacedName(victim),
+                                    ": the lease may have passed to another replica (", s.message(),
+                                    ")"));
+}
+
+bool DefaultPreemption::RejectIfWaiting(const kube::Pod& victim) {
+  bool rejected = false;
+  handle_.IterateOverWaitingPods([&](WaitingPodHandle& waiting) {
+    if (rejected || !SamePod(waiting.pod(), victim)) return;
+    waiting.Reject(kName, "preempted");
+    rejected = true;
+  });
+  if (rejected) {
+    Log(Component::kPlugin)
+        .info("preemption rejected a pod waiting at Permit pod={} node={}",
+              kube::NamespacedName(victim), victim.spec.node_name);
+  }
+  return rejected;
+}
+
+Status DefaultPreemption::EvictVictim(const kube::Pod& victim, const kube::Pod& pod) {
   kube::Client& client = handle_.client();
-  const absl::Time now = handle_.clock().Now();
-  for (const std::shared_ptr<const kube::Pod>& victim : candidate.victims.pods) {
-    const std::string& ns = victim->metadata.namespace_name;
-    const std::string& name = victim->metadata.name;
-    kube::PodCondition condition;
-    condition.type = std::string(kDisruptionTarget);
-    condition.status = kube::ConditionStatus::kTrue;
-    condition.reason = std::string(kReasonPreemptionByScheduler);
-    condition.message =
-        absl::StrCat(pod.spec.scheduler_name, ": preempting to accommodate a higher priority pod");
-    const kube::PodCondition* old = kube::FindCondition(victim->status, kDisruptionTarget);
-    if (old == nullptr || old->status != condition.status || old->reason != condition.reason ||
-        old->message != condition.message) {
-      condition.last_transition_time = now;
-      kube::PodStatusPatch patch;
-      patch.conditions.push_back(std::move(condition));
-      if (absl::Status s = client.PatchPodStatus(ns, name, patch); !s.ok()) {
-        if (!absl::IsNotFound(s)) {
-          return Status::Error(
-              absl::StrCat("preemption: patch victim ", ns, "/", name, ": ", s.message()));
-        }
-        continue;  // already gone
-      }
-    }
-    if (absl::Status s = client.DeletePod(ns, name); !s.ok() && !absl::IsNotFound(s)) {
+  const std::string& ns = victim.metadata.namespace_name;
+  const std::string& name = victim.metadata.name;
+  kube::PodCondition condition;
+  condition.type = std::string(kDisruptionTarget);
+  condition.status = kube::ConditionStatus::kTrue;
+  condition.reason = std::string(kReasonPreemptionByScheduler);
+  condition.message =
+      absl::StrCat(pod.spec.scheduler_name, ": preempting to accommodate a higher priority pod");
+  const kube::PodCondition* old = kube::FindCondition(victim.status, kDisruptionTarget);
+  if (old == nullptr || old->status != condition.status || old->reason != condition.reason ||
+      old->message != condition.message) {
+    condition.last_transition_time = handle_.clock().Now();
+    kube::PodStatusPatch patch;
+    patch.conditions.push_back(std::move(condition));
+    if (absl::Status s = client.PatchPodStatus(ns, name, patch, handle_.binding_call_options());
+        !s.ok()) {
+      if (absl::IsNotFound(s)) return Status();  // already gone
       return Status::Error(
-          absl::StrCat("preemption: delete victim ", ns, "/", name, ": ", s.message()));
+          absl::StrCat("preemption: patch victim ", ns, "/", name, ": ", s.message()));
+    }
+  }
+  if (absl::Status s = client.DeletePod(ns, name, handle_.binding_call_options());
+      !s.ok() && !absl::IsNotFound(s)) {
+    return Status::Error(
+        absl::StrCat("preemption: delete victim ", ns, "/", name, ": ", s.message()));
+  }
+  return Status();
+}
+
+void DefaultPreemption::ClearLowerNominations(const std::string& node_name, const kube::Pod& pod) {
+  PodNominator* nominator = handle_.nominator();
+  if (nominator == nullptr) return;
+  const int32_t priority = kube::PodPriority(pod);
+  for (const PodInfo& p : nominator->NominatedPodsForNode(node_name)) {
+    if (kube::PodPriority(*p.pod) >= priority) continue;
+    nominator->DeleteNominatedPodIfExists(*p.pod);
+    ClearNominatedNodeName(*p.pod);
+  }
+}
+
+Status DefaultPreemption::PrepareCandidate(const Candidate& candidate, const kube::Pod& pod) {
+  for (const std::shared_ptr<const kube::Pod>& victim : candidate.victims.pods) {
+    // Each eviction acts as the leader: none once the lease may be lost (the calls
+    // themselves carry the same fence, for a loss while they are in flight).
+    if (Status s = CheckFence(*victim); !s.IsSuccess()) return s;
+    // Upstream's order: a victim held at Permit is rejected (its binding cycle unreserves
+    // it), never deleted; any other victim gets DisruptionTarget, then DELETE.
+    if (!RejectIfWaiting(*victim)) {
+      if (Status s = EvictVictim(*victim, pod); !s.IsSuccess()) return s;
     }
     handle_.event_recorder().Eventf(
         *victim, &pod, EventType::kNormal, "Preempted", "Preempting",
@@ -281,14 +335,7 @@ Status DefaultPreemption::PrepareCandidate(const Candidate& candidate, const kub
   }
   // Lower-priority pods nominated to this node lose their nomination: the room is for
   // this pod now.
-  if (PodNominator* nominator = handle_.nominator(); nominator != nullptr) {
-    const int32_t priority = kube::PodPriority(pod);
-    for (const PodInfo& p : nominator->NominatedPodsForNode(candidate.node_name)) {
-      if (kube::PodPriority(*p.pod) >= priority) continue;
-      nominator->DeleteNominatedPodIfExists(*p.pod);
-      ClearNominatedNodeName(*p.pod);
-    }
-  }
+  ClearLowerNominations(candidate.node_name, pod);
   return Status();
 }
 

@@ -6,8 +6,13 @@
 //
 //   PostFilter: eligibility -> potential nodes (status Unschedulable) -> dry run on
 //   clones over numCandidates nodes from a random offset -> pick one node -> write:
-//   DisruptionTarget condition + DELETE + "Preempted" event per victim, clear the
-//   nominations of lower-priority pods on that node -> result.nominated_node_name.
+//   per victim, Reject when it waits at Permit, else DisruptionTarget condition +
+//   DELETE; a "Preempted" event; clear the nominations of lower-priority pods on that
+//   node -> result.nominated_node_name.
+//
+//   The writes act as the leader and are fenced like Bind: each carries
+//   Handle::binding_call_options() (the lease's stop and LeadingUntil() deadline), and
+//   no victim is evicted once those options no longer allow a call (kError instead).
 //   The scheduler then nominates the preemptor (status.nominatedNodeName and the queue's
 //   nominator) and requeues it.
 //
@@ -88,9 +93,19 @@ class DefaultPreemption final : public PostFilterPlugin, public PreemptionPrevie
 
  private:
   // Evicts the victims and clears lower-priority nominations on the node (upstream
-  // prepareCandidate). kError on an API failure other than NotFound.
+  // prepareCandidate). kError on an API failure other than NotFound, and before the
+  // first victim not yet evicted once the fence is closed.
   Status PrepareCandidate(const Candidate& candidate, const kube::Pod& pod);
-  // Patches status.nominatedNodeName "" on `pod` when it has one.
+  // kError when Handle::binding_call_options() no longer allow a call (the lease is lost
+  // or past LeadingUntil): nothing may be evicted then.
+  Status CheckFence(const kube::Pod& victim);
+  // Rejects `victim` when it is held at Permit in this profile; whether it was.
+  bool RejectIfWaiting(const kube::Pod& victim);
+  // DisruptionTarget condition, then DELETE, both fenced. NotFound is success.
+  Status EvictVictim(const kube::Pod& victim, const kube::Pod& pod);
+  // Lower-priority pods nominated to `node_name` lose their nomination.
+  void ClearLowerNominations(const std::string& node_name, const kube::Pod& pod);
+  // Patches status.nominatedNodeName "" on `pod` when it has one (fenced).
   void ClearNominatedNodeName(const kube::Pod& pod);
 
   const DefaultPreemptionArgs args_;

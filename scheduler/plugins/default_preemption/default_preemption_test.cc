@@ -3,11 +3,14 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -140,6 +143,10 @@ class DefaultPreemptionTest : public ::testing::Test {
       const Clock& clock() const override { return base.clock(); }
       PodNominator* nominator() const override { return base.nominator(); }
       const PluginsRunner* plugins_runner() const override { return &runner; }
+      kube::CallOptions binding_call_options() override { return base.binding_call_options(); }
+      void IterateOverWaitingPods(absl::FunctionRef<void(WaitingPodHandle&)> fn) override {
+        base.IterateOverWaitingPods(fn);
+      }
       Handle& base;
       const PluginsRunner& runner;
     };
@@ -547,6 +554,87 @@ TEST_F(DefaultPreemptionTest, ApiFailureAborts) {
   const Status s = PostFilter(Sized("preemptor", kSmall, kHigh), result);
   EXPECT_TRUE(s.IsError());
   EXPECT_EQ(result.nominated_node_name, "");
+}
+
+// ---- The leadership fence: evictions act as the leader, like Bind ----
+
+// Nothing is evicted once the lease is lost (the fence's stop) or past LeadingUntil()
+// (its deadline): no DisruptionTarget, no DELETE, no Preempted event; an error instead.
+TEST_F(DefaultPreemptionTest, NothingIsEvictedBehindAClosedFence) {
+  for (const bool lost : {true, false}) {
+    SCOPED_TRACE(lost ? "lease lost" : "past LeadingUntil");
+    SetUp();
+    Build({Machine("m1")}, {Sized("a", kVeryLarge, kLow, "m1")});
+    std::stop_source loss;
+    kube::CallOptions fence;
+    if (lost) {
+      loss.request_stop();
+      fence.stop = loss.get_token();
+    } else {
+      fence.deadline = handle_->clock().Now();
+    }
+    handle_->SetBindingCallOptions(fence);
+    PostFilterResult result;
+    const Status s = PostFilter(Sized("preemptor", kSmall, kHigh), result);
+    EXPECT_TRUE(s.IsError()) << s.Message();
+    EXPECT_THAT(s.Message(), ::testing::HasSubstr("not evicting ns/a"));
+    EXPECT_EQ(result.nominated_node_name, "");
+    EXPECT_TRUE(handle_->fake_client().GetPod("ns", "a").ok());
+    EXPECT_TRUE(handle_->fake_client().StatusPatches().empty());
+    EXPECT_EQ(handle_->fake_client().Calls("DeletePod"), 0);
+    EXPECT_TRUE(handle_->recorder().Events().empty());
+  }
+}
+
+// The victims' calls carry the fence itself: a loss while one is in flight ends it.
+TEST_F(DefaultPreemptionTest, EvictionCallsCarryTheFence) {
+  Build({Machine("m1")}, {Sized("a", kVeryLarge, kLow, "m1")});
+  std::stop_source loss;
+  handle_->SetBindingCallOptions({.stop = loss.get_token()});
+  handle_->fake_client().Hang("PatchPodStatus", true);
+  std::thread lose([&] {
+    while (handle_->fake_client().Calls("PatchPodStatus") == 0)
+      absl::SleepFor(absl::Milliseconds(1));
+    loss.request_stop();
+  });
+  PostFilterResult result;
+  const Status s = PostFilter(Sized("preemptor", kSmall, kHigh), result);
+  lose.join();
+  EXPECT_TRUE(s.IsError()) << s.Message();
+  EXPECT_THAT(s.Message(), ::testing::HasSubstr("patch victim ns/a"));
+  EXPECT_TRUE(handle_->fake_client().GetPod("ns", "a").ok());
+  EXPECT_EQ(handle_->fake_client().Calls("DeletePod"), 0);
+}
+
+// Upstream's order: a victim held at Permit is rejected (its binding cycle unreserves
+// it), never deleted; the other victims are evicted; every victim gets its event.
+TEST_F(DefaultPreemptionTest, VictimWaitingAtPermitIsRejectedNeverDeleted) {
+  Build({Machine("m1")}, {Sized("held", kMedium, kLow, "m1"), Sized("bound", kMedium, kLow, "m1")});
+  kube::Pod held = Sized("held", kMedium, kLow, "m1");
+  auto waiting = std::make_shared<WaitingPod>(
+      std::make_shared<const kube::Pod>(held), "m1",
+      std::vector<WaitingPod::PendingPlugin>{{"Coscheduling", absl::Seconds(30)}},
+      handle_->clock());
+  fw_->waiting_pods().Add(waiting);  // the profile's, which the plugin's Handle iterates
+  PostFilterResult result;
+  const Status s = PostFilter(Sized("preemptor", kVeryLarge, kHigh), result);
+  ASSERT_TRUE(s.IsSuccess()) << s.Message();
+  EXPECT_EQ(result.nominated_node_name, "m1");
+  // Rejected at Permit, still in the apiserver, no DisruptionTarget written.
+  ASSERT_TRUE(waiting->Result().has_value());
+  EXPECT_EQ(waiting->Result()->code(), Code::kUnschedulable);
+  EXPECT_THAT(waiting->Result()->Message(), ::testing::HasSubstr("preempted"));
+  EXPECT_TRUE(handle_->fake_client().GetPod("ns", "held").ok());
+  for (const auto& [key, patch] : handle_->fake_client().StatusPatches()) {
+    EXPECT_NE(key, "ns/held");
+  }
+  // The bound victim is evicted as usual.
+  EXPECT_FALSE(handle_->fake_client().GetPod("ns", "bound").ok());
+  std::vector<std::string> preempted;
+  for (const testing::RecordedEvent& e : handle_->recorder().Events()) {
+    if (e.reason == "Preempted") preempted.push_back(e.regarding);
+  }
+  EXPECT_THAT(preempted, UnorderedElementsAre("ns/held", "ns/bound"));
 }
 
 TEST_F(DefaultPreemptionTest, NoRoomClearsThePreemptorsNomination) {
