@@ -713,15 +713,29 @@ Status Framework::RunPermitPlugins(CycleState& state, std::shared_ptr<const kube
   return out;
 }
 
-Status Framework::WaitOnPermit(const kube::Pod& pod) {
+Status Framework::WaitOnPermit(const kube::Pod& pod, std::stop_token stop) {
   std::shared_ptr<WaitingPod> waiting = waiting_pods_.Get(pod);
   if (waiting == nullptr) return Status();
-  Status s = waiting->Wait();
+  Status s;
+  {
+    // Runs at once when the stop was requested already.
+    std::stop_callback on_stop(stop, [&waiting] { waiting->Reject("", "scheduler stopped"); });
+    s = waiting->Wait();
+  }
   waiting_pods_.Remove(pod);
   if (s.IsSuccess() || s.IsRejected()) return s;
   return Status::Error(absl::StrCat("error while waiting on permit for pod ", pod.metadata.name,
                                     ": ", s.Message()))
       .WithPlugin(s.plugin());
+}
+
+bool Framework::BindingCycleMayWait(CycleState& state, const kube::Pod& pod,
+                                    absl::string_view node_name) {
+  if (waiting_pods_.Get(pod) != nullptr) return true;
+  for (PreBindPlugin* pl : pre_bind_) {
+    if (!pl->PreBindPreFlight(state, pod, node_name).IsSkip()) return true;
+  }
+  return false;
 }
 
 Status Framework::RunPreBindPlugins(CycleState& state, const kube::Pod& pod,

@@ -43,6 +43,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -200,8 +201,13 @@ class Framework final : public PluginsRunner {
   Status RunPermitPlugins(CycleState& state, std::shared_ptr<const kube::Pod> pod,
                           absl::string_view node_name);
   // Binding cycle: blocks until the waiting pod (if any) is allowed, rejected or timed
-  // out, removes it from waiting_pods() and returns Success or the rejection.
-  Status WaitOnPermit(const kube::Pod& pod);
+  // out, removes it from waiting_pods() and returns Success or the rejection. A request
+  // on `stop` rejects it at once ("scheduler stopped"), also when requested before.
+  Status WaitOnPermit(const kube::Pod& pod, std::stop_token stop = {});
+  // Whether the binding cycle of `pod` (after Permit) may block: the pod waits at Permit
+  // (it is in waiting_pods()) or a PreBind plugin's PreBindPreFlight did not answer Skip.
+  // Scheduling thread.
+  bool BindingCycleMayWait(CycleState& state, const kube::Pod& pod, absl::string_view node_name);
 
   // PreBind in order; the first failure is returned.
   Status RunPreBindPlugins(CycleState& state, const kube::Pod& pod, absl::string_view node_name);

@@ -100,6 +100,10 @@ class VolumeBinding final : public PreFilterPlugin,
   Status Reserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   Status PreBind(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
+  // Skip when PreBind has nothing to write or wait for (no claim, or every claim bound):
+  // only pods with volumes to bind take a binding thread of their own.
+  Status PreBindPreFlight(CycleState& state, const kube::Pod& pod,
+                          absl::string_view node_name) override;
   // StorageClass Add/Update; PVC Add/Update; PV Add/Update; Node Add/UpdateNodeLabel/
   // UpdateNodeTaint; CSINode Add/Update; CSIDriver Add/Update; CSIStorageCapacity
   // Add/Update (upstream's registrations).
