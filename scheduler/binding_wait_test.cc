@@ -22,6 +22,7 @@
 #include "kube/testing/wrappers.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/framework/interface.h"
+#include "scheduler/framework/pre_bind_pre_flight.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/scheduler_test_util.h"
@@ -49,7 +50,10 @@ std::string WaitLabel(const kube::Pod& pod) {
   return it == pod.metadata.labels.end() ? std::string() : std::string(it->second);
 }
 
-class WaiterPlugin final : public ReservePlugin, public PermitPlugin, public PreBindPlugin {
+class WaiterPlugin final : public ReservePlugin,
+                           public PermitPlugin,
+                           public PreBindPlugin,
+                           public PreBindPreFlightExtension {
  public:
   WaiterPlugin(Handle& handle, std::shared_ptr<WaiterProbe> probe)
       : handle_(handle), probe_(std::move(probe)) {

@@ -24,13 +24,13 @@
 //
 // Waiting never holds a pool worker (issue 30 point 1). After Permit, the scheduling
 // thread asks Framework::BindingCycleMayWait: the pod is held at Permit (a Coscheduling
-// gang below minMember waits up to 15 min), or a PreBind plugin's PreBindPreFlight did not
-// answer Skip (VolumeBinding with claims to bind waits up to bindTimeoutSeconds for the PV
-// controller). Such a cycle runs on a thread of its own (DedicatedThreads, started at
-// once, gone when the cycle ends: kube-scheduler's goroutine per binding cycle), so any
-// number of waiting pods leaves the pool's workers to the pods that only need their Bind
-// POST; the others run on the pool, as before. A waiting thread is parked in the Clock's
-// wait and costs no CPU. If no thread can be created, the cycle runs on the pool.
+// gang below minMember waits up to 15 min), or a PreBind plugin may block (it lacks
+// framework/pre_bind_pre_flight.h, or its PreBindPreFlight did not answer Skip) (VolumeBinding with
+// claims to bind waits up to bindTimeoutSeconds for the PV controller). Such a cycle runs on a
+// thread of its own (DedicatedThreads, started at once, gone when the cycle ends: kube-scheduler's
+// goroutine per binding cycle), so any number of waiting pods leaves the pool's workers to the pods
+// that only need their Bind POST; the others run on the pool, as before. A waiting thread is parked
+// in the Clock's wait and costs no CPU. If no thread can be created, the cycle runs on the pool.
 //
 // Stop (SIGTERM) cancels every wait at once: it requests Handle::shutdown_token(), which
 // rejects every pod held at Permit ("scheduler stopped", WaitOnPermit's stop) and ends the

@@ -220,9 +220,8 @@ class Handle {
     return true;
   }
   // Requested when the scheduler stops (shutdown): binding cycles that wait on their
-  // own (VolumeBinding's PreBind) give up, so that draining the bindings is quick; the
-  // scheduler rejects every pod held at Permit itself. A token that never stops by
-  // default.
+  // own (VolumeBinding's PreBind) give up, so that draining the bindings is quick. A
+  // token that never stops by default.
   virtual std::stop_token shutdown_token() const { return {}; }
 };
 

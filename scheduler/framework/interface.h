@@ -275,21 +275,8 @@ class PermitPlugin : public virtual Plugin {
 class PreBindPlugin : public virtual Plugin {
  public:
   // Work that must finish before Bind (attach volumes, ...). Non-success: Unreserve,
-  // forget the assumed pod, re-queue. PreBind may block (VolumeBinding waits for the PV
-  // controller); it must then also end when Handle::shutdown_token() is requested.
+  // forget the assumed pod, re-queue.
   virtual Status PreBind(CycleState& state, const kube::Pod& pod, absl::string_view node_name) = 0;
-  // Upstream's PreBindPreFlight, asked after Permit on the scheduling thread: Skip when
-  // PreBind has nothing to do for this pod (it will return at once without blocking).
-  // Anything else means PreBind may work and wait, so the scheduler runs the pod's
-  // binding cycle on a thread of its own rather than on the binding pool
-  // (scheduler/scheduler.h). The default says "may wait".
-  virtual Status PreBindPreFlight(CycleState& state, const kube::Pod& pod,
-                                  absl::string_view node_name) {
-    (void)state;
-    (void)pod;
-    (void)node_name;
-    return Status();
-  }
 };
 
 class BindPlugin : public virtual Plugin {

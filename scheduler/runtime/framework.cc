@@ -229,6 +229,9 @@ absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const ProfileConfig
   if (s.ok()) s = resolve(config.bind, "Bind", fw->bind_);
   if (s.ok()) s = resolve(config.post_bind, "PostBind", fw->post_bind_);
   if (!s.ok()) return s;
+  for (PreBindPlugin* pl : fw->pre_bind_) {
+    fw->pre_bind_pre_flight_.push_back(dynamic_cast<PreBindPreFlightExtension*>(pl));
+  }
   if (queue_sort.size() > 1) {
     return absl::InvalidArgumentError(
         absl::StrCat(profile, ": only one QueueSort plugin can be enabled"));
@@ -732,8 +735,10 @@ Status Framework::WaitOnPermit(const kube::Pod& pod, std::stop_token stop) {
 bool Framework::BindingCycleMayWait(CycleState& state, const kube::Pod& pod,
                                     absl::string_view node_name) {
   if (waiting_pods_.Get(pod) != nullptr) return true;
-  for (PreBindPlugin* pl : pre_bind_) {
-    if (!pl->PreBindPreFlight(state, pod, node_name).IsSkip()) return true;
+  for (PreBindPreFlightExtension* pre_flight : pre_bind_pre_flight_) {
+    if (pre_flight == nullptr || !pre_flight->PreBindPreFlight(state, pod, node_name).IsSkip()) {
+      return true;
+    }
   }
   return false;
 }

@@ -59,6 +59,7 @@
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/plugins_runner.h"
 #include "scheduler/framework/pod_deletion_listener.h"
+#include "scheduler/framework/pre_bind_pre_flight.h"
 #include "scheduler/framework/profile_config.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
@@ -205,7 +206,8 @@ class Framework final : public PluginsRunner {
   // on `stop` rejects it at once ("scheduler stopped"), also when requested before.
   Status WaitOnPermit(const kube::Pod& pod, std::stop_token stop = {});
   // Whether the binding cycle of `pod` (after Permit) may block: the pod waits at Permit
-  // (it is in waiting_pods()) or a PreBind plugin's PreBindPreFlight did not answer Skip.
+  // (it is in waiting_pods()) or a PreBind plugin lacks PreBindPreFlightExtension or its
+  // PreBindPreFlight did not answer Skip (framework/pre_bind_pre_flight.h).
   // Scheduling thread.
   bool BindingCycleMayWait(CycleState& state, const kube::Pod& pod, absl::string_view node_name);
 
@@ -283,6 +285,8 @@ class Framework final : public PluginsRunner {
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
   std::vector<PodDeletionListener*> deletion_listeners_;
+  // The PreBind plugins' pre-flight checks, parallel to pre_bind_ (null: none).
+  std::vector<PreBindPreFlightExtension*> pre_bind_pre_flight_;
 
   WaitingPods waiting_pods_;
 

@@ -61,6 +61,7 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/pre_bind_pre_flight.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/plugins/volume_binding/args.h"
@@ -72,6 +73,7 @@ class VolumeBinding final : public PreFilterPlugin,
                             public FilterPlugin,
                             public ReservePlugin,
                             public PreBindPlugin,
+                            public PreBindPreFlightExtension,
                             public EnqueueExtensions {
  public:
   static constexpr absl::string_view kName = "VolumeBinding";
