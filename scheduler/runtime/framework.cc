@@ -40,6 +40,10 @@ class PluginHandle final : public Handle {
   void IterateOverWaitingPods(absl::FunctionRef<void(WaitingPodHandle&)> fn) override {
     waiting_.ForEach([&fn](WaitingPod& pod) { fn(pod); });
   }
+  // Forwarded too: without them VolumeBinding's PreBind wait saw neither a deleted pod nor
+  // the scheduler's stop (issue 30).
+  bool PodExists(const kube::Pod& pod) const override { return base_.PodExists(pod); }
+  std::stop_token shutdown_token() const override { return base_.shutdown_token(); }
 
  private:
   Handle& base_;
