@@ -165,7 +165,7 @@ class BindingWaitE2ETest : public ::testing::Test {
                       .scheduler_name = "trimaran",
                       .cpu = "10m",
                       .memory = "16Mi",
-                      .labels = {{"phase", prefix}}};
+                      .labels = {{"phase", prefix + "pods"}}};
     });
   }
 
@@ -257,15 +257,20 @@ TEST_F(BindingWaitE2ETest, WaitingPodsLeaveTheBindRateAloneAndSigtermEndsTheirWa
   ASSERT_NO_FATAL_FAILURE(StartScheduler("bw-base"));
   ASSERT_TRUE(AwaitBinds("base-", kOrdinary, mark_a))
       << proxy_->CountRequests(BindsOf("base-"), mark_a) << " of " << kOrdinary << " bound";
+  // Each record is complete (its status known) shortly after its request was counted.
+  ASSERT_TRUE(
+      Eventually([&] { return BindsAtTheWire(*proxy_, mark_a, "base-").count == kOrdinary; },
+                 absl::Seconds(10)));
   const WireBinds base = BindsAtTheWire(*proxy_, mark_a, "base-");
   EXPECT_EQ(base.count, kOrdinary);
   const absl::Duration base_exit = Terminate();
   sched_.process.reset();
   // The next run starts from the same empty cluster (no bound pods in its cache).
-  TRIMARAN_ASSERT_OK(Send("DELETE",
-                          absl::StrCat("/api/v1/namespaces/", kNs,
-                                       "/pods?labelSelector=phase%3Dbase-&gracePeriodSeconds=0"),
-                          ""));
+  TRIMARAN_ASSERT_OK(
+      Send("DELETE",
+           absl::StrCat("/api/v1/namespaces/", kNs,
+                        "/pods?labelSelector=phase%3Dbase-pods&gracePeriodSeconds=0"),
+           ""));
   ASSERT_TRUE(Eventually(
       [&] {
         auto pods = cluster_->client().ListPods(kNs, {});
@@ -283,6 +288,9 @@ TEST_F(BindingWaitE2ETest, WaitingPodsLeaveTheBindRateAloneAndSigtermEndsTheirWa
   ASSERT_TRUE(AwaitBinds("load-", kOrdinary, mark_b))
       << proxy_->CountRequests(BindsOf("load-"), mark_b) << " of " << kOrdinary
       << " bound with pods waiting";
+  ASSERT_TRUE(
+      Eventually([&] { return BindsAtTheWire(*proxy_, mark_b, "load-").count == kOrdinary; },
+                 absl::Seconds(10)));
   const WireBinds load = BindsAtTheWire(*proxy_, mark_b, "load-");
   EXPECT_EQ(load.count, kOrdinary);
 
