@@ -113,6 +113,20 @@ void AsyncEventRecorder::Flush() {
       this));
 }
 
+size_t AsyncEventRecorder::FlushFor(absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(
+                           +[](AsyncEventRecorder* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+                             return self->queue_.empty() && self->writing_ == 0;
+                           },
+                           this),
+                       timeout);
+  const size_t dropped = queue_.size();
+  dropped_.Add(dropped);
+  queue_.clear();
+  return dropped;
+}
+
 void AsyncEventRecorder::WriterLoop() {
   while (true) {
     kube::Event event;

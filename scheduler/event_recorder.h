@@ -70,6 +70,10 @@ class AsyncEventRecorder final : public EventRecorder {
 
   // Blocks until every event queued before the call has been written (or failed).
   void Flush();
+  // Flush for at most `timeout` (real time: the writer's API calls take real time), then
+  // drops what is still queued (counted as dropped); returns how many were dropped. For
+  // a shutdown that must not wait on a backlog of best-effort events (issue 30).
+  size_t FlushFor(absl::Duration timeout);
 
  private:
   void WriterLoop();

@@ -268,11 +268,13 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
     s->queue_ = std::make_unique<PriorityQueue>(clock, scopes.upstream, std::move(queue_options));
   }
   s->binding_pool_ = std::make_unique<BindingPool>(options.binding_parallelism);
+  s->waiting_cycles_ = std::make_unique<DedicatedThreads>();
   return s;
 }
 
 Scheduler::~Scheduler() {
   Stop();
+  waiting_cycles_.reset();  // first: its cycles may still submit to the pool
   binding_pool_.reset();
 }
 
@@ -309,14 +311,29 @@ void Scheduler::Stop() {
     if (stopped_) return;
     stopped_ = true;
   }
-  // Binding cycles that wait on their own (VolumeBinding) give up now.
+  // Every wait ends now: pods held at Permit are rejected (WaitOnPermit's stop), PreBind
+  // waits (VolumeBinding) give up, and no binding cycle starts a Bind any more.
   shutdown_.request_stop();
-  // Both are null when Create failed half-way.
+  // Null when Create failed half-way.
   if (queue_ != nullptr) queue_->Close();
-  if (binding_pool_ != nullptr) binding_pool_->Drain();
+  if (binding_pool_ != nullptr) WaitForBindings();
 }
 
-void Scheduler::WaitForBindings() { binding_pool_->Drain(); }
+void Scheduler::WaitForBindings() {
+  // The waiting cycles first: the last of them may still queue work on the pool.
+  waiting_cycles_->Drain();
+  binding_pool_->Drain();
+}
+
+void Scheduler::StartBindingCycle(bool may_wait, std::function<void()> cycle) {
+  if (may_wait) {
+    const absl::Status started = waiting_cycles_->Start(&cycle);
+    if (started.ok()) return;
+    // No thread to spare: the pool runs it (and holds a worker while it waits).
+    Log(Component::kMain).warn("binding cycle on the binding pool: {}", started.ToString());
+  }
+  binding_pool_->Submit(std::move(cycle));
+}
 
 kube::CallOptions Scheduler::BindingCallOptions() const {
   kube::CallOptions options;
@@ -330,11 +347,29 @@ bool Scheduler::Fenced() const {
   return options.stop.stop_requested() || clock_.Now() >= options.deadline;
 }
 
-void Scheduler::DropFenced(Framework& fwk, CycleState& state, const QueuedPodInfo& pod_info,
-                           const kube::Pod& assumed) {
+absl::string_view Scheduler::DropReason() const {
+  if (Fenced()) {
+    return "binding dropped: this replica is no longer the leader (the next leader schedules "
+           "the pod)";
+  }
+  if (shutdown_.stop_requested()) {
+    return "binding dropped: the scheduler is stopping (the pod stays pending for the next "
+           "leader)";
+  }
+  return "";
+}
+
+void Scheduler::DropBinding(Framework& fwk, CycleState& state, const QueuedPodInfo& pod_info,
+                            const kube::Pod& assumed, absl::string_view why,
+                            std::shared_ptr<decisions::Decision> decision) {
   Log(Component::kMain)
-      .debug("not the leader any more: dropping the binding of pod={} to node={}",
-             kube::NamespacedName(assumed), assumed.spec.node_name);
+      .debug("pod={} node={}: {}", kube::NamespacedName(assumed), assumed.spec.node_name, why);
+  RecordDecision(std::move(decision), decisions::DecisionResult::kError, "", why);
+  // Dropped before WaitOnPermit: the pod may still be held there.
+  if (auto waiting = fwk.waiting_pods().Get(assumed); waiting != nullptr) {
+    waiting->Reject("", why);
+    fwk.waiting_pods().Remove(assumed);
+  }
   UnreserveAndForget(fwk, state, assumed);
   queue_->Done(*pod_info.pod);
 }
@@ -427,13 +462,14 @@ bool Scheduler::ScheduleOne() {
     HandleFailure(*fwk, std::move(pod_info), s, nullptr, cycle, start);
     return true;
   }
-  binding_pool_->Submit([this, fwk, state = std::move(state), info = std::move(pod_info),
-                         assumed = std::move(assumed), cycle, start,
-                         evaluated = result.evaluated_nodes, feasible = result.feasible_nodes,
-                         decision = std::move(decision)]() mutable {
-    BindingCycle(*fwk, std::move(state), std::move(info), std::move(assumed), cycle, start,
-                 evaluated, feasible, std::move(decision));
-  });
+  const bool may_wait = fwk->BindingCycleMayWait(*state, *assumed, host);
+  StartBindingCycle(may_wait,
+                    [this, fwk, state = std::move(state), info = std::move(pod_info),
+                     assumed = std::move(assumed), cycle, start, evaluated = result.evaluated_nodes,
+                     feasible = result.feasible_nodes, decision = std::move(decision)]() mutable {
+                      BindingCycle(*fwk, std::move(state), std::move(info), std::move(assumed),
+                                   cycle, start, evaluated, feasible, std::move(decision));
+                    });
   return true;
 }
 
@@ -449,32 +485,26 @@ void Scheduler::BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state,
                              int64_t cycle, absl::Time attempt_start, int evaluated_nodes,
                              int feasible_nodes, std::shared_ptr<decisions::Decision> decision) {
   const std::string& host = assumed->spec.node_name;
-  constexpr absl::string_view kDropped =
-      "binding dropped: this replica is no longer the leader (the next leader schedules the "
-      "pod)";
-  if (Fenced()) {
-    RecordDecision(std::move(decision), decisions::DecisionResult::kError, "", kDropped);
-    DropFenced(fwk, *state, pod_info, *assumed);
+  if (const absl::string_view why = DropReason(); !why.empty()) {
+    DropBinding(fwk, *state, pod_info, *assumed, why, std::move(decision));
     return;
   }
-  Status s = fwk.WaitOnPermit(*assumed);
+  Status s = fwk.WaitOnPermit(*assumed, shutdown_.get_token());
   if (s.IsSuccess()) s = fwk.RunPreBindPlugins(*state, *assumed, host);
   bool bind_attempted = false;
   if (s.IsSuccess()) {
-    if (Fenced()) {
-      RecordDecision(std::move(decision), decisions::DecisionResult::kError, "", kDropped);
-      DropFenced(fwk, *state, pod_info, *assumed);
+    if (const absl::string_view why = DropReason(); !why.empty()) {
+      DropBinding(fwk, *state, pod_info, *assumed, why, std::move(decision));
       return;
     }
     bind_attempted = true;
     s = fwk.RunBindPlugins(*state, *assumed, host);
     if (s.code() == Code::kSkip) s = Status::Error("no Bind plugin bound the pod");
   }
-  if (!s.IsSuccess() && Fenced()) {
-    // Lost the lease meanwhile: no GET, no failure written; the next leader sees
-    // whether the POST (if it went out) took effect.
-    RecordDecision(std::move(decision), decisions::DecisionResult::kError, "", kDropped);
-    DropFenced(fwk, *state, pod_info, *assumed);
+  if (const absl::string_view why = DropReason(); !s.IsSuccess() && !why.empty()) {
+    // Lost the lease or stopping meanwhile (a wait cancelled, say): no GET, no failure
+    // written; the next leader sees whether the POST (if it went out) took effect.
+    DropBinding(fwk, *state, pod_info, *assumed, why, std::move(decision));
     return;
   }
   if (!s.IsSuccess()) {

@@ -7,7 +7,9 @@
 //             ├─ one PriorityQueue (ordered by the first profile's QueueSort plugin)
 //             ├─ one CacheImpl and one Snapshot (updated at the start of each cycle)
 //             ├─ one ThreadPoolParallelizer (Filter/Score) and one Handle
-//             └─ a binding pool: the binding cycles run asynchronously on it
+//             ├─ a binding pool (binding_parallelism threads): the binding cycles that
+//             │  cannot wait run on it
+//             └─ DedicatedThreads: a binding cycle that may wait runs on a thread of its own
 //
 // ScheduleOne (one scheduling cycle, on the caller's thread):
 //   Pop → skip (Done) when the pod's schedulerName has no profile, the pod is being
@@ -20,6 +22,23 @@
 //   MoveAllToActiveOrBackoffQueue(AssignedPodDelete) (the forgotten pod freed room),
 //   then the failure handler.
 //
+// Waiting never holds a pool worker (issue 30 point 1). After Permit, the scheduling
+// thread asks Framework::BindingCycleMayWait: the pod is held at Permit (a Coscheduling
+// gang below minMember waits up to 15 min), or a PreBind plugin may block (it lacks
+// framework/pre_bind_pre_flight.h, or its PreBindPreFlight did not answer Skip) (VolumeBinding with
+// claims to bind waits up to bindTimeoutSeconds for the PV controller). Such a cycle runs on a
+// thread of its own (DedicatedThreads, started at once, gone when the cycle ends: kube-scheduler's
+// goroutine per binding cycle), so any number of waiting pods leaves the pool's workers to the pods
+// that only need their Bind POST; the others run on the pool, as before. A waiting thread is parked
+// in the Clock's wait and costs no CPU. If no thread can be created, the cycle runs on the pool.
+//
+// Stop (SIGTERM) cancels every wait at once: it requests Handle::shutdown_token(), which
+// rejects every pod held at Permit ("scheduler stopped", WaitOnPermit's stop) and ends the
+// PreBind waits; a binding cycle that sees the stop before its Bind, or fails after it, is
+// dropped as behind the fence below (unreserved and forgotten, nothing written: the pod
+// stays pending in the API for the next leader). A Bind POST already on the wire
+// completes. Stop then joins every binding cycle, so nothing is bound after it returns.
+//
 // Fencing (under leader election): a binding cycle is *dropped* when the fence is
 // closed, i.e. options.fence_stop was requested (leadership lost) or
 // options.leading_until has passed. It
@@ -29,7 +48,7 @@
 // forgotten and nothing is written for it (no event, no failure condition, no requeue):
 // the next leader schedules it. Failure patches queued on the binding pool are dropped
 // too. So Run returns promptly after a loss, without a normal drain of pending binds (a
-// graceful stop still drains them while the lease is held).
+// graceful stop drops them too, see above, while the lease is still held).
 //
 // Failure handler: requeues the pod with AddUnschedulableIfNotPresent (rejecting plugins
 // from the Diagnosis; none for an error, which means backoff), records a
@@ -64,8 +83,8 @@
 // concurrent use with it and with each other.
 //
 // Ownership: the Client, the Clock, the Registry given to Create (only during Create)
-// and the scopes' registries must outlive the Scheduler. The destructor closes the queue
-// and drains the binding pool.
+// and the scopes' registries must outlive the Scheduler. The destructor stops (as Stop)
+// and joins every binding cycle.
 
 #include <cstdint>
 #include <deque>
@@ -96,6 +115,7 @@
 #include "scheduler/backend/queue/priority_queue.h"
 #include "scheduler/decisions/decision.h"
 #include "scheduler/decisions/decision_ring.h"
+#include "scheduler/dedicated_threads.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/stats_scopes.h"
@@ -109,7 +129,8 @@ struct SchedulerOptions {
   // Workers of the Filter/Score parallelizer (config `parallelism`), capped at the
   // number of cores (see Scheduler::Create).
   int parallelism = ThreadPoolParallelizer::kDefaultParallelism;
-  // Threads running binding cycles (and failure patches) concurrently.
+  // Threads running the binding cycles that cannot wait (and failure patches)
+  // concurrently; a cycle that may wait gets a thread of its own (see Scheduler).
   int binding_parallelism = 16;
   // podInitialBackoffSeconds / podMaxBackoffSeconds.
   BackoffPolicy backoff;
@@ -187,10 +208,12 @@ class Scheduler {
   // ScheduleOne until `stop` is requested or Stop() is called; then stops the cleanup
   // thread and drains in-flight bindings.
   void Run(std::stop_token stop);
-  // Closes the queue (Pop returns nullopt; Run ends) and waits for the binding pool to
-  // finish the in-flight binding cycles. Idempotent.
+  // Cancels every wait of the binding cycles (see the header comment), closes the queue
+  // (Pop returns nullopt; Run ends) and waits for every binding cycle to end; no Bind
+  // starts after the call. Idempotent.
   void Stop();
-  // Blocks until no binding cycle or failure patch is queued or running (tests).
+  // Blocks until no binding cycle or failure patch is queued or running (tests). A pod
+  // held at Permit or waiting in PreBind keeps it waiting.
   void WaitForBindings();
 
   // ---- Event handlers ----
@@ -284,13 +307,21 @@ class Scheduler {
   void RecordDecision(std::shared_ptr<decisions::Decision> decision,
                       decisions::DecisionResult result, std::string node,
                       absl::string_view message);
+  // Runs `cycle` (a binding cycle) on a thread of its own when it may wait, else on the
+  // binding pool (see the header comment).
+  void StartBindingCycle(bool may_wait, std::function<void()> cycle);
   // Whether the fence is closed (see the header comment).
   bool Fenced() const;
+  // Why a binding cycle must end here without writing anything (the fence is closed, or
+  // Stop was called), or "" when it may go on.
+  absl::string_view DropReason() const;
   // What binding cycles pass to the API (Handle::binding_call_options).
   kube::CallOptions BindingCallOptions() const;
-  // Drops a binding cycle behind a closed fence: unreserve, forget, Done; no API call.
-  void DropFenced(Framework& fwk, CycleState& state, const QueuedPodInfo& pod_info,
-                  const kube::Pod& assumed);
+  // Drops a binding cycle (DropReason `why`): records `decision` as an Error, releases a
+  // Permit wait it has not reached, unreserves, forgets, Done; no API call.
+  void DropBinding(Framework& fwk, CycleState& state, const QueuedPodInfo& pod_info,
+                   const kube::Pod& assumed, absl::string_view why,
+                   std::shared_ptr<decisions::Decision> decision);
   // Undoes Reserve and the assumption after a failure past AssumePod.
   void UnreserveAndForget(Framework& fwk, CycleState& state, const kube::Pod& assumed);
   void ObserveAttempt(absl::string_view result, absl::string_view profile, absl::Time start);
@@ -323,6 +354,8 @@ class Scheduler {
   RandomSource random_;
 
   std::unique_ptr<BindingPool> binding_pool_;
+  // The binding cycles that may wait, one thread each.
+  std::unique_ptr<DedicatedThreads> waiting_cycles_;
   absl::Mutex stop_mu_;
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
   // Requested by Stop(): Handle::shutdown_token().

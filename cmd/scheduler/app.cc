@@ -194,6 +194,8 @@ namespace {
 
 // How long a replica that lost the lease may spend shutting down before it _Exit(1)s.
 constexpr absl::Duration kLostLeadershipExitGrace = absl::Seconds(2);
+// How long a graceful stop waits for queued events before dropping them.
+constexpr absl::Duration kShutdownEventFlush = absl::Milliseconds(500);
 // How long Run waits for the namespace, service and controller informers to sync.
 constexpr absl::Duration kObjectInformersSyncTimeout = absl::Seconds(30);
 
@@ -904,10 +906,22 @@ int SchedulerApp::Run() {
     s.scheduler->Run(token);
     s.leading.store(false);
   }
+  const absl::Time stopping = absl::Now();
   s.scheduler->Stop();
+  const absl::Time scheduler_stopped = absl::Now();
   s.sources->Stop();
   s.StopInformers();
-  s.recorder->Flush();
+  const absl::Time informers_stopped = absl::Now();
+  // Events are best effort: a backlog (a Scheduled event per pod just bound) does not
+  // hold the exit (issue 30).
+  if (const size_t dropped = s.recorder->FlushFor(kShutdownEventFlush); dropped > 0) {
+    Log(Component::kMain).warn("shutdown: {} queued events not written", dropped);
+  }
+  Log(Component::kMain)
+      .info("shutdown: scheduler stopped in {}, informers in {}, events in {}",
+            absl::FormatDuration(scheduler_stopped - stopping),
+            absl::FormatDuration(informers_stopped - scheduler_stopped),
+            absl::FormatDuration(absl::Now() - informers_stopped));
   if (s.admin) s.admin->Stop();
   if (s.extender_server) s.extender_server->Stop();
   if (s.leadership_lost.load()) {

@@ -83,8 +83,10 @@ int main(int argc, char** argv) {
     int sig = 0;
     if (sigwait(&signals, &sig) == 0) {
       trimaran::Log(trimaran::Component::kMain)
-          .info("received {}; stopping: no new pods, finishing in-flight bindings",
-                sig == SIGTERM ? "SIGTERM" : "SIGINT");
+          .info(
+              "received {}; stopping: no new pods or bindings, waiting bindings dropped (pods stay "
+              "pending)",
+              sig == SIGTERM ? "SIGTERM" : "SIGINT");
       a->RequestStop();
     }
   });

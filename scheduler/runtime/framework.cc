@@ -40,6 +40,10 @@ class PluginHandle final : public Handle {
   void IterateOverWaitingPods(absl::FunctionRef<void(WaitingPodHandle&)> fn) override {
     waiting_.ForEach([&fn](WaitingPod& pod) { fn(pod); });
   }
+  // Forwarded too: without them VolumeBinding's PreBind wait saw neither a deleted pod nor
+  // the scheduler's stop (issue 30).
+  bool PodExists(const kube::Pod& pod) const override { return base_.PodExists(pod); }
+  std::stop_token shutdown_token() const override { return base_.shutdown_token(); }
 
  private:
   Handle& base_;
@@ -229,6 +233,9 @@ absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const ProfileConfig
   if (s.ok()) s = resolve(config.bind, "Bind", fw->bind_);
   if (s.ok()) s = resolve(config.post_bind, "PostBind", fw->post_bind_);
   if (!s.ok()) return s;
+  for (PreBindPlugin* pl : fw->pre_bind_) {
+    fw->pre_bind_pre_flight_.push_back(dynamic_cast<PreBindPreFlightExtension*>(pl));
+  }
   if (queue_sort.size() > 1) {
     return absl::InvalidArgumentError(
         absl::StrCat(profile, ": only one QueueSort plugin can be enabled"));
@@ -713,15 +720,31 @@ Status Framework::RunPermitPlugins(CycleState& state, std::shared_ptr<const kube
   return out;
 }
 
-Status Framework::WaitOnPermit(const kube::Pod& pod) {
+Status Framework::WaitOnPermit(const kube::Pod& pod, std::stop_token stop) {
   std::shared_ptr<WaitingPod> waiting = waiting_pods_.Get(pod);
   if (waiting == nullptr) return Status();
-  Status s = waiting->Wait();
+  Status s;
+  {
+    // Runs at once when the stop was requested already.
+    std::stop_callback on_stop(stop, [&waiting] { waiting->Reject("", "scheduler stopped"); });
+    s = waiting->Wait();
+  }
   waiting_pods_.Remove(pod);
   if (s.IsSuccess() || s.IsRejected()) return s;
   return Status::Error(absl::StrCat("error while waiting on permit for pod ", pod.metadata.name,
                                     ": ", s.Message()))
       .WithPlugin(s.plugin());
+}
+
+bool Framework::BindingCycleMayWait(CycleState& state, const kube::Pod& pod,
+                                    absl::string_view node_name) {
+  if (waiting_pods_.Get(pod) != nullptr) return true;
+  for (PreBindPreFlightExtension* pre_flight : pre_bind_pre_flight_) {
+    if (pre_flight == nullptr || !pre_flight->PreBindPreFlight(state, pod, node_name).IsSkip()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 Status Framework::RunPreBindPlugins(CycleState& state, const kube::Pod& pod,

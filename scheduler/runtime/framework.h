@@ -43,6 +43,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/plugins_runner.h"
 #include "scheduler/framework/pod_deletion_listener.h"
+#include "scheduler/framework/pre_bind_pre_flight.h"
 #include "scheduler/framework/profile_config.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
@@ -200,8 +202,14 @@ class Framework final : public PluginsRunner {
   Status RunPermitPlugins(CycleState& state, std::shared_ptr<const kube::Pod> pod,
                           absl::string_view node_name);
   // Binding cycle: blocks until the waiting pod (if any) is allowed, rejected or timed
-  // out, removes it from waiting_pods() and returns Success or the rejection.
-  Status WaitOnPermit(const kube::Pod& pod);
+  // out, removes it from waiting_pods() and returns Success or the rejection. A request
+  // on `stop` rejects it at once ("scheduler stopped"), also when requested before.
+  Status WaitOnPermit(const kube::Pod& pod, std::stop_token stop = {});
+  // Whether the binding cycle of `pod` (after Permit) may block: the pod waits at Permit
+  // (it is in waiting_pods()) or a PreBind plugin lacks PreBindPreFlightExtension or its
+  // PreBindPreFlight did not answer Skip (framework/pre_bind_pre_flight.h).
+  // Scheduling thread.
+  bool BindingCycleMayWait(CycleState& state, const kube::Pod& pod, absl::string_view node_name);
 
   // PreBind in order; the first failure is returned.
   Status RunPreBindPlugins(CycleState& state, const kube::Pod& pod, absl::string_view node_name);
@@ -277,6 +285,8 @@ class Framework final : public PluginsRunner {
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
   std::vector<PodDeletionListener*> deletion_listeners_;
+  // The PreBind plugins' pre-flight checks, parallel to pre_bind_ (null: none).
+  std::vector<PreBindPreFlightExtension*> pre_bind_pre_flight_;
 
   WaitingPods waiting_pods_;
 

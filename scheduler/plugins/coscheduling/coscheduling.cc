@@ -335,6 +335,8 @@ void Coscheduling::Unreserve(CycleState& state, const kube::Pod& pod, absl::stri
     gs.last_failed = handle_.clock().Now();
   }
   if (handle_.pod_group_lister().Get(ns, group) == nullptr) return;
+  // Stopping: the scheduler drops every waiting member itself (no event for that).
+  if (handle_.shutdown_token().stop_requested()) return;
   RejectWaiting(pod, ns, group, "rejection in Unreserve");
 }
 

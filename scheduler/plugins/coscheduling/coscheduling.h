@@ -19,7 +19,8 @@
 //              failed for QueueSort. Nothing when this plugin's own PreFilter turned
 //              the pod away (the group was not tried; re-backing it off would starve it).
 //   Reserve    nothing. Unreserve: a member's reservation was undone (Permit timeout,
-//              rejection, bind failure): reject every waiting member of the group.
+//              rejection, bind failure): reject every waiting member of the group
+//              (not while the scheduler stops: it drops every waiting pod itself).
 //   Permit     count the group's assigned members (bound per the PodGroupLister, or
 //              assumed and past Permit); at minMember allow every waiting member and
 //              this pod, else wait. All members of one gang share one deadline (the

@@ -494,6 +494,19 @@ void VolumeBinding::Unreserve(CycleState& state, const kube::Pod& /*pod*/,
   }
 }
 
+Status VolumeBinding::PreBindPreFlight(CycleState& state, const kube::Pod& pod,
+                                       absl::string_view node_name) {
+  (void)pod;
+  (void)node_name;
+  absl::StatusOr<const State*> read = state.Read<State>(kStateKey);
+  if (!read.ok() || (*read)->all_bound) return Status::Skip();
+  const std::optional<PodVolumes> assumed = (*read)->Assumed();
+  if (!assumed || (assumed->static_bindings.empty() && assumed->dynamic_provisions.empty())) {
+    return Status::Skip();
+  }
+  return Status();
+}
+
 Status VolumeBinding::PreBind(CycleState& state, const kube::Pod& pod,
                               absl::string_view node_name) {
   absl::StatusOr<State*> read = state.ReadMutable<State>(kStateKey);

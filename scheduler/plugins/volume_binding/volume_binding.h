@@ -61,6 +61,7 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/pre_bind_pre_flight.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/plugins/volume_binding/args.h"
@@ -72,6 +73,7 @@ class VolumeBinding final : public PreFilterPlugin,
                             public FilterPlugin,
                             public ReservePlugin,
                             public PreBindPlugin,
+                            public PreBindPreFlightExtension,
                             public EnqueueExtensions {
  public:
   static constexpr absl::string_view kName = "VolumeBinding";
@@ -100,6 +102,10 @@ class VolumeBinding final : public PreFilterPlugin,
   Status Reserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   void Unreserve(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
   Status PreBind(CycleState& state, const kube::Pod& pod, absl::string_view node_name) override;
+  // Skip when PreBind has nothing to write or wait for (no claim, or every claim bound):
+  // only pods with volumes to bind take a binding thread of their own.
+  Status PreBindPreFlight(CycleState& state, const kube::Pod& pod,
+                          absl::string_view node_name) override;
   // StorageClass Add/Update; PVC Add/Update; PV Add/Update; Node Add/UpdateNodeLabel/
   // UpdateNodeTaint; CSINode Add/Update; CSIDriver Add/Update; CSIStorageCapacity
   // Add/Update (upstream's registrations).
