@@ -187,6 +187,8 @@ absl::Status ControlPlane::StartApiserver() {
            "--service-account-issuer=https://kubernetes.default.svc",
            "--token-auth-file=" + dir_ + "/tokens.csv", "--authorization-mode=RBAC",
            "--service-cluster-ip-range=10.0.0.0/24", "--disable-admission-plugins=ServiceAccount",
+           // 1.37 refuses a loopback advertise address for the kubernetes Service.
+           "--endpoint-reconciler-type=none",
            options_.watch_cache ? "--watch-cache=true" : "--watch-cache=false", "--v=1"},
           dir_ + "/kube-apiserver.log"));
   return WaitReady(absl::Seconds(60));
