@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Hostile HTTP clients against a Trimaran server on 127.0.0.1 (issue 30 point 5).
+
+usage: tools/hostile-http.py PORT [PATH] [PROBE_PATH]
+
+Sends each hostile request on its own connection, prints what came back (status line, or
+how the connection ended) and how long it took, then checks the server still answers
+PROBE_PATH. Plain HTTP only; loopback only.
+"""
+import socket
+import sys
+import threading
+import time
+
+HOST = "127.0.0.1"
+
+
+def exchange(port, chunks, timeout=20.0, pace=0.0):
+    """Sends `chunks` (an iterable of bytes) from a thread; returns (first line, seconds)."""
+    s = socket.create_connection((HOST, port))
+    s.settimeout(timeout)
+    start = time.monotonic()
+
+    def send():
+        try:
+            for c in chunks:
+                s.sendall(c)
+                if pace:
+                    time.sleep(pace)
+        except OSError:
+            pass
+
+    t = threading.Thread(target=send, daemon=True)
+    t.start()
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            got = s.recv(65536)
+            if not got:
+                break
+            data += got
+    except socket.timeout:
+        return "no answer within %.0f s" % timeout, time.monotonic() - start
+    except OSError as e:
+        return "connection error: %s" % e, time.monotonic() - start
+    took = time.monotonic() - start
+    s.close()
+    line = data.split(b"\r\n", 1)[0].decode(errors="replace")
+    return (line or "closed without answer"), took
+
+
+def endless_chunks():
+    yield b"POST %s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" % PATH
+    chunk = b"10000\r\n" + b"a" * 0x10000 + b"\r\n"
+    while True:
+        yield chunk
+
+
+def big_body():
+    yield b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n" % PATH
+    block = b"a" * (1 << 20)
+    for _ in range(100):
+        yield block
+
+
+def probe(port):
+    line, took = exchange(port, [b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % PROBE])
+    return "%s (%.1f ms)" % (line, took * 1000)
+
+
+def main():
+    port = int(sys.argv[1])
+    brackets = b"[" * 1_000_000
+    cases = [
+        ("1,000,000 '[' (Content-Length)",
+         [b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+          % (PATH, len(brackets)), brackets]),
+        ("100 MB body (Content-Length: 100000000)", big_body()),
+        ("chunked body without end", endless_chunks()),
+        ("1 MB header", [b"GET %s HTTP/1.1\r\nX-Big: " % PROBE + b"a" * (1 << 20) + b"\r\n\r\n"]),
+        ("10,000 headers",
+         [b"GET %s HTTP/1.1\r\n" % PROBE + b"".join(b"X-%d: 1\r\n" % i for i in range(10000)) + b"\r\n"]),
+        ("1 MB request line", [b"GET /" + b"a" * (1 << 20)]),
+    ]
+    for name, chunks in cases:
+        line, took = exchange(port, chunks)
+        print("%-42s -> %s (%.2f s); probe: %s" % (name, line, took, probe(port)))
+    # Slow loris: one byte of header every 0.5 s.
+    def loris():
+        yield b"GET %s HTTP/1.1\r\nX: " % PROBE
+        while True:
+            yield b"a"
+    line, took = exchange(port, loris(), timeout=60, pace=0.5)
+    print("%-42s -> %s (%.2f s); probe: %s" % ("slow client (1 header byte / 0.5 s)", line, took, probe(port)))
+    # Connection flood: 2,000 idle connections.
+    flood = []
+    refused = 0
+    for _ in range(2000):
+        try:
+            flood.append(socket.create_connection((HOST, port), timeout=5))
+        except OSError:
+            refused += 1
+    time.sleep(0.5)
+    line, took = exchange(port, [b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % PROBE], timeout=30)
+    print("%-42s -> probe during flood: %s (%.1f ms), %d connects refused"
+          % ("2,000 idle connections", line, took * 1000, refused))
+    for s in flood:
+        s.close()
+    time.sleep(0.5)
+    print("%-42s -> probe: %s" % ("after everything", probe(port)))
+
+
+PATH = (sys.argv[2] if len(sys.argv) > 2 else "/filter").encode()
+PROBE = (sys.argv[3] if len(sys.argv) > 3 else "/healthz").encode()
+if __name__ == "__main__":
+    main()
