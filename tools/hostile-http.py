@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Hostile HTTP clients against a Trimaran server on 127.0.0.1 (issue 30 point 5).
 
-usage: tools/hostile-http.py PORT [PATH] [PROBE_PATH]
+usage: tools/hostile-http.py [--tls] PORT [PATH] [PROBE_PATH]
+       tools/hostile-http.py [--tls] --bogus-tokens N PORT GUARDED_PATH PROBE_PATH
 
 Sends each hostile request on its own connection, prints what came back (status line, or
 how the connection ended) and how long it took, then checks the server still answers
-PROBE_PATH. Plain HTTP only; loopback only.
+PROBE_PATH. With --bogus-tokens: N concurrent requests to GUARDED_PATH, each with a
+random bearer token, while PROBE_PATH is probed; prints the answers and the probes'
+latency. --tls: HTTPS without certificate verification (the daemons' self-signed
+certificates). Loopback only.
 """
+import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -15,11 +21,27 @@ import time
 HOST = "127.0.0.1"
 
 
+TLS = False
+
+
+def connect(port, timeout):
+    s = socket.create_connection((HOST, port), timeout=timeout)
+    if TLS:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        s = ctx.wrap_socket(s)
+    return s
+
+
 def exchange(port, chunks, timeout=20.0, pace=0.0):
     """Sends `chunks` (an iterable of bytes) from a thread; returns (first line, seconds)."""
-    s = socket.create_connection((HOST, port))
-    s.settimeout(timeout)
     start = time.monotonic()
+    try:
+        s = connect(port, timeout)
+    except OSError as e:
+        return "connect error: %s" % e, time.monotonic() - start
+    s.settimeout(timeout)
 
     def send():
         try:
@@ -68,6 +90,48 @@ def probe(port):
     return "%s (%.1f ms)" % (line, took * 1000)
 
 
+def bogus_tokens(n, port, guarded, probe_path):
+    answers = {}
+    lock = threading.Lock()
+
+    def one():
+        token = os.urandom(16).hex()
+        line, _ = exchange(port, [b"GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                                  b"Connection: close\r\n\r\n" % (guarded, token.encode())])
+        with lock:
+            answers[line] = answers.get(line, 0) + 1
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    probes = []
+    done = threading.Event()
+
+    def prober():
+        while not done.is_set():
+            line, took = exchange(port, [b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                                         % probe_path])
+            probes.append((line, took))
+            time.sleep(0.02)
+
+    p = threading.Thread(target=prober)
+    start = time.monotonic()
+    p.start()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - start
+    done.set()
+    p.join()
+    lat = sorted(t for _, t in probes)
+    ok = sum(1 for l, _ in probes if " 200 " in l + " ")
+    print("%d bogus-token requests in %.2f s: %s" % (n, elapsed, ", ".join(
+        "%d x %s" % (c, l) for l, c in sorted(answers.items()))))
+    if lat:
+        print("probes during the flood: %d, %d answered 200; latency p50 %.1f ms, max %.1f ms"
+              % (len(lat), ok, lat[len(lat) // 2] * 1000, lat[-1] * 1000))
+        print("PROBE_MAX_MS=%.1f PROBES_OK=%d PROBES=%d" % (lat[-1] * 1000, ok, len(lat)))
+
+
 def main():
     port = int(sys.argv[1])
     brackets = b"[" * 1_000_000
@@ -110,7 +174,13 @@ def main():
     print("%-42s -> probe: %s" % ("after everything", probe(port)))
 
 
-PATH = (sys.argv[2] if len(sys.argv) > 2 else "/filter").encode()
-PROBE = (sys.argv[3] if len(sys.argv) > 3 else "/healthz").encode()
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--tls"]:
+        TLS = True
+        del sys.argv[1]
+    if sys.argv[1:2] == ["--bogus-tokens"]:
+        bogus_tokens(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].encode(), sys.argv[5].encode())
+        sys.exit(0)
+    PATH = (sys.argv[2] if len(sys.argv) > 2 else "/filter").encode()
+    PROBE = (sys.argv[3] if len(sys.argv) > 3 else "/healthz").encode()
     main()
