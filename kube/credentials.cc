@@ -16,6 +16,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/json_parse.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "kube/internal/read_file.h"
@@ -170,10 +171,8 @@ absl::StatusOr<Credentials> TokenFileCredentialSource::GetLocked() {
 absl::StatusOr<ExecCredentialStatus> ParseExecCredential(absl::string_view json,
                                                          absl::string_view api_version) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError()) {
-    return BadOutput(absl::StrCat("stdout is not valid JSON (offset ", doc.GetErrorOffset(), ": ",
-                                  rapidjson::GetParseError_En(doc.GetParseError()), ")"));
+  if (absl::Status s = ParseJsonDocument(json, doc, kSmallJsonLimits, "ExecCredential"); !s.ok()) {
+    return BadOutput(absl::StrCat("stdout is not valid JSON (", s.message(), ")"));
   }
   if (!doc.IsObject()) return BadOutput("stdout is not a JSON object");
 

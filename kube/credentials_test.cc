@@ -258,7 +258,7 @@ TEST(ParseExecCredentialTest, Table) {
        std::string(kExecApiV1),
        {},
        std::nullopt,
-       "stdout is not valid JSON (offset 0"},
+       "stdout is not valid JSON (ExecCredential: not JSON: Invalid value. at offset 0"},
       {"not an object",
        "[1]",
        std::string(kExecApiV1),

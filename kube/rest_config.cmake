@@ -6,7 +6,8 @@ trimaran_cc_library(
   HDRS rest_config.h credentials.h internal/read_file.h
   SRCS rest_config.cc credentials.cc internal/read_file.cc
   DEPS trimaran::common_http trimaran::common_subprocess trimaran::common_clock
-       trimaran::common_status trimaran::common_logging yaml-cpp absl::status
+       trimaran::common_status trimaran::common_logging trimaran::common_json_parse yaml-cpp
+       absl::status
        absl::statusor absl::strings absl::time absl::synchronization absl::flat_hash_set)
 # RapidJSON (ExecCredential) is header-only; Debian's config only sets the include dir.
 target_include_directories(trimaran_kube_rest_config PRIVATE ${RAPIDJSON_INCLUDE_DIRS})

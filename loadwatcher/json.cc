@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/json_parse.h"
 #include "rapidjson/document.h"
 #include "rapidjson/encodedstream.h"
 #include "rapidjson/error/en.h"
@@ -45,6 +46,9 @@ absl::Status DecodeError(absl::string_view path, absl::string_view what) {
 // "1e309"), makes those below 10^-324 zero, and turns every other number into exactly
 // what RapidJSON's own conversion gives, by parsing the number's text alone with the
 // same flags. Everything else is forwarded unchanged.
+constexpr JsonLimits kWatcherJsonLimits{.max_bytes = size_t{64} << 20,
+                                        .max_depth = kDefaultJsonMaxDepth};
+
 constexpr unsigned kParseFlags =
     rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag;
 
@@ -434,19 +438,19 @@ absl::StatusOr<WatcherMetrics> DecodeWatcherMetricsJson(absl::string_view json) 
   // NaN and Infinity tokens are accepted (a broken backend sends them): the plugins treat
   // such a node as a per-node fallback instead of losing the whole snapshot.
   // Numbers go through ExactNumbers (see there).
-  rapidjson::ParseResult parsed;
+  // Bounded (issue 30): at most the 64 MiB a remote answer may have, nested at most
+  // kDefaultJsonMaxDepth levels (the recursive reader's stack stays bounded).
+  absl::Status parsed;
   auto generate = [&](rapidjson::Document& handler) {
     ExactNumbers<rapidjson::Document> numbers(handler);
-    rapidjson::MemoryStream bytes(json.data(), json.size());
-    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
-    rapidjson::Reader reader;
-    parsed = reader.Parse<kParseFlags | rapidjson::kParseNumbersAsStringsFlag>(in, numbers);
-    return !parsed.IsError();
+    parsed = ParseJsonSax<kParseFlags | rapidjson::kParseNumbersAsStringsFlag>(
+        json, numbers, kWatcherJsonLimits, "watcher metrics");
+    return parsed.ok();
   };
   doc.Populate(generate);
-  if (parsed.IsError()) {
-    return DecodeError(absl::StrCat("offset ", parsed.Offset()),
-                       rapidjson::GetParseError_En(parsed.Code()));
+  if (!parsed.ok()) {
+    if (parsed.code() == absl::StatusCode::kResourceExhausted) return parsed;
+    return absl::InternalError(absl::StrCat("decode ", parsed.message()));
   }
   if (!doc.IsObject()) return DecodeError("$", "not an object");
   WatcherMetrics out;

@@ -54,8 +54,11 @@ for name in "${names[@]}"; do
   [[ -x "$bin" ]] || { echo "check-fuzz: no fuzzer $name" >&2; exit 1; }
   # A fixed seed: the smoke run explores the same inputs on every CI run (a finding is
   # reproducible, not luck); TRIMARAN_FUZZ_SEED=0 lets libFuzzer pick one.
+  # -max_len: long enough for the deep-nesting seeds (deep_*: one level past the shared
+  # JSON depth limit of 512, common/json_parse.h) to be kept and mutated; the size
+  # limits (MiB) are covered by the unit tests, not by fuzzing.
   args=(-seed="${TRIMARAN_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
-    -print_final_stats=1
+    -max_len="${TRIMARAN_FUZZ_MAX_LEN:-16384}" -print_final_stats=1
     -artifact_prefix="$artifacts/$name-")
   [[ -f "$root/fuzz/dict/$name.dict" ]] && args+=(-dict="$root/fuzz/dict/$name.dict")
   mkdir -p "$scratch/$name"

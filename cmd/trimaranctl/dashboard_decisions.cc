@@ -7,6 +7,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/json_parse.h"
+#include "common/status_macros.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 
@@ -25,12 +27,8 @@ absl::StatusOr<std::string> ReadToken(const std::string& path) {
 
 absl::Status ValidateDecisionsJson(const std::string& body) {
   rapidjson::Document doc;
-  doc.Parse(body.c_str(), body.size());
-  if (doc.HasParseError()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "scheduler /debug/decisions: not JSON: ", rapidjson::GetParseError_En(doc.GetParseError()),
-        " at offset ", doc.GetErrorOffset()));
-  }
+  TRIMARAN_RETURN_IF_ERROR(
+      ParseJsonDocument(body, doc, JsonLimits{}, "scheduler /debug/decisions"));
   if (!doc.IsObject() || !doc.HasMember("decisions") || !doc["decisions"].IsArray()) {
     return absl::InvalidArgumentError(
         "scheduler /debug/decisions: expected an object with a \"decisions\" array");

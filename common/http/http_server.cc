@@ -2,22 +2,27 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <openssl/bio.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -25,6 +30,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "common/http/bounded_stream.h"
 #include "common/http/cert_reloader.h"
 
 namespace trimaran::http {
@@ -122,6 +129,218 @@ void ShutdownAcceptedConnections(int port) {
   closedir(dir);
 }
 
+// Set by BoundedTaskQueue while the accept loop itself runs a connection it refuses.
+thread_local bool t_refuse_connection = false;
+
+// The worker pool with the connection cap: connections waiting for a worker plus those
+// being served are at most max_connections; the accept loop runs the job of one more
+// itself with t_refuse_connection set, which answers it at once and closes it.
+class BoundedTaskQueue final : public httplib::TaskQueue {
+ public:
+  BoundedTaskQueue(size_t threads, size_t max_connections)
+      : threads_(threads), max_connections_(max_connections) {
+    for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+  }
+  ~BoundedTaskQueue() override { shutdown(); }
+
+  void enqueue(std::function<void()> fn) override ABSL_LOCKS_EXCLUDED(mu_) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!shutdown_ && jobs_.size() + active_ < max_connections_) {
+        jobs_.push_back(std::move(fn));
+        return;
+      }
+    }
+    t_refuse_connection = true;
+    fn();
+    t_refuse_connection = false;
+  }
+
+  // Runs what is queued (each job closes its socket), then joins the workers.
+  void shutdown() override ABSL_LOCKS_EXCLUDED(mu_) {
+    {
+      absl::MutexLock lock(&mu_);
+      shutdown_ = true;
+    }
+    for (std::thread& t : workers_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+  // True while a connection waits for a worker and every worker is busy: idle keep-alive
+  // connections then give theirs up.
+  bool Crowded() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    return !jobs_.empty() && active_ >= threads_;
+  }
+
+ private:
+  void Work() ABSL_LOCKS_EXCLUDED(mu_) {
+    for (;;) {
+      std::function<void()> job;
+      {
+        absl::MutexLock lock(&mu_);
+        mu_.Await(absl::Condition(
+            +[](BoundedTaskQueue* q) ABSL_EXCLUSIVE_LOCKS_REQUIRED(q->mu_) {
+              return q->shutdown_ || !q->jobs_.empty();
+            },
+            this));
+        if (jobs_.empty()) return;  // shut down and drained
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+        ++active_;
+      }
+      job();
+      absl::MutexLock lock(&mu_);
+      --active_;
+    }
+  }
+
+  const size_t threads_;
+  const size_t max_connections_;
+  mutable absl::Mutex mu_;
+  std::deque<std::function<void()>> jobs_ ABSL_GUARDED_BY(mu_);
+  size_t active_ ABSL_GUARDED_BY(mu_) = 0;
+  bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> workers_;
+};
+
+struct ConnectionPolicy {
+  RequestLimits limits;
+  StreamTimeouts timeouts;
+  absl::Duration keep_alive = absl::Seconds(5);
+  int max_requests = 100;
+  size_t worker_threads = 8;
+  size_t max_connections = 1024;
+};
+
+// Reads what the peer still sends for a moment before closing, so that a client still
+// writing a refused body reads the answer instead of a reset.
+void LingerAndClose(int sock) {
+  shutdown(sock, SHUT_WR);
+  const absl::Time deadline = absl::Now() + absl::Milliseconds(500);
+  char sink[16 << 10];
+  size_t drained = 0;
+  while (drained < (size_t{4} << 20)) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) break;
+    pollfd p{.fd = sock, .events = POLLIN, .revents = 0};
+    if (poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1) <= 0) break;
+    const ssize_t n = recv(sock, sink, sizeof(sink), MSG_DONTWAIT);
+    if (n <= 0) break;
+    drained += static_cast<size_t>(n);
+  }
+  close(sock);
+}
+
+// An httplib server (plain or TLS) whose connections are served through BoundedStream
+// (see the top of http_server.h). Overriding httplib's private virtual per-connection
+// entry point is what lets the limits hold before httplib reads a byte; the request
+// parsing and routing below it stay httplib's (Server::process_request).
+template <typename Base>
+class BoundedServer final : public Base {
+ public:
+  template <typename... Args>
+  explicit BoundedServer(ConnectionPolicy policy, Args&&... args)
+      : Base(std::forward<Args>(args)...), policy_(policy) {
+    this->new_task_queue = [this]() -> httplib::TaskQueue* {
+      auto* queue = new BoundedTaskQueue(policy_.worker_threads, policy_.max_connections);
+      queue_.store(queue);
+      return queue;
+    };
+  }
+
+ private:
+  static constexpr bool kTls = std::is_base_of_v<httplib::SSLServer, Base>;
+
+  bool process_and_close_socket(int sock) override {
+    const int flags = fcntl(sock, F_GETFL, 0);
+    if (flags >= 0) fcntl(sock, F_SETFL, flags | O_NONBLOCK);
+    if (t_refuse_connection) {
+      if (!kTls) {
+        const std::string answer = RefusalResponse(503, "too many connections");
+        (void)!send(sock, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        shutdown(sock, SHUT_WR);
+      }
+      close(sock);
+      return false;
+    }
+    SSL* ssl = nullptr;
+    if constexpr (kTls) {
+      ssl = Handshake(sock);
+      if (ssl == nullptr) {
+        close(sock);
+        return false;
+      }
+    }
+    const bool refused = Serve(sock, ssl);
+    if (ssl != nullptr) {
+      SSL_shutdown(ssl);
+      SSL_free(ssl);
+    }
+    if (refused) {
+      LingerAndClose(sock);
+    } else {
+      shutdown(sock, SHUT_RDWR);
+      close(sock);
+    }
+    return true;
+  }
+
+  // The server side of the TLS handshake, within the head timeout; null on failure.
+  SSL* Handshake(int sock) {
+    if constexpr (kTls) {
+      SSL* ssl = SSL_new(this->ssl_context());
+      if (ssl == nullptr) return nullptr;
+      SSL_set_fd(ssl, sock);
+      const absl::Time deadline = absl::Now() + policy_.timeouts.head;
+      for (;;) {
+        const int r = SSL_accept(ssl);
+        if (r == 1) return ssl;
+        const int err = SSL_get_error(ssl, r);
+        short events = 0;
+        if (err == SSL_ERROR_WANT_READ) events = POLLIN;
+        if (err == SSL_ERROR_WANT_WRITE) events = POLLOUT;
+        const absl::Duration left = deadline - absl::Now();
+        pollfd p{.fd = sock, .events = events, .revents = 0};
+        if (events == 0 || left <= absl::ZeroDuration() ||
+            poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1) <= 0) {
+          SSL_free(ssl);
+          return nullptr;
+        }
+      }
+    }
+    return nullptr;
+  }
+
+  // httplib's keep-alive loop, bounded. True when the last request was refused.
+  bool Serve(int sock, SSL* ssl) {
+    BoundedStream stream(sock, ssl, policy_.limits, policy_.timeouts);
+    for (int served = 0; served < policy_.max_requests; ++served) {
+      if (this->svr_sock_ == INVALID_SOCKET) break;  // stopping
+      BoundedTaskQueue* queue = queue_.load();
+      const absl::Duration idle = served == 0                            ? policy_.timeouts.head
+                                  : queue != nullptr && queue->Crowded() ? absl::ZeroDuration()
+                                                                         : policy_.keep_alive;
+      if (!stream.WaitForRequest(idle)) break;
+      stream.BeginRequest();
+      const bool last = served + 1 == policy_.max_requests;
+      bool connection_closed = false;
+      const bool ok = this->process_request(stream, last, connection_closed,
+                                            [ssl](httplib::Request& req) { req.ssl = ssl; });
+      if (stream.refused()) {
+        stream.SendRefusal();
+        return true;
+      }
+      if (!ok || connection_closed || !stream.message_done()) break;
+    }
+    return false;
+  }
+
+  const ConnectionPolicy policy_;
+  std::atomic<BoundedTaskQueue*> queue_{nullptr};  // owned by httplib's listen loop
+};
+
 absl::Status CheckReadable(absl::string_view what, const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
@@ -172,6 +391,16 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions
                                                    ": worker_threads must be >= 1, got ",
                                                    options.worker_threads));
   }
+  if (options.max_connections < 1 || options.max_headers < 1 ||
+      options.max_request_line_bytes < 16 || options.max_header_bytes < 16 ||
+      options.request_head_timeout <= absl::ZeroDuration() ||
+      options.request_body_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("http server ", options.name,
+                     ": request limits must be positive (max_connections, max_headers, "
+                     "max_request_line_bytes, max_header_bytes, request_head_timeout, "
+                     "request_body_timeout)"));
+  }
   if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "http server ", options.name, ": tls needs both a certificate and a key file"));
@@ -180,6 +409,20 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions
     return absl::InvalidArgumentError(absl::StrCat(
         "http server ", options.name, ": client_ca_file needs tls (certificate and key)"));
   }
+  ConnectionPolicy policy{
+      .limits = {.max_request_line_bytes = options.max_request_line_bytes,
+                 .max_header_bytes = options.max_header_bytes,
+                 .max_headers = options.max_headers,
+                 .max_body_bytes = options.max_request_body_bytes},
+      .timeouts = {.head = options.request_head_timeout,
+                   .body = options.request_body_timeout,
+                   .read = options.read_timeout,
+                   .write = options.write_timeout},
+      .keep_alive = options.keep_alive_timeout,
+      .max_requests = std::max(1, options.keep_alive_max_requests),
+      .worker_threads = static_cast<size_t>(std::max(1, options.worker_threads)),
+      .max_connections = static_cast<size_t>(std::max(1, options.max_connections)),
+  };
   std::unique_ptr<httplib::Server> server;
   std::unique_ptr<CertKeyReloader> reloader;
   if (!options.tls_cert_file.empty()) {
@@ -194,8 +437,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions
             absl::StrCat("http server ", options.name, ": ", s.message()));
       }
     }
-    auto ssl = std::make_unique<httplib::SSLServer>(
-        options.tls_cert_file.c_str(), options.tls_key_file.c_str(),
+    auto ssl = std::make_unique<BoundedServer<httplib::SSLServer>>(
+        policy, options.tls_cert_file.c_str(), options.tls_key_file.c_str(),
         options.client_ca_file.empty() ? nullptr : options.client_ca_file.c_str());
     if (!ssl->is_valid()) {
       return absl::InvalidArgumentError(
@@ -227,7 +470,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions
     reloader->InstallOn(ssl->ssl_context());
     server = std::move(ssl);
   } else {
-    server = std::make_unique<httplib::Server>();
+    server = std::make_unique<BoundedServer<httplib::Server>>(policy);
   }
   return std::unique_ptr<HttpServer>(
       new HttpServer(std::move(options), std::move(server), std::move(reloader)));
@@ -238,8 +481,6 @@ HttpServer::HttpServer(HttpServerOptions options, std::unique_ptr<httplib::Serve
     : options_(std::move(options)),
       cert_reloader_(std::move(cert_reloader)),
       server_(std::move(server)) {
-  const size_t threads = static_cast<size_t>(options_.worker_threads);
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_socket_options([this](int sock) {
     SetReuseAddr(sock);
     listen_fd_.store(sock);

@@ -24,10 +24,20 @@
 //
 // Handlers run on a pool of worker_threads threads, concurrently with each other; a
 // handler must be safe for concurrent calls. A keep-alive connection holds a worker
-// while it is open (up to keep_alive_timeout idle), so size the pool for the expected
-// number of concurrent clients. The listen backlog is SOMAXCONN (httplib's own is 5,
-// which drops SYNs under a burst of connects). Worker threads have SIGPIPE blocked, so a client
-// that disconnects mid-response never kills the process (the write just fails).
+// while it is open (up to keep_alive_timeout idle, or not at all once another
+// connection waits for a worker), so size the pool for the expected number of
+// concurrent clients.
+//
+// Hostile clients (issue 30 point 5): cpp-httplib 0.11 alone buffers header lines of any
+// length, any number of headers and any chunked body, and restarts its read timeout at
+// every byte. HttpServer therefore serves each connection itself (a subclass overriding
+// httplib's per-connection entry point) through a BoundedStream: the request line,
+// head, header count and body (chunked included) are capped and the head and body have
+// deadlines (see HttpServerOptions), the TLS handshake must finish within
+// request_head_timeout, and at most max_connections connections are open. The listen backlog is
+// SOMAXCONN (httplib's own is 5, which drops SYNs under a burst of connects). Worker threads have
+// SIGPIPE blocked, so a client that disconnects mid-response never kills the process (the write
+// just fails).
 //
 // TLS: the certificate and key files are re-read when they change (CertKeyReloader,
 // checked at each handshake), so a rotated certificate is served without a restart.
@@ -137,12 +147,24 @@ struct HttpServerOptions {
   // "VersionTLS13" (kube's --tls-min-version names). Older versions are refused.
   std::string tls_min_version{};
   int worker_threads = 8;
+  // A read (write) that makes no progress for this long fails the connection.
   absl::Duration read_timeout = absl::Seconds(5);
   absl::Duration write_timeout = absl::Seconds(5);
   absl::Duration keep_alive_timeout = absl::Seconds(5);
   // Requests served on one keep-alive connection before the server closes it.
   int keep_alive_max_requests = 100;
-  size_t max_request_body_bytes = 8 << 20;
+  // Request limits (issue 30 point 5), enforced before cpp-httplib sees a byte
+  // (bounded_stream.h): a refused request is answered and its connection closed.
+  size_t max_request_body_bytes = 8 << 20;  // Content-Length or chunked: 413
+  size_t max_request_line_bytes = 8 << 10;  // 414
+  size_t max_header_bytes = 64 << 10;       // request line + headers: 431
+  int max_headers = 100;                    // header lines: 431
+  // The whole head (the body) must arrive within this long from its first byte: 408.
+  absl::Duration request_head_timeout = absl::Seconds(10);
+  absl::Duration request_body_timeout = absl::Seconds(60);
+  // Connections accepted and not yet closed (served + waiting for a worker); one more
+  // is answered 503 (plain HTTP) or closed (TLS) by the accept loop at once.
+  int max_connections = 1024;
   bool index = true;  // serve the route list at "/" unless a route claims it
   // Runs before routing (see the top of this file); must be safe for concurrent calls.
   RequestFilter request_filter{};

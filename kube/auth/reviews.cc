@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/json_parse.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -21,8 +22,11 @@ void Str(JsonWriter& w, absl::string_view v) {
 
 absl::StatusOr<rapidjson::Document> Parse(const std::string& body, absl::string_view what) {
   rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  if (absl::Status s = ParseJsonDocument(body, doc, kSmallJsonLimits, what); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": the reply is not a JSON object (", s.message(), ")"));
+  }
+  if (!doc.IsObject()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": the reply is not a JSON object"));
   }
   return doc;

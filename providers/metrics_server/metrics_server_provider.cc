@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/json_parse.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "kube/api/resource_list.h"
@@ -68,11 +69,9 @@ lw::Metric LatestMetric(absl::string_view type, double value) {
 
 absl::StatusOr<NodeUsageList> ParseNodeMetricsList(absl::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError()) {
-    return absl::InternalError(
-        absl::StrCat("decode NodeMetricsList: ", rapidjson::GetParseError_En(doc.GetParseError()),
-                     " at offset ", doc.GetErrorOffset()));
+  if (absl::Status s = ParseJsonDocument(json, doc, JsonLimits{}, "decode NodeMetricsList");
+      !s.ok()) {
+    return absl::InternalError(s.message());
   }
   if (!doc.IsObject()) return absl::InternalError("decode NodeMetricsList: not an object");
   // Read through a const view: RapidJSON's non-const MemberIterator comparisons are

@@ -18,6 +18,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "common/http/status_mapping.h"
+#include "common/json_parse.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 
@@ -250,15 +251,17 @@ absl::StatusOr<std::vector<PrometheusProvider::Sample>> PrometheusProvider::RunQ
   if (!resp.ok()) return Annotate(resp.status(), context);
 
   rapidjson::Document doc;
-  doc.Parse(resp->body.data(), resp->body.size());
-  const bool parsed = !doc.HasParseError() && doc.IsObject();
+  const absl::Status parse = ParseJsonDocument(resp->body, doc, JsonLimits{}, context);
+  const bool parsed = parse.ok() && doc.IsObject();
   if (!resp->ok()) {
     std::string msg = parsed ? ApiErrorMessage(doc) : "";
     return http::StatusFromHttp(resp->status_code, msg.empty() ? resp->body : msg,
                                 {.method = "POST", .target = context, .method_in_message = false});
   }
   if (!parsed) {
-    return absl::DataLossError(absl::StrCat(context, ": response is not a JSON object"));
+    return absl::DataLossError(
+        absl::StrCat(context, ": response is not a JSON object",
+                     parse.ok() ? "" : absl::StrCat(" (", parse.message(), ")")));
   }
   // Read through a const view: RapidJSON's non-const MemberIterator comparisons are
   // ambiguous under C++20's reversed operators.

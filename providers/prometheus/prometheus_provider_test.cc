@@ -313,6 +313,11 @@ TEST(PrometheusProviderTest, OneFailingQueryKeepsTheOthers) {
        absl::StatusCode::kInvalidArgument,
        "bad_data"},
       {"garbage", {.body = "<html>oops"}, absl::StatusCode::kDataLoss, "not a JSON object"},
+      // Issue 30: nesting past the shared depth limit is refused, never a crash.
+      {"million brackets",
+       {.body = std::string(1'000'000, '[')},
+       absl::StatusCode::kDataLoss,
+       "nested deeper than 512 levels"},
       {"status error",
        {.body = Testdata("error_bad_data.json")},
        absl::StatusCode::kFailedPrecondition,

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/http/status_mapping.h"
+#include "common/json_parse.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "rapidjson/document.h"
@@ -43,11 +44,9 @@ std::string QueryEscape(absl::string_view s) {
 
 absl::StatusOr<rapidjson::Document> ParseObject(absl::string_view body, absl::string_view what) {
   rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
-  if (doc.HasParseError()) {
-    return absl::InternalError(absl::StrCat("decode ", what, ": ",
-                                            rapidjson::GetParseError_En(doc.GetParseError()),
-                                            " at offset ", doc.GetErrorOffset()));
+  if (absl::Status s = ParseJsonDocument(body, doc, JsonLimits{}, absl::StrCat("decode ", what));
+      !s.ok()) {
+    return absl::InternalError(s.message());
   }
   if (!doc.IsObject()) return absl::InternalError(absl::StrCat("decode ", what, ": not an object"));
   return doc;

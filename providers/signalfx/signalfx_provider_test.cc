@@ -203,6 +203,12 @@ TEST_F(SignalFxProviderTest, OneMetricFailingKeepsTheOther) {
                        "{\"results\": [");
        },
        absl::StatusCode::kInternal},
+      {"million brackets",  // issue 30: depth-limited, never a crash
+       [](FakeTransport& f) {
+         f.AddResponse("GET", absl::StrCat(kAddr, "/v2/metrictimeseries?query=", kMemQuery), 200,
+                       std::string(1'000'000, '['));
+       },
+       absl::StatusCode::kInternal},
       {"wrong shape",
        [](FakeTransport& f) {
          f.AddResponse("GET", absl::StrCat(kAddr, "/v1/timeserieswindow?query=", kMemQuery), 200,

@@ -1,6 +1,8 @@
 #include "scheduler/decisions/decision_json.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/json_parse.h"
+#include "common/status_macros.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 #include "rapidjson/stringbuffer.h"
@@ -165,12 +167,7 @@ std::string EncodeDecisions(size_t capacity,
 
 absl::StatusOr<DecisionList> DecodeDecisions(absl::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not JSON: ", rapidjson::GetParseError_En(doc.GetParseError()), " at offset ",
-                     doc.GetErrorOffset()));
-  }
+  TRIMARAN_RETURN_IF_ERROR(ParseJsonDocument(json, doc, JsonLimits{}, "decisions"));
   if (!doc.IsObject()) return Bad("$", "must be an object");
   // Const iterators: comparing rapidjson's mutable member iterators is ambiguous in
   // C++20 (clang -Wambiguous-reversed-operator).

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/json_parse.h"
 #include "common/status_macros.h"
 #include "kube/api/json_codec.h"
 #include "rapidjson/document.h"
@@ -18,14 +19,17 @@ namespace {
 using Value = rapidjson::Value;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// The extender server's body limit (kube-scheduler sends full Node objects without
+// nodeCacheCapable: 5,000 nodes are tens of MiB); Kubernetes objects nest far less
+// than the default depth.
+constexpr JsonLimits kExtenderJsonLimits{.max_bytes = size_t{256} << 20,
+                                         .max_depth = kDefaultJsonMaxDepth};
+
+// Bounded (issue 30): a body over the size limit is ResourceExhausted (413), nesting
+// deeper than the depth limit InvalidArgument (400), before any DOM is built past it.
 absl::Status Parse(std::string_view json, absl::string_view what, rapidjson::Document& doc) {
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": not JSON: ", rapidjson::GetParseError_En(doc.GetParseError()),
-                     " at offset ", doc.GetErrorOffset()));
-  }
-  return absl::OkStatus();
+  return ParseJsonDocument(absl::string_view(json.data(), json.size()), doc, kExtenderJsonLimits,
+                           what);
 }
 
 absl::Status TypeError(absl::string_view path, absl::string_view expected) {

@@ -163,5 +163,19 @@ TEST(ExtenderCodecTest, BadInputIsAClearError) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Score")));
 }
 
+// Issue 30 point 2: 1,000,000 '[' killed the extender with SIGSEGV (recursive parse).
+TEST(ExtenderCodecTest, DeepNestingIsRefusedNotACrash) {
+  EXPECT_THAT(DecodeExtenderArgs(std::string(1'000'000, '[')),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("deeper than 512")));
+  std::string deep;
+  for (int i = 0; i < 100'000; ++i) deep += R"({"Pod":)";
+  EXPECT_THAT(DecodeExtenderArgs(deep),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("deeper than 512")));
+  std::string deep_binding;
+  for (int i = 0; i < 100'000; ++i) deep_binding += R"({"PodName":)";
+  EXPECT_THAT(DecodeExtenderBindingArgs(deep_binding),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("deeper than 512")));
+}
+
 }  // namespace
 }  // namespace trimaran::sched::extender

@@ -70,6 +70,7 @@ absl::Status AdminServer::AddGuardedRoute(http::Route route) {
         res.status = decision.status;
         res.content_type = "text/plain; charset=utf-8";
         res.headers.Add("X-Content-Type-Options", "nosniff");
+        if (decision.status == 429) res.headers.Add("Retry-After", "1");
         res.body = decision.message;
         return;
       }

@@ -23,6 +23,12 @@ std::string BearerToken(const http::ServerRequest& request) {
 
 AuthDecision Unauthorized() { return {.status = 401, .message = "Unauthorized\n", .user = ""}; }
 
+AuthDecision TooManyReviews() {
+  return {.status = 429,
+          .message = "Too Many Requests: too many unknown tokens to review, retry later\n",
+          .user = ""};
+}
+
 }  // namespace
 
 bool PathMatches(const std::vector<std::string>& patterns, const std::string& path) {
@@ -42,7 +48,29 @@ DelegatingAuthorizer::DelegatingAuthorizer(kube::Client* authentication,
     : authentication_(authentication),
       authorization_(authorization),
       clock_(clock),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      review_tokens_(options_.token_review_burst) {}
+
+bool DelegatingAuthorizer::AdmitTokenReview(absl::Time now) const {
+  absl::MutexLock lock(&mu_);
+  if (review_refill_ != absl::InfinitePast() && now > review_refill_) {
+    review_tokens_ = std::min<double>(options_.token_review_burst,
+                                      review_tokens_ + absl::ToDoubleSeconds(now - review_refill_) *
+                                                           options_.token_reviews_per_second);
+  }
+  review_refill_ = now;
+  if (review_tokens_ < 1 || reviews_in_flight_ >= options_.max_token_reviews_in_flight) {
+    return false;
+  }
+  review_tokens_ -= 1;
+  ++reviews_in_flight_;
+  return true;
+}
+
+void DelegatingAuthorizer::FinishTokenReview() const {
+  absl::MutexLock lock(&mu_);
+  --reviews_in_flight_;
+}
 
 template <typename V>
 void DelegatingAuthorizer::Prune(absl::flat_hash_map<std::string, V>& cache, size_t max,
@@ -65,7 +93,9 @@ AuthDecision DelegatingAuthorizer::Check(const http::ServerRequest& request) con
     return {.status = 200, .message = "", .user = ""};
   }
   const std::string token = BearerToken(request);
-  if (token.empty() || authentication_ == nullptr) return Unauthorized();
+  if (token.empty() || authentication_ == nullptr || token.size() > options_.max_token_bytes) {
+    return Unauthorized();
+  }
 
   // Authentication.
   kube::UserInfo user;
@@ -79,7 +109,9 @@ AuthDecision DelegatingAuthorizer::Check(const http::ServerRequest& request) con
       }
     }
     if (!cached.has_value()) {
+      if (!AdmitTokenReview(now)) return TooManyReviews();
       absl::StatusOr<kube::TokenReviewResult> review = kube::ReviewToken(*authentication_, token);
+      FinishTokenReview();
       if (!review.ok()) {
         Log(Component::kAdmin)
             .warn("authentication: TokenReview failed, refusing {} {}: {}", request.method,

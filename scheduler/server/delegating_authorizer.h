@@ -19,6 +19,14 @@
 // allowed_ttl / denied_ttl (10 s each); failures are not cached. Each cache holds at
 // most max_cache_entries entries (the oldest-expiring half is dropped when full).
 //
+// Bogus tokens (issue 30 point 5): a token missing from the cache costs a TokenReview,
+// a round trip to the apiserver on the worker thread. Those reviews are admitted by a
+// token bucket (token_reviews_per_second, burst token_review_burst) and at most
+// max_token_reviews_in_flight run at once; a request over either answers 429 with
+// "Retry-After: 1" at once instead of holding a worker, so a flood of unknown tokens
+// cannot starve the probes or the callers whose tokens are cached. A token longer than
+// max_token_bytes is refused (401) without a review.
+//
 // Thread-safety: safe for concurrent use; the clients must be too (RestClient is). The
 // clients (either may be null, see above) and the clock are borrowed.
 
@@ -43,6 +51,10 @@ struct DelegatingAuthorizerOptions {
   absl::Duration allowed_ttl = absl::Seconds(10);
   absl::Duration denied_ttl = absl::Seconds(10);
   size_t max_cache_entries = 4096;
+  double token_reviews_per_second = 50;
+  int token_review_burst = 100;
+  int max_token_reviews_in_flight = 4;
+  size_t max_token_bytes = 8 << 10;
 };
 
 // Whether `path` matches one of `patterns` (exact, or a prefix for a trailing "*").
@@ -65,6 +77,9 @@ class DelegatingAuthorizer final : public RequestAuthorizer {
     bool allowed = false;
     absl::Time expiry;
   };
+  // Takes a TokenReview slot (bucket token + in-flight slot); false when over a limit.
+  bool AdmitTokenReview(absl::Time now) const ABSL_LOCKS_EXCLUDED(mu_);
+  void FinishTokenReview() const ABSL_LOCKS_EXCLUDED(mu_);
   template <typename V>
   static void Prune(absl::flat_hash_map<std::string, V>& cache, size_t max, absl::Time now);
 
@@ -75,6 +90,9 @@ class DelegatingAuthorizer final : public RequestAuthorizer {
   mutable absl::Mutex mu_;
   mutable absl::flat_hash_map<std::string, CachedUser> tokens_ ABSL_GUARDED_BY(mu_);
   mutable absl::flat_hash_map<std::string, CachedAccess> access_ ABSL_GUARDED_BY(mu_);
+  mutable double review_tokens_ ABSL_GUARDED_BY(mu_);
+  mutable absl::Time review_refill_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  mutable int reviews_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace trimaran::sched

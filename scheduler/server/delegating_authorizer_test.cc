@@ -131,5 +131,30 @@ TEST_F(DelegatingAuthorizerTest, CacheStaysBounded) {
   EXPECT_EQ(token_reviews_, 100);
 }
 
+// Issue 30 point 5: unknown tokens are reviewed at most at the bucket's rate; over it
+// the answer is 429 at once (no review, no wait); cached tokens are not affected.
+TEST_F(DelegatingAuthorizerTest, BogusTokensAreRateLimited) {
+  DelegatingAuthorizer auth(
+      &client_, &client_, clock_,
+      DelegatingAuthorizerOptions{.token_reviews_per_second = 2, .token_review_burst = 5});
+  EXPECT_EQ(auth.Check(Request("/metrics", "reader")).status, 200);  // cached from now on
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(auth.Check(Request("/metrics", "bogus-" + std::to_string(i))).status, 401);
+  }
+  const int reviews = token_reviews_;
+  for (int i = 4; i < 500; ++i) {
+    EXPECT_EQ(auth.Check(Request("/metrics", "bogus-" + std::to_string(i))).status, 429);
+  }
+  EXPECT_EQ(token_reviews_, reviews);
+  EXPECT_EQ(auth.Check(Request("/metrics", "reader")).status, 200);
+  EXPECT_EQ(auth.Check(Request("/healthz")).status, 200);
+  clock_.Advance(absl::Seconds(1));  // two more reviews
+  EXPECT_EQ(auth.Check(Request("/metrics", "bogus-a")).status, 401);
+  EXPECT_EQ(auth.Check(Request("/metrics", "bogus-b")).status, 401);
+  EXPECT_EQ(auth.Check(Request("/metrics", "bogus-c")).status, 429);
+  EXPECT_EQ(auth.Check(Request("/metrics", std::string(10'000, 'x'))).status, 401);
+  EXPECT_EQ(token_reviews_, reviews + 2);
+}
+
 }  // namespace
 }  // namespace trimaran::sched
