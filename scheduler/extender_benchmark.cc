@@ -72,14 +72,11 @@ void BM_ExtenderRoundTrip(benchmark::State& state) {
   Scheduler* sched = env->sched.get();
   Framework* fwk = sched->FrameworkFor("trimaran-extender");
   TRIMARAN_CHECK(fwk != nullptr);
-  extender::FrameworkBackend backend(
-      *fwk,
-      [sched]() -> absl::StatusOr<const NodeInfoLister*> {
-        absl::StatusOr<const Snapshot*> s = sched->RefreshSnapshot();
-        if (!s.ok()) return s.status();
-        return *s;
-      },
-      nullptr);
+  extender::FrameworkBackend backend(*fwk, [sched]() -> absl::StatusOr<const NodeInfoLister*> {
+    absl::StatusOr<const Snapshot*> s = sched->RefreshSnapshot();
+    if (!s.ok()) return s.status();
+    return *s;
+  });
   stats::Registry registry;
   extender::ExtenderService service(backend, RealClock::Get(), stats::Scope(registry, "x_"), {});
 

@@ -118,7 +118,7 @@ TEST(BindFaultUnderShippedRbacTest, BindCommitsButItsAnswerIsA504) {
 
   ASSERT_TRUE(e2e::Eventually(
       [&] {
-        auto audit = e2e::AuditCluster(admin, "default");
+        auto audit = e2e::AuditCluster(admin, "default", {proxy.get()});
         int scheduled = 0;
         if (audit.ok()) {
           for (const auto& [pod, n] : audit->scheduled_events) scheduled += n;
@@ -126,7 +126,8 @@ TEST(BindFaultUnderShippedRbacTest, BindCommitsButItsAnswerIsA504) {
         return scheduled >= kPods;
       },
       absl::Seconds(30)));
-  TRIMARAN_ASSERT_OK_AND_ASSIGN(e2e::ClusterAudit audit, e2e::AuditCluster(admin, "default"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(e2e::ClusterAudit audit,
+                                e2e::AuditCluster(admin, "default", {proxy.get()}));
   EXPECT_EQ(audit.Violations(kPods), "");
   EXPECT_TRUE(audit.failed_scheduling.empty());
   for (int i = 0; i < kPods; ++i) {
