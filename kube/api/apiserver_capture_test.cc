@@ -234,8 +234,9 @@ TEST_P(ApiserverCaptureTest, WorkloadOnlyWhereServed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TestedMinors, ApiserverCaptureTest, ::testing::Values("1.37", "1.32"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return "k8s_" + info.param.substr(0, 1) + "_" + info.param.substr(2);
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return "k8s_" + param_info.param.substr(0, 1) + "_" +
+                                  param_info.param.substr(2);
                          });
 
 }  // namespace
