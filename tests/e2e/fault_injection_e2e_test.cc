@@ -86,7 +86,15 @@ std::string TlpProfile(const std::string& watcher_url, const std::string& extra_
 class FaultInjectionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    TRIMARAN_ASSERT_OK_AND_ASSIGN(cluster_, Cluster::Start());
+    ClusterOptions options;
+    // Scenario 10 needs paged lists read from etcd, whose continue tokens a compaction
+    // expires: kube-apiserver 1.34+ pages from its watch cache (ListFromCacheSnapshot),
+    // where a compaction expires nothing, so that scenario runs with the cache off.
+    const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    if (name == "EtcdCompactedBetweenPagesOfTheInitialList") {
+      options.control_plane.watch_cache = false;
+    }
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(cluster_, Cluster::Start(options));
     ControlPlane& cp = cluster_->control_plane();
     TRIMARAN_ASSERT_OK_AND_ASSIGN(proxy_, FaultProxy::Start({.upstream = cp.server(),
                                                              .upstream_ca_file = cp.ca_file(),
