@@ -123,7 +123,9 @@ profiles:
        "--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig,
        "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *secure_port),
        "--cert-dir=" + cp.dir() + "/extender-certs", "--extender-bind-address=127.0.0.1",
-       absl::StrCat("--extender-port=", *extender_port), "--v=1"},
+       // Hostile bodies must reach the decoders: no client certificate is asked for.
+       "--extender-allow-unauthenticated", absl::StrCat("--extender-port=", *extender_port),
+       "--v=1"},
       cp.dir() + "/extender.log");
   ASSERT_TRUE(ext.ok()) << ext.status();
   extender_ = *std::move(ext);
