@@ -237,7 +237,9 @@ class BindingWaitE2ETest : public ::testing::Test {
     absl::StatusOr<int> code = sched_.process->Wait(absl::Seconds(60));
     const absl::Duration took = absl::Now() - term;
     EXPECT_TRUE(code.ok()) << code.status();
-    if (code.ok()) EXPECT_EQ(*code, 0) << sched_.process->LogTail();
+    if (code.ok()) {
+      EXPECT_EQ(*code, 0) << sched_.process->LogTail();
+    }
     return took;
   }
 
