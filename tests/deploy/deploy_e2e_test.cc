@@ -111,6 +111,7 @@ std::vector<ApplyTarget> ApplyTargets() {
            {"secure-load-watcher", "overlays/prometheus"},
            {"no-sidecar", "base"},
            {"no-metrics-server-rbac", "base"},
+           {"arm64", "base"},
        }) {
     targets.push_back({absl::StrCat("components/", component, " on ", resource), resource,
                        absl::StrCat("components/", component)});

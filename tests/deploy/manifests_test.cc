@@ -697,6 +697,23 @@ TEST(DeployTest, InstallYamlIsTheRenderedBase) {
       << "deploy/install.yaml is stale: run tools/render-install.sh";
 }
 
+// components/arm64: the pod selects the architecture tools/build-image.sh built for, and
+// nothing else of the Deployment changes.
+TEST(DeployTest, Arm64ComponentSelectsArm64NodesOnly) {
+  absl::StatusOr<std::vector<YAML::Node>> base = Render(DeployPath("base"));
+  ASSERT_TRUE(base.ok()) << base.status();
+  absl::StatusOr<std::vector<YAML::Node>> arm = RenderWithComponent("base", "components/arm64");
+  ASSERT_TRUE(arm.ok()) << arm.status();
+  YAML::Node want = YAML::Clone(FindOne(*base, "Deployment", "trimaran-scheduler"));
+  YAML::Node got = FindOne(*arm, "Deployment", "trimaran-scheduler");
+  ASSERT_TRUE(want && got);
+  EXPECT_EQ(Str(want["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/arch"]), "amd64");
+  EXPECT_EQ(Str(got["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/arch"]), "arm64");
+  EXPECT_EQ(Str(got["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/os"]), "linux");
+  want["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/arch"] = "arm64";
+  EXPECT_EQ(ToYamlStream({want}), ToYamlStream({got}));
+}
+
 TEST(DeployTest, EveryOverlayIsTested) {
   std::vector<std::string> on_disk;
   for (const auto& entry : std::filesystem::directory_iterator(DeployPath("overlays"))) {
