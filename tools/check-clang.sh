@@ -12,16 +12,17 @@
 #   tools/check-clang.sh              setup (clang packages), configure, build, test
 #   tools/check-clang.sh -R Quantity  extra arguments go to ctest
 #
-# Environment: BUILD_DIR (default <repo>/build-clang), TRIMARAN_JOBS, TRIMARAN_CCACHE
-# (as tools/build.sh).
+# Environment: BUILD_DIR (default <repo>/build-clang, shared with tools/check-fuzz.sh),
+# TRIMARAN_JOBS, TRIMARAN_CCACHE (as tools/build.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/setup.sh" --clang
 build="${BUILD_DIR:-$root/build-clang}"
 
-CC=clang-14 CXX=clang++-14 BUILD_DIR="$build" TRIMARAN_WERROR=ON TRIMARAN_TARGETS=unit_tests \
-  "$root/tools/build.sh" -DTRIMARAN_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug \
-  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only"
+# One clang build directory for this job and tools/check-fuzz.sh (tools/clang-build.sh):
+# the libFuzzer coverage instrumentation is on everywhere, so the fuzzers reuse every
+# object the unit tests compiled.
+BUILD_DIR="$build" TRIMARAN_TARGETS=unit_tests "$root/tools/clang-build.sh"
 
 # Reports name source lines; any leak, memory error or undefined behaviour (compiled with
 # -fno-sanitize-recover) fails the test.

@@ -16,18 +16,17 @@
 #   tools/check-fuzz.sh quantity_fuzzer       only the named fuzzers
 #   TRIMARAN_FUZZ_SECONDS=300 tools/check-fuzz.sh   longer runs (docs/benchmarks.md)
 #
-# Environment: BUILD_DIR (default <repo>/build-fuzz), TRIMARAN_FUZZ_SECONDS (per fuzzer,
+# Environment: BUILD_DIR (default <repo>/build-clang: the clang job's directory, whose
+# objects the fuzzers reuse; tools/clang-build.sh), TRIMARAN_FUZZ_SECONDS (per fuzzer,
 # default 10), TRIMARAN_JOBS, TRIMARAN_CCACHE (as tools/build.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/setup.sh" --clang
-build="${BUILD_DIR:-$root/build-fuzz}"
+build="${BUILD_DIR:-$root/build-clang}"
 seconds="${TRIMARAN_FUZZ_SECONDS:-10}"
 
 start=$SECONDS
-CC=clang-14 CXX=clang++-14 BUILD_DIR="$build" TRIMARAN_WERROR=ON TRIMARAN_TARGETS=fuzzers \
-  "$root/tools/build.sh" -DTRIMARAN_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug \
-  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only"
+BUILD_DIR="$build" TRIMARAN_TARGETS=fuzzers "$root/tools/clang-build.sh"
 echo "check-fuzz: built in $((SECONDS - start)) s"
 
 # Every corpus has its fuzzer and every fuzzer its corpus.
