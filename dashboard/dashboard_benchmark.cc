@@ -1,8 +1,8 @@
-// `trimaranctl nodes` in process at the scale: 5,000 nodes and 150,000 pods
-// (30 per node) with a load-watcher snapshot for every node. Measures what one refresh
-// of the live view costs once the objects are in memory: building the ClusterView
-// (requests summed, usage converted, prices looked up, sorted), rendering one screen
-// (header + 40 nodes), and the whole `-o json` document. docs/benchmarks.md has figures.
+// The node view (`trimaranctl nodes`, the dashboards) in process at the scale: 5,000 nodes
+// and 150,000 pods (30 per node) with a load-watcher snapshot for every node. Measures what one
+// refresh of the live view costs once the objects are in memory: building the ClusterView (requests
+// summed, usage converted, prices looked up, sorted), rendering one screen (header + 40 nodes), and
+// the whole `-o json` document. docs/benchmarks.md has figures.
 #include <malloc.h>
 
 #include <string>
@@ -10,17 +10,21 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "cmd/trimaranctl/nodes_informer_source.h"
-#include "cmd/trimaranctl/nodes_layout.h"
-#include "cmd/trimaranctl/nodes_model.h"
 #include "common/clock.h"
+#include "dashboard/documents.h"
+#include "dashboard/informer_source.h"
+#include "dashboard/model.h"
+#include "dashboard/terminal/layout.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 namespace {
+
+using terminal::LayoutOptions;
+using terminal::RenderTable;
 
 constexpr int kNodes = 5000;
 constexpr int kPodsPerNode = 30;
@@ -109,7 +113,7 @@ void BM_RenderJson(benchmark::State& state) {
   const ClusterView v = *BuildClusterView(c.nodes, c.pods, &c.metrics, "", Options(c));
   LayoutOptions o;
   for (auto _ : state) {
-    std::string s = RenderJson(v, o);
+    std::string s = RenderJson(v, o.target_percent);
     benchmark::DoNotOptimize(s);
     state.counters["bytes"] = static_cast<double>(s.size());
   }
@@ -192,4 +196,4 @@ void BM_FullPodInformerHeap(benchmark::State& state) {
 BENCHMARK(BM_FullPodInformerHeap)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

@@ -1,11 +1,11 @@
-#include "cmd/trimaranctl/nodes_informer_source.h"
+#include "dashboard/informer_source.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "kube/store.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 
 std::string ObjectKey(const SlimPod& pod) {
   return absl::StrCat(pod.metadata.namespace_name, "/", pod.metadata.name);
@@ -130,4 +130,4 @@ absl::StatusOr<ClusterInputs> InformerClusterSource::Fetch() {
   return in;
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

@@ -28,11 +28,11 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "cmd/trimaranctl/nodes_command.h"
 #include "common/clock.h"
+#include "dashboard/cluster_source.h"
 #include "kube/informer.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 
 // What the pod informer keeps of a pod: the metadata the informer keys and versions it
 // by, and the view's summary.
@@ -82,4 +82,4 @@ class InformerClusterSource final : public ClusterSource {
   std::jthread watcher_thread_;
 };
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

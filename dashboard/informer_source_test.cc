@@ -1,10 +1,10 @@
-#include "cmd/trimaranctl/nodes_informer_source.h"
+#include "dashboard/informer_source.h"
 
 #include <algorithm>
 #include <string>
 
 #include "absl/time/clock.h"
-#include "cmd/trimaranctl/nodes_test_fixture.h"
+#include "dashboard/test_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/store.h"
@@ -12,7 +12,7 @@
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 namespace {
 
 using testing::FixtureMetrics;
@@ -173,4 +173,4 @@ TEST(SlimPodTest, KeepsTheInformersKeysAndTheViewsSummaryOnly) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

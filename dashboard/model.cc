@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/nodes_model.h"
+#include "dashboard/model.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +13,7 @@
 #include "kube/api/pod_resources.h"
 #include "kube/api/resource_list.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 namespace {
 
 constexpr absl::string_view kCpu = "cpu";
@@ -472,4 +472,4 @@ void SortView(ClusterView& view, const SortSpec& spec) {
   Regroup(view);
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

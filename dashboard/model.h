@@ -1,8 +1,8 @@
 #pragma once
 // The data model of `trimaranctl nodes`: one row per node with what is requested, what
 // is really used and what it costs, a cluster summary, sorting and grouping. Pure: it
-// turns nodes, pods and a load-watcher snapshot into a ClusterView; nodes_layout.h
-// renders it, nodes_command.h fetches the inputs.
+// turns nodes, pods and a load-watcher snapshot into a ClusterView; documents.h and
+// terminal/layout.h render it, cluster_source.h fetches the inputs.
 //
 // Definitions (docs/trimaranctl.md, spec dashboard-and-simulator.md §A1, §A3):
 // - Pods: every pod that is not Succeeded, Failed or deleting. A node's requests are
@@ -22,7 +22,7 @@
 //   or AKS's kubernetes.azure.com/scalesetpriority=spot (spot), else unknown (`-`).
 //   compute-type=auto adds "/Auto".
 // - Price: the label eks-node-viewer/instance-price, else the PriceTable
-//   (nodes_price_table.h); unknown is nullopt. Monthly = hourly × 730.
+//   (price_table.h); unknown is nullopt. Monthly = hourly × 730.
 // - Cordoned: spec.unschedulable or a karpenter.sh/disruption or karpenter.sh/disrupted
 //   NoSchedule taint. Deleting: metadata.deletionTimestamp.
 //
@@ -39,13 +39,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "cmd/trimaranctl/nodes_price_table.h"
+#include "dashboard/price_table.h"
 #include "kube/api/node.h"
 #include "kube/api/pod.h"
 #include "kube/api/pod_resources.h"
 #include "loadwatcher/metrics.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 
 inline constexpr char kPriceLabel[] = "eks-node-viewer/instance-price";
 inline constexpr double kHoursPerMonth = 730;
@@ -205,4 +205,4 @@ std::string FormatAge(absl::Duration age);
 // Natural order: "node-2" < "node-10".
 bool NaturalLess(absl::string_view a, absl::string_view b);
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

@@ -1,13 +1,13 @@
-#include "cmd/trimaranctl/nodes_model.h"
+#include "dashboard/model.h"
 
 #include <string>
 #include <vector>
 
-#include "cmd/trimaranctl/nodes_test_fixture.h"
+#include "dashboard/test_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 namespace {
 
 using ::testing::ElementsAre;
@@ -258,4 +258,4 @@ TEST(NodesModelTest, HelpersAndErrors) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/nodes_price_table.h"
+#include "dashboard/price_table.h"
 
 #include <fstream>
 #include <sstream>
@@ -13,7 +13,7 @@
 #include "absl/strings/strip.h"
 #include "yaml-cpp/yaml.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 namespace {
 
 // The built-in table (spec dashboard-and-simulator.md §A4): USD per hour, on-demand.
@@ -242,4 +242,4 @@ absl::Status LoadPriceFile(const std::string& path, PriceTable& table) {
   return absl::OkStatus();
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

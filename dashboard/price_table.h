@@ -3,7 +3,7 @@
 // spec dashboard-and-simulator.md §A3/§A4). No network access: prices come from
 //
 //   1. the node label `eks-node-viewer/instance-price=<float>` (applied by the model,
-//      nodes_model.h, not here);
+//      model.h, not here);
 //   2. a price file (--price-file), CSV or YAML, per instance type, capacity type and,
 //      optionally, zone; a zone-specific row wins over a zone-less one;
 //   3. the built-in table: EC2 on-demand Linux prices in us-east-1 (kBuiltinPriceSource,
@@ -37,7 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 
 // Where the built-in table comes from, and when it was generated.
 inline constexpr char kBuiltinPriceSource[] =
@@ -98,4 +98,4 @@ absl::StatusOr<std::vector<PriceEntry>> ParsePriceYaml(absl::string_view text);
 // unreadable; errors name the path.
 absl::Status LoadPriceFile(const std::string& path, PriceTable& table);
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

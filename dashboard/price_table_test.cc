@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/nodes_price_table.h"
+#include "dashboard/price_table.h"
 
 #include <cstdio>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard {
 namespace {
 
 using ::testing::HasSubstr;
@@ -147,4 +147,4 @@ TEST(PriceTableTest, CapacityTypeNames) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard

@@ -15,7 +15,7 @@
 #include "loadwatcher/metrics.h"
 #include "loadwatcher/testing/builders.h"
 
-namespace trimaran::cmd::trimaranctl::nodes::testing {
+namespace trimaran::dashboard::testing {
 
 inline absl::Time FixtureNow() { return absl::FromUnixSeconds(1767225600); }  // 2026-01-01
 
@@ -103,4 +103,4 @@ inline lw::WatcherMetrics FixtureMetrics(absl::Duration age = absl::Seconds(30))
       .Obj();
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes::testing
+}  // namespace trimaran::dashboard::testing

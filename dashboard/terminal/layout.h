@@ -1,6 +1,7 @@
 #pragma once
-// Rendering of a ClusterView (nodes_model.h) for `trimaranctl nodes`: the fixed-width
-// text screen (one-shot table and the live view's body) and the `-o json` document.
+// Rendering of a ClusterView (dashboard/model.h) as text: the fixed-width screen of
+// `trimaranctl nodes -o table` and of the live view's body (live_view.h). The JSON and
+// CSV documents are dashboard/documents.h.
 // Layout (docs/trimaranctl.md has an example; spec dashboard-and-simulator.md §A3):
 //
 //   <N> nodes (<req>/<alloc>) <pct>% <res> <requests bar> used <pct>% <usage bar> $<h>/hour |
@@ -37,11 +38,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "cmd/trimaranctl/nodes_model.h"
+#include "dashboard/model.h"
+#include "dashboard/targets.h"
+#include "dashboard/view_options.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
-
-inline constexpr int kJsonSchemaVersion = 1;
+namespace trimaran::dashboard::terminal {
 
 // --style: exactly three colours, good, ok, bad ("#04B575,#FFFF00,#FF0000").
 struct Palette {
@@ -55,7 +56,7 @@ struct LayoutOptions {
   int bar_width = 20;
   double hot_threshold = 80;  // percent of allocatable
   // Per resource ("cpu", "memory"): TargetLoadPacking's target, drawn on the usage bar.
-  std::map<std::string, double, std::less<>> target_percent;
+  TargetPercent target_percent;
   bool show_usage = true;
   bool show_price = true;
   // Which node rows to render (the live view's page); the header is always rendered.
@@ -63,21 +64,17 @@ struct LayoutOptions {
   size_t max_nodes = std::numeric_limits<size_t>::max();
 };
 
+// The layout of `options`: its style, colour, bar width, hot threshold, pricing and
+// targets (ResolveTargets: the scheduler config is read here). InvalidArgument naming
+// the flag.
+absl::StatusOr<LayoutOptions> MakeLayoutOptions(const ViewOptions& options);
+
 // The header: summary lines, pods line, usage-source line.
 std::string RenderHeader(const ClusterView& view, const LayoutOptions& options);
 // The node rows (and group subtotal lines) of nodes [first_node, first_node+max_nodes).
 std::string RenderRows(const ClusterView& view, const LayoutOptions& options);
 // Header, a blank line, the rows; "Waiting for update or no nodes found..." with no nodes.
 std::string RenderTable(const ClusterView& view, const LayoutOptions& options);
-// The -o json document (schema in docs/trimaranctl.md).
-std::string RenderJson(const ClusterView& view, const LayoutOptions& options);
-
-// The -o csv output: a header row, then one row per node (in the view's order):
-// name,instance_type,capacity_type,zone,ready,cordoned,deleting,age_seconds,pods,
-// allocatable_pods,price_per_hour,usage, then per resource <r>_allocatable,<r>_requested,
-// <r>_used (cpu in millicores, memory in bytes), then the extra labels. Unknown values
-// (price, usage, a missing label) are empty fields, never 0. RFC 4180 quoting.
-std::string RenderCsv(const ClusterView& view);
 
 // "1,234.568": `decimals` decimals, English thousands separators.
 std::string FormatMoney(double value, int decimals);
@@ -88,4 +85,4 @@ std::string FormatAmount(absl::string_view resource, double amount);
 // point; the glyphs used here are all single-width).
 size_t DisplayWidth(absl::string_view text);
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::terminal

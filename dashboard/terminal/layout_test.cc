@@ -1,16 +1,17 @@
-#include "cmd/trimaranctl/nodes_layout.h"
+#include "dashboard/terminal/layout.h"
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "cmd/trimaranctl/nodes_test_fixture.h"
+#include "dashboard/documents.h"
+#include "dashboard/test_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rapidjson/document.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::terminal {
 namespace {
 
 using testing::FixtureMetrics;
@@ -20,10 +21,10 @@ using testing::FixturePods;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// Compares `got` with testdata/nodes/<name>; TRIMARAN_UPDATE_GOLDEN=1 rewrites the file
+// Compares `got` with dashboard/testdata/<name>; TRIMARAN_UPDATE_GOLDEN=1 rewrites the file
 // (then review the diff: the goldens are the specification of the layout).
 void ExpectGolden(const std::string& name, const std::string& got) {
-  const std::string path = std::string(TRIMARANCTL_NODES_TESTDATA) + "/" + name;
+  const std::string path = std::string(DASHBOARD_TESTDATA) + "/" + name;
   if (const char* u = std::getenv("TRIMARAN_UPDATE_GOLDEN"); u != nullptr && *u == '1') {
     std::ofstream(path, std::ios::binary) << got;
   }
@@ -143,7 +144,7 @@ TEST(NodesLayoutTest, EmptyClusterAndPaging) {
 TEST(NodesLayoutTest, JsonCarriesTheSameFigures) {
   LayoutOptions o;
   o.target_percent = {{"cpu", 40}};
-  const std::string got = RenderJson(View({.resources = {"cpu", "memory"}}), o);
+  const std::string got = RenderJson(View({.resources = {"cpu", "memory"}}), o.target_percent);
   ExpectGolden("nodes.json", got);
   rapidjson::Document d;
   d.Parse(got.c_str());
@@ -190,4 +191,4 @@ TEST(NodesLayoutTest, Helpers) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::terminal

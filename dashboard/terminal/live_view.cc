@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/nodes_live_view.h"
+#include "dashboard/terminal/live_view.h"
 
 #include <algorithm>
 #include <utility>
@@ -9,7 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::terminal {
 namespace {
 
 // The sort keys S cycles through after the flag's own.
@@ -62,17 +62,17 @@ std::string CutLine(absl::string_view line, size_t cols) {
   return out;
 }
 
-LiveView::LiveView(ClusterSource& source, NodesFlags flags, PriceTable prices, LayoutOptions layout,
-                   Terminal& terminal, const Clock& clock)
+LiveView::LiveView(ClusterSource& source, ViewOptions options, PriceTable prices,
+                   LayoutOptions layout, Terminal& terminal, const Clock& clock)
     : source_(source),
-      flags_(std::move(flags)),
+      options_(std::move(options)),
       prices_(std::move(prices)),
       layout_(std::move(layout)),
       terminal_(terminal),
       clock_(clock) {}
 
 absl::Status LiveView::Refresh() {
-  NodesFlags f = flags_;
+  ViewOptions f = options_;
   if (sort_override_.has_value()) f.sort = *sort_override_;
   absl::StatusOr<ClusterView> v = BuildView(source_, f, prices_, clock_.Now());
   if (!v.ok()) {
@@ -196,7 +196,7 @@ bool LiveView::HandleKey(KeyPress press, TerminalSize size) {
     case Key::kSort: {
       // The key after the current one in the cycle (the first when it is not in it).
       const std::string current =
-          sort_override_.has_value() ? sort_override_->key : flags_.sort.key;
+          sort_override_.has_value() ? sort_override_->key : options_.sort.key;
       size_t next = 0;
       for (size_t i = 0; i < std::size(kSortCycle); ++i) {
         if (current == kSortCycle[i]) next = (i + 1) % std::size(kSortCycle);
@@ -227,7 +227,7 @@ bool LiveView::HandleKey(KeyPress press, TerminalSize size) {
 
 absl::Status LiveView::Run() {
   TRIMARAN_RETURN_IF_ERROR(Refresh());
-  absl::Time next = clock_.Now() + flags_.refresh;
+  absl::Time next = clock_.Now() + options_.refresh;
   terminal_.Draw(Frame(terminal_.Size()));
   while (true) {
     const absl::Duration wait = std::max(absl::ZeroDuration(), next - clock_.Now());
@@ -238,23 +238,23 @@ absl::Status LiveView::Run() {
     }
     if (clock_.Now() >= next) {
       Refresh().IgnoreError();  // shown on the footer; the last view stays
-      next = clock_.Now() + flags_.refresh;
+      next = clock_.Now() + options_.refresh;
     }
     terminal_.Draw(Frame(size));
   }
 }
 
-absl::Status RunTerminalView(ClusterSource& source, const NodesFlags& flags,
+absl::Status RunTerminalView(ClusterSource& source, const ViewOptions& options,
                              const std::function<absl::Status()>& start) {
-  TRIMARAN_ASSIGN_OR_RETURN(PriceTable prices, LoadPrices(flags));
-  TRIMARAN_ASSIGN_OR_RETURN(LayoutOptions layout, MakeLayoutOptions(flags));
+  TRIMARAN_ASSIGN_OR_RETURN(PriceTable prices, LoadPrices(options));
+  TRIMARAN_ASSIGN_OR_RETURN(LayoutOptions layout, MakeLayoutOptions(options));
   TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<Terminal> terminal, OpenPosixTerminal());
   if (start) {
     terminal->Draw("Listing nodes and pods from the apiserver...\n");
     TRIMARAN_RETURN_IF_ERROR(start());
   }
-  LiveView view(source, flags, std::move(prices), std::move(layout), *terminal, RealClock::Get());
+  LiveView view(source, options, std::move(prices), std::move(layout), *terminal, RealClock::Get());
   return view.Run();
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::terminal

@@ -1,7 +1,7 @@
 #pragma once
 // The live view of `trimaranctl nodes`: every `refresh` it fetches the cluster
 // (ClusterSource), rebuilds the ClusterView and redraws; between fetches it reads keys
-// (nodes_terminal.h) and redraws at once on a key:
+// (terminal.h) and redraws at once on a key:
 //
 //   ←/h/PgUp, →/l/PgDn/space  previous / next page      ↑/k, ↓/j  scroll by one node
 //   S/s  next sort key: creation → cpu-requests → cpu-usage → price (→ creation), all
@@ -10,7 +10,7 @@
 //   /    filter nodes by name (a substring, k9s style): type, Enter keeps it, Esc clears
 //        it; the summary stays cluster-wide          ?  key help on/off
 //
-// The frame is the header (nodes_layout.h), a blank line, as many nodes as fit, and a
+// The frame is the header (layout.h), a blank line, as many nodes as fit, and a
 // footer with a dot pager and the key help. Lines longer than the terminal are cut. A
 // failed fetch keeps the last view and shows the error on the footer line.
 //
@@ -21,16 +21,19 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "cmd/trimaranctl/nodes_command.h"
-#include "cmd/trimaranctl/nodes_terminal.h"
 #include "common/clock.h"
+#include "dashboard/cluster_source.h"
+#include "dashboard/price_table.h"
+#include "dashboard/terminal/layout.h"
+#include "dashboard/terminal/terminal.h"
+#include "dashboard/view_options.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::terminal {
 
 class LiveView {
  public:
   // Borrowed: source, terminal and clock outlive the view.
-  LiveView(ClusterSource& source, NodesFlags flags, PriceTable prices, LayoutOptions layout,
+  LiveView(ClusterSource& source, ViewOptions options, PriceTable prices, LayoutOptions layout,
            Terminal& terminal, const Clock& clock);
   // Until a quit key. Errors only for a first fetch that fails.
   absl::Status Run();
@@ -50,7 +53,7 @@ class LiveView {
   size_t NodesPerPage(TerminalSize size) const;
 
   ClusterSource& source_;
-  NodesFlags flags_;
+  ViewOptions options_;
   PriceTable prices_;
   LayoutOptions layout_;
   Terminal& terminal_;
@@ -74,10 +77,10 @@ class LiveView {
 // when cut inside one).
 std::string CutLine(absl::string_view line, size_t cols);
 
-// Validates the flags (prices, style, scheduler config), opens the process's terminal
+// Validates `options` (prices, style, scheduler config), opens the process's terminal
 // (FailedPrecondition at once when there is none), shows "Listing nodes and pods..."
 // while `start` runs (the informers' first sync; may be null), then runs a LiveView.
-absl::Status RunTerminalView(ClusterSource& source, const NodesFlags& flags,
+absl::Status RunTerminalView(ClusterSource& source, const ViewOptions& options,
                              const std::function<absl::Status()>& start = nullptr);
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::terminal

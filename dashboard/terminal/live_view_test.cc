@@ -1,16 +1,16 @@
-#include "cmd/trimaranctl/nodes_live_view.h"
+#include "dashboard/terminal/live_view.h"
 
 #include <string>
 
 #include "absl/strings/str_split.h"
-#include "cmd/trimaranctl/nodes_test_fixture.h"
 #include "common/manual_clock.h"
+#include "dashboard/test_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/fake_client.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::terminal {
 namespace {
 
 using testing::FixtureMetrics;
@@ -55,12 +55,12 @@ class LiveViewTest : public ::testing::Test {
     for (const kube::Node& n : FixtureNodes()) ASSERT_TRUE(kube_.CreateNode(n).ok());
     for (const kube::Pod& p : FixturePods()) ASSERT_TRUE(kube_.CreatePod(p).ok());
     watcher_.Set(FixtureMetrics());
-    flags_ = *ParseNodesFlags({"--no-color"}, "");
-    layout_ = *MakeLayoutOptions(flags_);
+    options_.no_color = true;
+    layout_ = *MakeLayoutOptions(options_);
   }
   kube::testing::FakeClient kube_;
   lw::testing::FakeLoadWatcherClient watcher_;
-  NodesFlags flags_;
+  ViewOptions options_;
   LayoutOptions layout_;
   ManualClock clock_{FixtureNow()};
 };
@@ -74,7 +74,7 @@ TEST_F(LiveViewTest, PagesSortsAndQuits) {
   term.QueueKey(Key::kSort);   // cpu-requests=dsc, back to page 1
   term.QueueKey(Key::kUsage);  // usage bars off
   term.QueueKey(Key::kQuit);
-  LiveView view(source, flags_, PriceTable::Builtin(), layout_, term, clock_);
+  LiveView view(source, options_, PriceTable::Builtin(), layout_, term, clock_);
   ASSERT_TRUE(view.Run().ok());
   ASSERT_EQ(term.frames().size(), 4u);  // the first frame and one per non-quit key
   const std::string& first = term.frames()[0];
@@ -109,7 +109,7 @@ TEST_F(LiveViewTest, FilterAndHelp) {
   term.QueueKey(Key::kFilter);
   term.QueueKey(Key::kQuit);  // esc: clears the filter
   term.QueueKey(Key::kQuit);  // now quits
-  LiveView view(source, flags_, PriceTable::Builtin(), layout_, term, clock_);
+  LiveView view(source, options_, PriceTable::Builtin(), layout_, term, clock_);
   ASSERT_TRUE(view.Run().ok());
   const auto& f = term.frames();
   ASSERT_EQ(f.size(), 11u);  // the first frame and one per key but the last
@@ -131,7 +131,7 @@ TEST_F(LiveViewTest, FilterAndHelp) {
 TEST_F(LiveViewTest, FailedRefreshKeepsTheLastView) {
   ApiClusterSource source(kube_, &watcher_, "", "15m");
   FakeTerminal term({24, 200});
-  LiveView view(source, flags_, PriceTable::Builtin(), layout_, term, clock_);
+  LiveView view(source, options_, PriceTable::Builtin(), layout_, term, clock_);
   ASSERT_TRUE(view.Refresh().ok());
   kube_.FailNext("ListNodes", absl::UnavailableError("apiserver down"));
   EXPECT_FALSE(view.Refresh().ok());
@@ -144,7 +144,7 @@ TEST_F(LiveViewTest, FailedRefreshKeepsTheLastView) {
 TEST_F(LiveViewTest, LinesAreCutToTheTerminalWidth) {
   ApiClusterSource source(kube_, &watcher_, "", "15m");
   FakeTerminal term({24, 30});
-  LiveView view(source, flags_, PriceTable::Builtin(), layout_, term, clock_);
+  LiveView view(source, options_, PriceTable::Builtin(), layout_, term, clock_);
   ASSERT_TRUE(view.Refresh().ok());
   for (absl::string_view line : absl::StrSplit(view.Frame({24, 30}), '\n')) {
     EXPECT_LE(DisplayWidth(line), 30u) << line;
@@ -152,4 +152,4 @@ TEST_F(LiveViewTest, LinesAreCutToTheTerminalWidth) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::terminal

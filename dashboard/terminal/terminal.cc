@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/nodes_terminal.h"
+#include "dashboard/terminal/terminal.h"
 
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::terminal {
 namespace {
 
 class PosixTerminal final : public Terminal {
@@ -169,4 +169,4 @@ absl::StatusOr<std::unique_ptr<Terminal>> OpenPosixTerminal() {
   return std::unique_ptr<Terminal>(new PosixTerminal(saved));
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::terminal

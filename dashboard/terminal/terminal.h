@@ -16,7 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::terminal {
 
 enum class Key {
   kNone,
@@ -94,4 +94,4 @@ class FakeTerminal final : public Terminal {
 // live view needs a terminal; use -o table or -o json").
 absl::StatusOr<std::unique_ptr<Terminal>> OpenPosixTerminal();
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::terminal

@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/dashboard_decisions.h"
+#include "dashboard/web/decisions.h"
 
 #include <fstream>
 #include <sstream>
@@ -12,7 +12,7 @@
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 namespace {
 
 absl::StatusOr<std::string> ReadToken(const std::string& path) {
@@ -82,4 +82,4 @@ absl::StatusOr<std::string> HttpDecisionsSource::Fetch(int limit) {
   return std::move(resp->body);
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

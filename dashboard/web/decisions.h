@@ -30,7 +30,7 @@
 #include "absl/time/time.h"
 #include "common/http/transport.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 
 inline constexpr char kDecisionsPath[] = "/debug/decisions";
 
@@ -69,4 +69,4 @@ class HttpDecisionsSource final : public DecisionsSource {
 // Checks that `body` is the documented document (an object with a "decisions" array).
 absl::Status ValidateDecisionsJson(const std::string& body);
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/dashboard_decisions.h"
+#include "dashboard/web/decisions.h"
 
 #include <fstream>
 
@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 namespace {
 
 using ::testing::HasSubstr;
@@ -111,4 +111,4 @@ TEST(HttpDecisionsSourceTest, ErrorsAreClear) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/dashboard_guard.h"
+#include "dashboard/web/guard.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,7 +19,7 @@
 #include "common/http/bearer_auth.h"
 #include "common/http/token_file.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 namespace {
 
 bool IsIpv4(const std::string& host) {
@@ -300,4 +300,4 @@ absl::StatusOr<std::string> DashboardGuard::SetCookie(absl::string_view path) co
                       "; HttpOnly; SameSite=Strict", access_.tls ? "; Secure" : "");
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

@@ -1,5 +1,5 @@
 #pragma once
-// DashboardGuard: what keeps the web dashboard (dashboard_service.h) a local tool that
+// DashboardGuard: what keeps the web dashboard (service.h) a local tool that
 // other web sites cannot read (issue 30 point 7; docs/trimaranctl.md "Who can read the
 // dashboard"). Every dashboard request passes three checks, in this order:
 //
@@ -45,7 +45,7 @@
 #include "absl/strings/string_view.h"
 #include "common/http/http_server.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 
 // The current token; an error refuses every request (fails closed).
 using TokenFunction = std::function<absl::StatusOr<std::string>()>;
@@ -119,4 +119,4 @@ inline constexpr char kApiContentSecurityPolicy[] =
 // Sets the headers listed at the top of this file on `response`.
 void SetSecurityHeaders(http::ServerResponse& response, absl::string_view csp);
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

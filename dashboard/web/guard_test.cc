@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/dashboard_guard.h"
+#include "dashboard/web/guard.h"
 
 #include <cstdio>
 #include <fstream>
@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 namespace {
 
 using ::testing::HasSubstr;
@@ -233,4 +233,4 @@ TEST(DashboardGuardTest, SecurityHeaders) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/dashboard_history.h"
+#include "dashboard/web/history.h"
 
 #include <cmath>
 #include <utility>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 namespace {
 
 std::optional<float> UsedPercentOf(const NodeRow& row, absl::string_view resource) {
@@ -121,4 +121,4 @@ std::string NodeHistory::Json(const std::vector<std::string>& nodes) const {
   return out;
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

@@ -3,7 +3,7 @@
 // per node, docs/trimaranctl.md "dashboard"). The load watcher serves only the latest
 // snapshot of each window, so the dashboard keeps its own samples: one per new load
 // watcher snapshot (a refresh that sees the same snapshot time adds nothing), each the
-// node's CPU and memory usage in percent of allocatable (nodes_model.h), or "no value"
+// node's CPU and memory usage in percent of allocatable (dashboard/model.h), or "no value"
 // when the node's usage is missing or stale (a gap in the chart, never 0 %). At most
 // `capacity` samples per node are kept; nodes that leave the view are dropped, so the
 // memory is bounded by nodes × capacity (5,000 × 120 samples ≈ 10 MB).
@@ -22,9 +22,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "cmd/trimaranctl/nodes_model.h"
+#include "dashboard/model.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 
 struct UsageSample {
   int64_t unix_seconds = 0;
@@ -57,4 +57,4 @@ class NodeHistory {
   std::optional<absl::Time> last_sample_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

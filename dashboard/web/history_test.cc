@@ -1,10 +1,10 @@
-#include "cmd/trimaranctl/dashboard_history.h"
+#include "dashboard/web/history.h"
 
-#include "cmd/trimaranctl/nodes_test_fixture.h"
+#include "dashboard/test_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 namespace {
 
 using testing::FixtureMetrics;
@@ -89,4 +89,4 @@ TEST(NodeHistoryTest, Json) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

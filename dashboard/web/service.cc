@@ -1,13 +1,14 @@
-#include "cmd/trimaranctl/dashboard_service.h"
+#include "dashboard/web/service.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "cmd/trimaranctl/dashboard_page.h"
+#include "dashboard/documents.h"
+#include "dashboard/web/page.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 namespace {
 
 constexpr absl::Duration kDecisionsCacheTtl = absl::Seconds(2);
@@ -86,12 +87,11 @@ void Refuse(http::ServerResponse& r, int status, absl::string_view why, bool pag
 
 }  // namespace
 
-DashboardService::DashboardService(ClusterSource& source, PriceTable prices, LayoutOptions layout,
+DashboardService::DashboardService(ClusterSource& source, PriceTable prices,
                                    DashboardOptions options, const Clock& clock,
                                    DecisionsSource* decisions)
     : source_(source),
       prices_(std::move(prices)),
-      layout_(std::move(layout)),
       options_(std::move(options)),
       clock_(clock),
       decisions_(decisions),
@@ -105,14 +105,14 @@ DashboardService::~DashboardService() { Stop(); }
 
 absl::Status DashboardService::Refresh() {
   const absl::Time now = clock_.Now();
-  absl::StatusOr<ClusterView> view = BuildView(source_, options_.flags, prices_, now);
+  absl::StatusOr<ClusterView> view = BuildView(source_, options_.view, prices_, now);
   if (!view.ok()) {
     absl::MutexLock lock(&mu_);
     last_error_ = std::string(view.status().message());
     return view.status();
   }
   history_.Record(*view);
-  auto json = std::make_shared<const std::string>(RenderJson(*view, layout_));
+  auto json = std::make_shared<const std::string>(RenderJson(*view, options_.targets));
   absl::MutexLock lock(&mu_);
   nodes_json_ = std::move(json);
   last_error_.clear();
@@ -122,7 +122,7 @@ absl::Status DashboardService::Refresh() {
 
 void DashboardService::Start(std::function<absl::Status()> start) {
   thread_ = std::jthread([this, start = std::move(start)](std::stop_token stop) {
-    const absl::Duration period = options_.flags.refresh;
+    const absl::Duration period = options_.view.refresh;
     bool started = start == nullptr;
     while (!stop.stop_requested()) {
       if (!started) {
@@ -167,8 +167,8 @@ std::string DashboardService::ConfigJson() const {
     last_refresh = last_refresh_;
   }
   return absl::StrCat(
-      "{\"hotThresholdPercent\":", layout_.hot_threshold,
-      ",\"refreshSeconds\":", absl::ToDoubleSeconds(options_.flags.refresh),
+      "{\"hotThresholdPercent\":", options_.view.hot_threshold,
+      ",\"refreshSeconds\":", absl::ToDoubleSeconds(options_.view.refresh),
       ",\"historyCapacity\":", history_.capacity(),
       ",\"decisions\":", decisions_ != nullptr ? "true" : "false",
       ",\"lastError\":", JsonString(last_error), ",\"lastRefresh\":",
@@ -321,4 +321,4 @@ absl::Status DashboardService::AddRoutes(http::HttpServer& server, const std::st
   return absl::OkStatus();
 }
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

@@ -1,15 +1,15 @@
 #pragma once
 // DashboardService: the web dashboard's data and HTTP routes (docs/trimaranctl.md
 // "dashboard"), served by `trimaranctl dashboard` and by `load-watcher --dashboard`.
-// It reuses `trimaranctl nodes`' model: a ClusterSource (nodes_command.h) is turned
-// into a ClusterView (nodes_model.h) every `refresh`, rendered once with the `-o json`
-// writer (nodes_layout.h RenderJson) and kept; requests read the kept document, so
+// It reuses `trimaranctl nodes`' model: a ClusterSource (dashboard/cluster_source.h) is
+// turned into a ClusterView (dashboard/model.h) every `refresh`, rendered once with the
+// `-o json` writer (dashboard/documents.h RenderJson) and kept; requests read the kept document, so
 // any number of browsers cost one model build per period. Each build also feeds the
-// per-node usage history (dashboard_history.h).
+// per-node usage history (history.h).
 //
 // Routes, under `prefix` ("" for trimaranctl, "/dashboard" for the load watcher):
 //   GET <prefix>/                 the page (HTML, CSS and JS in one document,
-//                                 dashboard_page.h) with the last refresh's nodes
+//                                 page.h) with the last refresh's nodes
 //                                 document in a JSON data block (its first render
 //                                 happens before the load event; the block is data,
 //                                 never script). With ?token=T: sets the token cookie
@@ -25,7 +25,7 @@
 //                                 {"enabled": true, "scheduler", "result": <the
 //                                 scheduler's document>} (cached for 2 s)
 //   anything else under <prefix>/ 404 (after the checks below)
-// Every answer, refusals included, passes DashboardGuard (dashboard_guard.h) first:
+// Every answer, refusals included, passes DashboardGuard (guard.h) first:
 // Host and Origin (403), the method (405 but for GET and HEAD), the token (401), and
 // carries its security headers (Content-Security-Policy, X-Frame-Options: DENY, ...).
 // The api answers are application/json with Cache-Control: no-store; there is no
@@ -51,19 +51,21 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "cmd/trimaranctl/dashboard_decisions.h"
-#include "cmd/trimaranctl/dashboard_guard.h"
-#include "cmd/trimaranctl/dashboard_history.h"
-#include "cmd/trimaranctl/nodes_command.h"
-#include "cmd/trimaranctl/nodes_layout.h"
-#include "cmd/trimaranctl/nodes_price_table.h"
 #include "common/clock.h"
 #include "common/http/http_server.h"
+#include "dashboard/cluster_source.h"
+#include "dashboard/price_table.h"
+#include "dashboard/targets.h"
+#include "dashboard/view_options.h"
+#include "dashboard/web/decisions.h"
+#include "dashboard/web/guard.h"
+#include "dashboard/web/history.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 
 struct DashboardOptions {
-  NodesFlags flags;  // model (resources, sort, prices, stale-after, targets) and refresh
+  ViewOptions view;       // the model (resources, sort, stale-after), hot threshold and refresh
+  TargetPercent targets;  // TargetLoadPacking's, resolved (ResolveTargets(view))
   size_t history_capacity = 120;
   int decisions_limit = 50;
   // Who may read the dashboard (its token, bind address, allowed Host names, TLS).
@@ -78,9 +80,8 @@ struct DashboardOptions {
 class DashboardService {
  public:
   // `decisions` may be null. `source`, `decisions` and `clock` are borrowed.
-  DashboardService(ClusterSource& source, PriceTable prices, LayoutOptions layout,
-                   DashboardOptions options, const Clock& clock,
-                   DecisionsSource* decisions = nullptr);
+  DashboardService(ClusterSource& source, PriceTable prices, DashboardOptions options,
+                   const Clock& clock, DecisionsSource* decisions = nullptr);
   ~DashboardService();
   DashboardService(const DashboardService&) = delete;
   DashboardService& operator=(const DashboardService&) = delete;
@@ -90,7 +91,7 @@ class DashboardService {
 
   // Starts the refresh thread: `start` first (e.g. the informers' initial list; its
   // error is reported like a failed refresh and retried every period), then Refresh
-  // every flags.refresh.
+  // every view.refresh.
   void Start(std::function<absl::Status()> start = nullptr);
   void Stop();
 
@@ -120,7 +121,6 @@ class DashboardService {
 
   ClusterSource& source_;
   const PriceTable prices_;
-  const LayoutOptions layout_;
   const DashboardOptions options_;
   const Clock& clock_;
   DecisionsSource* const decisions_;
@@ -143,4 +143,4 @@ class DashboardService {
   std::jthread thread_;  // last: stopped first
 };
 
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web

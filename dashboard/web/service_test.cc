@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/dashboard_service.h"
+#include "dashboard/web/service.h"
 
 #include <cstdio>
 #include <memory>
@@ -6,16 +6,17 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "cmd/trimaranctl/dashboard_page.h"
-#include "cmd/trimaranctl/nodes_test_fixture.h"
 #include "common/http/curl_transport.h"
 #include "common/manual_clock.h"
+#include "dashboard/documents.h"
+#include "dashboard/test_fixture.h"
+#include "dashboard/web/page.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/wrappers.h"
 #include "rapidjson/document.h"
 
-namespace trimaran::cmd::trimaranctl::nodes {
+namespace trimaran::dashboard::web {
 namespace {
 
 using testing::FixtureMetrics;
@@ -75,21 +76,19 @@ constexpr char kToken[] = "0123456789abcdef-test-token";
 class DashboardServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<NodesFlags> f = ParseNodesFlags(
-        {"--resources", "cpu,memory", "--target-utilization", "40", "--stale-after", "1h"}, "");
-    ASSERT_TRUE(f.ok()) << f.status();
-    flags_ = *f;
+    view_.resources = {"cpu", "memory"};
+    view_.target_percent = {{"cpu", 40}};
+    view_.stale_after = absl::Hours(1);
     clock_.SetTime(FixtureNow());
   }
 
   std::unique_ptr<DashboardService> Make(DecisionsSource* decisions, const std::string& prefix) {
     DashboardOptions o;
-    o.flags = flags_;
+    o.view = view_;
+    o.targets = view_.target_percent;
     o.access.token = MakeFixedToken(kToken);
-    absl::StatusOr<LayoutOptions> layout = MakeLayoutOptions(flags_);
-    EXPECT_TRUE(layout.ok());
-    auto service = std::make_unique<DashboardService>(source_, PriceTable::Builtin(), *layout, o,
-                                                      clock_, decisions);
+    auto service =
+        std::make_unique<DashboardService>(source_, PriceTable::Builtin(), o, clock_, decisions);
     http::HttpServerOptions so;
     so.index = false;
     absl::StatusOr<std::unique_ptr<http::HttpServer>> server = http::HttpServer::Create(so);
@@ -119,7 +118,7 @@ class DashboardServiceTest : public ::testing::Test {
     return r.ok() ? *r : http::HttpResponse{};
   }
 
-  NodesFlags flags_;
+  ViewOptions view_;
   ManualClock clock_;
   FakeSource source_;
   std::unique_ptr<http::HttpServer> server_;
@@ -153,11 +152,11 @@ TEST_F(DashboardServiceTest, ServesThePageAndTheNodesJsonOfOneRefresh) {
   EXPECT_THAT(r.body, ::testing::Not(HasSubstr("https://")));
 
   // /api/nodes is exactly `trimaranctl nodes -o json` over the same source and time.
-  NodesFlags once = flags_;
-  once.output = "json";
-  std::string want;
-  std::string err;
-  ASSERT_EQ(RunNodesOnce(source_, once, FixtureNow(), want, err), 0) << err;
+  absl::StatusOr<PriceTable> prices = LoadPrices(view_);
+  ASSERT_TRUE(prices.ok());
+  absl::StatusOr<ClusterView> once = BuildView(source_, view_, *prices, FixtureNow());
+  ASSERT_TRUE(once.ok()) << once.status();
+  const std::string want = RenderJson(*once, view_.target_percent);
   r = Get("/api/nodes");
   EXPECT_EQ(r.status_code, 200);
   EXPECT_EQ(r.headers.GetOr("Content-Type"), "application/json");
@@ -259,7 +258,7 @@ TEST_F(DashboardServiceTest, UnderAPrefixForTheLoadWatcher) {
   EXPECT_THAT(std::string(r.headers.GetOr("Set-Cookie")), HasSubstr("; Path=/dashboard/;"));
 }
 
-// The guard over real HTTP (dashboard_guard.h): every answer has the security
+// The guard over real HTTP (guard.h): every answer has the security
 // headers; Host, Origin and token are checked in that order.
 TEST_F(DashboardServiceTest, EveryAnswerCarriesTheSecurityHeaders) {
   std::unique_ptr<DashboardService> service = Make(nullptr, "");
@@ -386,11 +385,10 @@ class HostileSource final : public ClusterSource {
 TEST_F(DashboardServiceTest, HostileStringsStayInsideTheDataBlock) {
   HostileSource hostile;
   DashboardOptions o;
-  o.flags = flags_;
+  o.view = view_;
+  o.targets = view_.target_percent;
   o.access.token = MakeFixedToken(kToken);
-  absl::StatusOr<LayoutOptions> layout = MakeLayoutOptions(flags_);
-  ASSERT_TRUE(layout.ok());
-  DashboardService service(hostile, PriceTable::Builtin(), *layout, o, clock_);
+  DashboardService service(hostile, PriceTable::Builtin(), o, clock_);
   ASSERT_TRUE(service.Refresh().ok());
   http::HttpServerOptions so;
   so.index = false;
@@ -433,4 +431,4 @@ TEST_F(DashboardServiceTest, StartRefreshesInTheBackgroundAfterStart) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl::nodes
+}  // namespace trimaran::dashboard::web
