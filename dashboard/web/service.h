@@ -3,8 +3,8 @@
 // "dashboard"), served by `trimaranctl dashboard` and by `load-watcher --dashboard`.
 // It reuses `trimaranctl nodes`' model: a ClusterSource (dashboard/cluster_source.h) is
 // turned into a ClusterView (dashboard/model.h) every `refresh`, rendered once with the
-// `-o json` writer (dashboard/documents.h RenderJson) and kept; requests read the kept document, so
-// any number of browsers cost one model build per period. Each build also feeds the
+// `-o json` writer (dashboard/documents.h RenderJson) and kept; requests read the kept
+// document, so any number of browsers cost one model build per period. Each build also feeds the
 // per-node usage history (history.h).
 //
 // Routes, under `prefix` ("" for trimaranctl, "/dashboard" for the load watcher):
