@@ -6,8 +6,8 @@
 //                                        /readyz (provider health)
 //   gRPC  --bind-address:--grpc-port (2021)  trimaran.loadwatcher.v1.LoadWatcher
 //   --dashboard: also the node dashboard at /dashboard/ on the REST port
-//                (cmd/trimaranctl/dashboard_service.h; list/watch nodes and pods),
-//                behind its own checks (cmd/trimaranctl/dashboard_guard.h): Host and
+//                (dashboard/web/service.h; list/watch nodes and pods),
+//                behind its own checks (dashboard/web/guard.h): Host and
 //                Origin, and a token: --token-file's when set (the same secret as the
 //                API, taken as ?token=, a cookie or the bearer header, so a browser can
 //                use it), else a random one made at start and logged with the URL.
@@ -29,9 +29,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cmd/load-watcher/options.h"
-#include "cmd/trimaranctl/dashboard_guard.h"
-#include "cmd/trimaranctl/dashboard_service.h"
-#include "cmd/trimaranctl/nodes_informer_source.h"
 #include "common/clock.h"
 #include "common/http/http_server.h"
 #include "common/logging.h"
@@ -40,6 +37,11 @@
 #include "common/stats/scope.h"
 #include "common/stats/text_format.h"
 #include "common/version.h"
+#include "dashboard/informer_source.h"
+#include "dashboard/targets.h"
+#include "dashboard/view_options.h"
+#include "dashboard/web/guard.h"
+#include "dashboard/web/service.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/security/tls_certificate_provider.h"
@@ -84,25 +86,25 @@ absl::StatusOr<std::unique_ptr<kube::Client>> MakeKubeClient(const LoadWatcherOp
 
 // The dashboard of --dashboard: `trimaranctl dashboard`'s defaults (cpu and memory,
 // refresh 5s, the built-in prices) over informers and the in-process watcher client.
-absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> MakeDashboard(
-    kube::Client& kube, lw::Client* watcher, trimaranctl::nodes::DashboardAccess access,
-    std::unique_ptr<trimaranctl::nodes::InformerClusterSource>& source) {
-  namespace nodes = trimaranctl::nodes;
-  nodes::NodesFlags flags;
-  flags.resources = {"cpu", "memory"};
-  flags.refresh = absl::Seconds(5);
-  absl::StatusOr<nodes::LayoutOptions> layout = nodes::MakeLayoutOptions(flags);
-  if (!layout.ok()) return layout.status();
-  source = std::make_unique<nodes::InformerClusterSource>(kube, watcher, "", flags.window,
-                                                          RealClock::Get(), flags.refresh);
-  nodes::DashboardOptions options;
-  options.flags = flags;
+absl::StatusOr<std::unique_ptr<dashboard::web::DashboardService>> MakeDashboard(
+    kube::Client& kube, lw::Client* watcher, dashboard::web::DashboardAccess access,
+    std::unique_ptr<dashboard::InformerClusterSource>& source) {
+  dashboard::ViewOptions view;
+  view.resources = {"cpu", "memory"};
+  view.refresh = absl::Seconds(5);
+  absl::StatusOr<dashboard::TargetPercent> targets = dashboard::ResolveTargets(view);
+  if (!targets.ok()) return targets.status();
+  source = std::make_unique<dashboard::InformerClusterSource>(kube, watcher, "", view.window,
+                                                              RealClock::Get(), view.refresh);
+  dashboard::web::DashboardOptions options;
+  options.view = view;
+  options.targets = *std::move(targets);
   options.access = std::move(access);
   options.decisions_hint =
       "The load watcher's dashboard does not read the scheduler's decisions; run "
       "`trimaranctl dashboard --scheduler https://SCHEDULER:10259` for them.";
-  return std::make_unique<nodes::DashboardService>(*source, nodes::PriceTable::Builtin(),
-                                                   *std::move(layout), options, RealClock::Get());
+  return std::make_unique<dashboard::web::DashboardService>(
+      *source, dashboard::PriceTable::Builtin(), options, RealClock::Get());
 }
 
 std::string HostPort(const std::string& host, int port) {
@@ -116,21 +118,21 @@ bool IsDashboardPath(const std::string& path) {
 
 // Who may read --dashboard: the load watcher's own token when --token-file is set,
 // else a random one made now (`random_token` gets it, to be logged with the URL).
-absl::StatusOr<trimaranctl::nodes::DashboardAccess> DashboardAccessFor(
+absl::StatusOr<dashboard::web::DashboardAccess> DashboardAccessFor(
     const LoadWatcherOptions& options, std::string& random_token) {
-  namespace nodes = trimaranctl::nodes;
-  nodes::DashboardAccess access;
+  namespace web = dashboard::web;
+  web::DashboardAccess access;
   access.bind_address = options.bind_address;
   access.allowed_hosts = options.dashboard_allowed_hosts;
   access.tls = !options.tls_cert_file.empty();
   if (!options.token_file.empty()) {
-    access.token = nodes::MakeTokenFileSource(options.token_file);
+    access.token = web::MakeTokenFileSource(options.token_file);
     return access;
   }
-  absl::StatusOr<std::string> token = nodes::RandomToken();
+  absl::StatusOr<std::string> token = web::RandomToken();
   if (!token.ok()) return token.status();
   random_token = *token;
-  access.token = nodes::MakeFixedToken(*token);
+  access.token = web::MakeFixedToken(*token);
   return access;
 }
 
@@ -240,8 +242,8 @@ int Run(const LoadWatcherOptions& options) {
        }}));
   if (!routes.ok()) return Fail(std::string(routes.message()));
   // --dashboard: the node dashboard over this process's own watcher (no network hop).
-  std::unique_ptr<trimaranctl::nodes::InformerClusterSource> dashboard_source;
-  std::unique_ptr<trimaranctl::nodes::DashboardService> dashboard;
+  std::unique_ptr<dashboard::InformerClusterSource> dashboard_source;
+  std::unique_ptr<dashboard::web::DashboardService> dashboard;
   std::string dashboard_token;  // the random one (none with --token-file)
   if (options.dashboard) {
     if (*kube_client == nullptr) {
@@ -249,10 +251,10 @@ int Run(const LoadWatcherOptions& options) {
           "--dashboard needs the Kubernetes API (list/watch nodes and pods): give --kubeconfig "
           "or run in a pod");
     }
-    absl::StatusOr<trimaranctl::nodes::DashboardAccess> access =
+    absl::StatusOr<dashboard::web::DashboardAccess> access =
         DashboardAccessFor(options, dashboard_token);
     if (!access.ok()) return Fail(absl::StrCat("--dashboard: ", access.status().message()));
-    absl::StatusOr<std::unique_ptr<trimaranctl::nodes::DashboardService>> d = MakeDashboard(
+    absl::StatusOr<std::unique_ptr<dashboard::web::DashboardService>> d = MakeDashboard(
         **kube_client, *pool.InProcess(options.provider), *std::move(access), dashboard_source);
     if (!d.ok()) return Fail(absl::StrCat("--dashboard: ", d.status().message()));
     dashboard = *std::move(d);

@@ -89,11 +89,11 @@ struct LoadWatcherOptions {
 
   bool help = false;
   bool version = false;
-  // --dashboard: serve the node dashboard (cmd/trimaranctl/dashboard_service.h) at
+  // --dashboard: serve the node dashboard (dashboard/web/service.h) at
   // /dashboard/ on the REST port; needs the kube client and list/watch on nodes and pods.
   bool dashboard = false;
   // --dashboard-allowed-hosts: Host names the dashboard answers to besides localhost,
-  // IP literals and the bind address (cmd/trimaranctl/dashboard_guard.h).
+  // IP literals and the bind address (dashboard/web/guard.h).
   std::vector<std::string> dashboard_allowed_hosts{};
 
   // Warnings for main to log (a deprecated flag was used).

@@ -14,20 +14,30 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "cmd/trimaranctl/dashboard_guard.h"
-#include "cmd/trimaranctl/dashboard_service.h"
+#include "cmd/trimaranctl/flag_args.h"
 #include "cmd/trimaranctl/kube_plain_http.h"
-#include "cmd/trimaranctl/nodes_informer_source.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/http/http_server.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
+#include "dashboard/informer_source.h"
+#include "dashboard/targets.h"
+#include "dashboard/web/guard.h"
+#include "dashboard/web/service.h"
 #include "kube/credentials.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
 namespace {
+
+using dashboard::web::DashboardOptions;
+using dashboard::web::DashboardService;
+using dashboard::web::HttpDecisionsOptions;
+using dashboard::web::HttpDecisionsSource;
+using dashboard::web::MakeFixedToken;
+using dashboard::web::RandomToken;
 
 std::string ReadFileOrEmpty(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -57,86 +67,86 @@ absl::Status ParseListen(const std::string& listen, std::string& host, int& port
   return absl::OkStatus();
 }
 
+namespace {
+
+const FlagSyntax& DashboardFlagSyntax() {
+  static const FlagSyntax* const syntax = [] {
+    auto* s = new FlagSyntax(NodesFlagSyntax());
+    for (const char* flag : {"--allowed-hosts", "--listen", "--scheduler", "--scheduler-ca-file",
+                             "--scheduler-token-file", "--history"}) {
+      s->value_flags.emplace_back(flag);
+    }
+    s->bool_flags.emplace_back("--scheduler-insecure-skip-tls-verify");
+    return s;
+  }();
+  return *syntax;
+}
+
+absl::Status ParseAllowedHosts(const std::string& v, std::vector<std::string>& out) {
+  for (absl::string_view h : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+    h = absl::StripAsciiWhitespace(h);
+    if (absl::StrContains(h, '/') || absl::StrContains(h, ' ')) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--allowed-hosts: a comma-separated list of host names, got \"", v, "\""));
+    }
+    out.emplace_back(h);
+  }
+  return absl::OkStatus();
+}
+
+// One of the dashboard's own flags; false when `arg` is a `nodes` flag.
+absl::StatusOr<bool> ApplyDashboardFlag(DashboardFlags& f, const FlagArg& arg) {
+  if (arg.is("--allowed-hosts")) {
+    TRIMARAN_RETURN_IF_ERROR(ParseAllowedHosts(arg.value, f.allowed_hosts));
+  } else if (arg.is("--listen")) {
+    f.listen = arg.value;
+  } else if (arg.is("--scheduler")) {
+    f.scheduler = arg.value;
+  } else if (arg.is("--scheduler-ca-file")) {
+    f.scheduler_ca_file = arg.value;
+  } else if (arg.is("--scheduler-token-file")) {
+    f.scheduler_token_file = arg.value;
+  } else if (arg.is("--history")) {
+    if (!absl::SimpleAtoi(arg.value, &f.history) || f.history < 1 || f.history > 10000) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--history: must be an integer in [1, 10000], got \"", arg.value, "\""));
+    }
+  } else if (arg.is("--scheduler-insecure-skip-tls-verify")) {
+    f.scheduler_insecure = arg.value.empty() || arg.value == "true";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<DashboardFlags> ParseDashboardFlags(const std::vector<std::string>& args,
                                                    const std::string& defaults_file) {
   DashboardFlags f;
-  std::vector<std::string> rest;
+  TRIMARAN_RETURN_IF_ERROR(ApplyNodesDefaults(f.nodes, defaults_file));
   bool resources_given = false;
   bool refresh_given = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    auto value_of = [&](absl::string_view name, std::string& out) -> absl::StatusOr<bool> {
-      if (arg == name) {
-        if (i + 1 >= args.size()) {
-          return absl::InvalidArgumentError(absl::StrCat(name, ": needs a value"));
-        }
-        out = args[++i];
-        return true;
-      }
-      if (absl::StartsWith(arg, absl::StrCat(name, "="))) {
-        out = arg.substr(name.size() + 1);
-        return true;
-      }
-      return false;
-    };
-    std::string v;
-    absl::StatusOr<bool> hosts = value_of("--allowed-hosts", v);
-    if (!hosts.ok()) return hosts.status();
-    if (*hosts) {
-      for (absl::string_view h : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
-        h = absl::StripAsciiWhitespace(h);
-        if (absl::StrContains(h, '/') || absl::StrContains(h, ' ')) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "--allowed-hosts: a comma-separated list of host names, got \"", v, "\""));
-        }
-        f.allowed_hosts.emplace_back(h);
-      }
-      continue;
-    }
-    bool matched = false;
-    for (const auto& [name, target] : std::vector<std::pair<absl::string_view, std::string*>>{
-             {"--listen", &f.listen},
-             {"--scheduler", &f.scheduler},
-             {"--scheduler-ca-file", &f.scheduler_ca_file},
-             {"--scheduler-token-file", &f.scheduler_token_file}}) {
-      absl::StatusOr<bool> m = value_of(name, *target);
-      if (!m.ok()) return m.status();
-      if (*m) {
-        matched = true;
-        break;
-      }
-    }
-    if (matched) continue;
-    absl::StatusOr<bool> h = value_of("--history", v);
-    if (!h.ok()) return h.status();
-    if (*h) {
-      if (!absl::SimpleAtoi(v, &f.history) || f.history < 1 || f.history > 10000) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--history: must be an integer in [1, 10000], got \"", v, "\""));
-      }
-      continue;
-    }
-    if (arg == "--scheduler-insecure-skip-tls-verify") {
-      f.scheduler_insecure = true;
-      continue;
-    }
-    if (arg == "-o" || arg == "--output" || absl::StartsWith(arg, "--output=") ||
-        (absl::StartsWith(arg, "-o") && !absl::StartsWith(arg, "--"))) {
+  for (const FlagArg& arg : SplitFlags(args, DashboardFlagSyntax())) {
+    if (arg.kind != FlagArg::Kind::kPositional && (arg.name == "-o" || arg.name == "--output")) {
       return absl::InvalidArgumentError(
           "-o/--output: not a dashboard flag (use `trimaranctl nodes -o json`, or the page's "
           "api/nodes)");
     }
-    if (arg == "--resources" || absl::StartsWith(arg, "--resources=")) resources_given = true;
-    if (arg == "--refresh" || absl::StartsWith(arg, "--refresh=")) refresh_given = true;
-    rest.push_back(arg);
+    TRIMARAN_RETURN_IF_ERROR(FlagArgError(arg));
+    if (arg.kind == FlagArg::Kind::kPositional) {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument \"", arg.value, "\""));
+    }
+    TRIMARAN_ASSIGN_OR_RETURN(const bool own, ApplyDashboardFlag(f, arg));
+    if (own) continue;
+    resources_given = resources_given || arg.name == "--resources";
+    refresh_given = refresh_given || arg.name == "--refresh";
+    TRIMARAN_RETURN_IF_ERROR(ApplyNodesFlag(f.nodes, arg.name, arg.value));
   }
-  absl::StatusOr<NodesFlags> nodes = ParseNodesFlags(rest, defaults_file);
-  if (!nodes.ok()) return nodes.status();
-  f.nodes = *std::move(nodes);
-  if (!resources_given && f.nodes.resources == std::vector<std::string>{"cpu"}) {
-    f.nodes.resources = {"cpu", "memory"};
+  if (!resources_given && f.nodes.view.resources == std::vector<std::string>{"cpu"}) {
+    f.nodes.view.resources = {"cpu", "memory"};
   }
-  if (!refresh_given) f.nodes.refresh = absl::Seconds(5);
+  if (!refresh_given) f.nodes.view.refresh = absl::Seconds(5);
   std::string host;
   int port = 0;
   absl::Status listen = ParseListen(f.listen, host, port);
@@ -176,10 +186,10 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
       SetComponentLevel(ComponentName(static_cast<Component>(c)), "warn").IgnoreError();
     }
   }
-  absl::StatusOr<PriceTable> prices = LoadPrices(flags->nodes);
+  absl::StatusOr<dashboard::PriceTable> prices = dashboard::LoadPrices(flags->nodes.view);
   if (!prices.ok()) return fail(prices.status().message());
-  absl::StatusOr<LayoutOptions> layout = MakeLayoutOptions(flags->nodes);
-  if (!layout.ok()) return fail(layout.status().message());
+  absl::StatusOr<dashboard::TargetPercent> targets = dashboard::ResolveTargets(flags->nodes.view);
+  if (!targets.ok()) return fail(targets.status().message());
 
   kube::LoadOptions load;
   load.kubeconfig_path = flags->nodes.kubeconfig;
@@ -242,20 +252,21 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  InformerClusterSource source(**kube_client, watcher->client.get(), flags->nodes.node_selector,
-                               flags->nodes.window, RealClock::Get(), flags->nodes.refresh);
+  dashboard::InformerClusterSource source(**kube_client, watcher->client.get(),
+                                          flags->nodes.view.node_selector, flags->nodes.view.window,
+                                          RealClock::Get(), flags->nodes.view.refresh);
   // The per-start token of the URL printed below (dashboard_guard.h).
   absl::StatusOr<std::string> token = RandomToken();
   if (!token.ok()) return fail(token.status().message());
   DashboardOptions options;
-  options.flags = flags->nodes;
+  options.view = flags->nodes.view;
+  options.targets = *std::move(targets);
   options.history_capacity = static_cast<size_t>(flags->history);
   options.access.token = MakeFixedToken(*token);
   options.access.allowed_hosts = flags->allowed_hosts;
   int unused_port = 0;
   (void)ParseListen(flags->listen, options.access.bind_address, unused_port);  // validated
-  DashboardService service(source, *std::move(prices), *std::move(layout), options,
-                           RealClock::Get(), decisions.get());
+  DashboardService service(source, *std::move(prices), options, RealClock::Get(), decisions.get());
 
   http::HttpServerOptions server_options;
   server_options.name = "dashboard";

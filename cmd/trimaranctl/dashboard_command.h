@@ -1,17 +1,17 @@
 #pragma once
 // `trimaranctl dashboard`: the web dashboard (docs/trimaranctl.md "dashboard"). Serves
-// DashboardService (dashboard_service.h) on --listen (default 127.0.0.1:8088) over the
+// DashboardService (dashboard/web/service.h) on --listen (default 127.0.0.1:8088) over the
 // same sources as `trimaranctl nodes` (kubeconfig, --watcher, --price-file,
 // --node-selector, ...: every `nodes` flag but -o), plus the scheduler's recent
 // decisions with --scheduler. Runs until SIGINT or SIGTERM. Prints the URL with a
 // random per-start token (http://127.0.0.1:8088/?token=...) that every request needs
-// (dashboard_guard.h); the kubeconfig's bearer token is never sent over http://
+// (dashboard/web/guard.h); the kubeconfig's bearer token is never sent over http://
 // (kube_plain_http.h).
 //
 //   --listen HOST:PORT               where to serve (127.0.0.1 by default: the page
 //                                    shows the cluster's nodes; bind wider on purpose)
 //   --allowed-hosts A,B              Host names accepted besides localhost, loopback and
-//                                    the listen address (dashboard_guard.h)
+//                                    the listen address (dashboard/web/guard.h)
 //   --scheduler https://HOST:PORT    the scheduler's secure admin port (/debug/decisions)
 //   --scheduler-ca-file PATH         CA of its serving certificate (else system CAs)
 //   --scheduler-token-file PATH      bearer token (re-read as it rotates); else the

@@ -14,10 +14,10 @@ TEST(DashboardFlagsTest, DefaultsAndNodesFlags) {
       ParseDashboardFlags({"--watcher", "127.0.0.1:2020", "--node-selector", "team=web"}, "");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->listen, "127.0.0.1:8088");
-  EXPECT_THAT(f->nodes.resources, ElementsAre("cpu", "memory"));
-  EXPECT_EQ(f->nodes.refresh, absl::Seconds(5));
+  EXPECT_THAT(f->nodes.view.resources, ElementsAre("cpu", "memory"));
+  EXPECT_EQ(f->nodes.view.refresh, absl::Seconds(5));
   EXPECT_EQ(f->nodes.watcher, "127.0.0.1:2020");
-  EXPECT_EQ(f->nodes.node_selector, "team=web");
+  EXPECT_EQ(f->nodes.view.node_selector, "team=web");
   EXPECT_TRUE(f->scheduler.empty());
   EXPECT_EQ(f->history, 120);
 }
@@ -35,8 +35,8 @@ TEST(DashboardFlagsTest, DashboardFlags) {
   EXPECT_EQ(f->scheduler_token_file, "/tok");
   EXPECT_TRUE(f->scheduler_insecure);
   EXPECT_EQ(f->history, 30);
-  EXPECT_THAT(f->nodes.resources, ElementsAre("cpu"));
-  EXPECT_EQ(f->nodes.refresh, absl::Seconds(1));
+  EXPECT_THAT(f->nodes.view.resources, ElementsAre("cpu"));
+  EXPECT_EQ(f->nodes.view.refresh, absl::Seconds(1));
 }
 
 TEST(DashboardFlagsTest, ClearErrors) {

@@ -13,10 +13,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cmd/trimaranctl/explain_format.h"
+#include "cmd/trimaranctl/flag_args.h"
 #include "cmd/trimaranctl/kube_plain_http.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
 #include "kube/credentials.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
@@ -140,49 +142,32 @@ the nonResourceURL /debug/decisions) and get on the pod.
 absl::StatusOr<ExplainFlags> ParseExplainFlags(const std::vector<std::string>& args) {
   ExplainFlags f;
   std::vector<std::string> positional;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
+  static const FlagSyntax* const syntax = new FlagSyntax{
+      .value_flags = {"--output", "-o", "--scheduler", "--token-file", "--scheduler-ca-file",
+                      "--kubeconfig", "--context", "--v", "-v"},
+      .bool_flags = {"-h", "--help", "--insecure-skip-tls-verify"},
+      .attached_short_output = true,
+  };
+  for (const FlagArg& arg : SplitFlags(args, *syntax)) {
+    if (arg.is("-h") || arg.is("--help")) {
       f.help = true;
       return f;
     }
-    if (arg == "--insecure-skip-tls-verify" || arg == "--insecure-skip-tls-verify=true") {
-      f.insecure_skip_tls_verify = true;
+    if (arg.kind == FlagArg::Kind::kPositional) {
+      positional.push_back(arg.value);
       continue;
     }
-    if (arg == "--insecure-skip-tls-verify=false") continue;
-    std::string flag;
-    std::string value;
-    bool has_value = false;
-    for (const char* name : {"--output", "-o", "--scheduler", "--token-file", "--scheduler-ca-file",
-                             "--kubeconfig", "--context", "--v", "-v"}) {
-      const std::string n(name);
-      if (arg == n) {
-        if (i + 1 >= args.size())
-          return absl::InvalidArgumentError(absl::StrCat(n, ": needs a value"));
-        flag = n;
-        value = args[++i];
-        has_value = true;
-      } else if (absl::StartsWith(arg, n + "=")) {
-        flag = n;
-        value = arg.substr(n.size() + 1);
-        has_value = true;
+    TRIMARAN_RETURN_IF_ERROR(FlagArgError(arg));
+    const std::string& flag = arg.name;
+    const std::string& value = arg.value;
+    if (flag == "--insecure-skip-tls-verify") {
+      if (value.empty() || value == "true") {
+        f.insecure_skip_tls_verify = true;
+      } else if (value != "false") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown flag \"--insecure-skip-tls-verify=", value, "\""));
       }
-      if (has_value) break;
-    }
-    if (!has_value && absl::StartsWith(arg, "-o") && arg.size() > 2 && arg[2] != '-') {
-      flag = "-o";
-      value = arg.substr(2);
-      has_value = true;
-    }
-    if (!has_value) {
-      if (absl::StartsWith(arg, "-")) {
-        return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", arg, "\""));
-      }
-      positional.push_back(arg);
-      continue;
-    }
-    if (flag == "--output" || flag == "-o") {
+    } else if (flag == "--output" || flag == "-o") {
       if (value != "table" && value != "json") {
         return absl::InvalidArgumentError(
             absl::StrCat("--output: must be table or json, got \"", value, "\""));

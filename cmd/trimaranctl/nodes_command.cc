@@ -13,18 +13,18 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cmd/trimaranctl/kube_plain_http.h"
-#include "cmd/trimaranctl/nodes_informer_source.h"
-#include "cmd/trimaranctl/nodes_live_view.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "dashboard/documents.h"
+#include "dashboard/informer_source.h"
+#include "dashboard/terminal/layout.h"
+#include "dashboard/terminal/live_view.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 #include "loadwatcher/grpc_client.h"
 #include "loadwatcher/http_client.h"
-#include "scheduler/config/load.h"
-#include "scheduler/plugins/target_load_packing/args.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
 namespace {
@@ -57,32 +57,41 @@ absl::Status ParseDuration(absl::string_view flag, absl::string_view v, absl::Du
   return absl::OkStatus();
 }
 
-constexpr const char* kValueFlags[] = {"--output",
-                                       "-o",
-                                       "--kubeconfig",
-                                       "--context",
-                                       "--master",
-                                       "--watcher",
-                                       "--watcher-ca-file",
-                                       "--watcher-token-file",
-                                       "--window",
-                                       "--node-selector",
-                                       "--resources",
-                                       "--extra-labels",
-                                       "--node-sort",
-                                       "--group-by",
-                                       "--price-file",
-                                       "--spot-discount",
-                                       "--style",
-                                       "--hot-threshold",
-                                       "--target-utilization",
-                                       "--scheduler-config",
-                                       "--refresh",
-                                       "--stale-after",
-                                       "--bar-width"};
-constexpr const char* kBoolFlags[] = {"--disable-pricing", "--no-color", "--help", "-h"};
+}  // namespace
 
-absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v) {
+const FlagSyntax& NodesFlagSyntax() {
+  static const FlagSyntax* const syntax = new FlagSyntax{
+      .value_flags = {"--output",
+                      "-o",
+                      "--kubeconfig",
+                      "--context",
+                      "--master",
+                      "--watcher",
+                      "--watcher-ca-file",
+                      "--watcher-token-file",
+                      "--window",
+                      "--node-selector",
+                      "--resources",
+                      "--extra-labels",
+                      "--node-sort",
+                      "--group-by",
+                      "--price-file",
+                      "--spot-discount",
+                      "--style",
+                      "--hot-threshold",
+                      "--target-utilization",
+                      "--scheduler-config",
+                      "--refresh",
+                      "--stale-after",
+                      "--bar-width",
+                      "--v"},
+      .bool_flags = {"--disable-pricing", "--no-color", "--help", "-h"},
+      .attached_short_output = true,
+  };
+  return *syntax;
+}
+
+absl::Status ApplyNodesFlag(NodesFlags& f, const std::string& flag, const std::string& v) {
   if (flag == "--output" || flag == "-o") {
     if (v != "table" && v != "json" && v != "csv") {
       return FlagError("--output", absl::StrCat("must be table, json or csv, got \"", v, "\""));
@@ -104,29 +113,29 @@ absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v)
     if (lw::WindowSeconds(v) == 0) {
       return FlagError("--window", absl::StrCat("must be 15m, 10m or 5m, got \"", v, "\""));
     }
-    f.window = v;
+    f.view.window = v;
   } else if (flag == "--node-selector") {
-    f.node_selector = v;
+    f.view.node_selector = v;
   } else if (flag == "--resources") {
-    f.resources = SplitList(v);
-    if (f.resources.empty()) return FlagError("--resources", "needs at least one resource");
+    f.view.resources = SplitList(v);
+    if (f.view.resources.empty()) return FlagError("--resources", "needs at least one resource");
   } else if (flag == "--extra-labels") {
-    f.extra_labels = SplitList(v);
+    f.view.extra_labels = SplitList(v);
   } else if (flag == "--node-sort") {
-    TRIMARAN_ASSIGN_OR_RETURN(f.sort, ParseSortSpec(v));
+    TRIMARAN_ASSIGN_OR_RETURN(f.view.sort, dashboard::ParseSortSpec(v));
   } else if (flag == "--group-by") {
-    f.group_by = v;
+    f.view.group_by = v;
   } else if (flag == "--price-file") {
-    f.price_file = v;
+    f.view.price_file = v;
   } else if (flag == "--spot-discount") {
     double d = 0;
     TRIMARAN_RETURN_IF_ERROR(ParsePercent(flag, v, 0, 100, d));
-    f.spot_discount_percent = d;
+    f.view.spot_discount_percent = d;
   } else if (flag == "--style") {
-    TRIMARAN_RETURN_IF_ERROR(ParseStyle(v).status());
-    f.style = v;
+    TRIMARAN_RETURN_IF_ERROR(dashboard::terminal::ParseStyle(v).status());
+    f.view.style = v;
   } else if (flag == "--hot-threshold") {
-    TRIMARAN_RETURN_IF_ERROR(ParsePercent(flag, v, 0, 1000, f.hot_threshold));
+    TRIMARAN_RETURN_IF_ERROR(ParsePercent(flag, v, 0, 1000, f.view.hot_threshold));
   } else if (flag == "--target-utilization") {
     // "40" (cpu) or "cpu=40,memory=60".
     for (const std::string& part : SplitList(v)) {
@@ -137,16 +146,16 @@ absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v)
       }
       double pct = 0;
       TRIMARAN_RETURN_IF_ERROR(ParsePercent(flag, kv.back(), 1, 100, pct));
-      f.target_percent[res] = pct;
+      f.view.target_percent[res] = pct;
     }
   } else if (flag == "--scheduler-config") {
-    f.scheduler_config = v;
+    f.view.scheduler_config = v;
   } else if (flag == "--refresh") {
-    TRIMARAN_RETURN_IF_ERROR(ParseDuration(flag, v, f.refresh));
+    TRIMARAN_RETURN_IF_ERROR(ParseDuration(flag, v, f.view.refresh));
   } else if (flag == "--stale-after") {
-    TRIMARAN_RETURN_IF_ERROR(ParseDuration(flag, v, f.stale_after));
+    TRIMARAN_RETURN_IF_ERROR(ParseDuration(flag, v, f.view.stale_after));
   } else if (flag == "--bar-width") {
-    if (!absl::SimpleAtoi(v, &f.bar_width) || f.bar_width < 5 || f.bar_width > 200) {
+    if (!absl::SimpleAtoi(v, &f.view.bar_width) || f.view.bar_width < 5 || f.view.bar_width > 200) {
       return FlagError(flag, absl::StrCat("must be an integer in [5, 200], got \"", v, "\""));
     }
   } else if (flag == "--v") {
@@ -154,9 +163,9 @@ absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v)
       return FlagError(flag, absl::StrCat("must be a non-negative integer, got \"", v, "\""));
     }
   } else if (flag == "--disable-pricing") {
-    f.disable_pricing = v.empty() || v == "true";
+    f.view.disable_pricing = v.empty() || v == "true";
   } else if (flag == "--no-color") {
-    f.no_color = v.empty() || v == "true";
+    f.view.no_color = v.empty() || v == "true";
   } else if (flag == "--help" || flag == "-h") {
     f.help = true;
   } else {
@@ -165,44 +174,25 @@ absl::Status Apply(NodesFlags& f, const std::string& flag, const std::string& v)
   return absl::OkStatus();
 }
 
-absl::Status ParseArgs(NodesFlags& f, const std::vector<std::string>& args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    bool done = false;
-    for (const char* b : kBoolFlags) {
-      if (arg == b) {
-        TRIMARAN_RETURN_IF_ERROR(Apply(f, arg, ""));
-        done = true;
-      } else if (absl::StartsWith(arg, absl::StrCat(b, "="))) {
-        TRIMARAN_RETURN_IF_ERROR(Apply(f, b, arg.substr(absl::string_view(b).size() + 1)));
-        done = true;
-      }
+absl::Status ApplyNodesDefaults(NodesFlags& f, const std::string& defaults_file) {
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(defaults_file, '\n')) {
+    ++line_no;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || absl::StartsWith(line, "#")) continue;
+    std::vector<absl::string_view> kv = absl::StrSplit(line, absl::MaxSplits('=', 1));
+    const std::string name = absl::StrCat("--", absl::StripAsciiWhitespace(kv[0]));
+    absl::Status s = ApplyNodesFlag(
+        f, name, kv.size() == 2 ? std::string(absl::StripAsciiWhitespace(kv[1])) : "");
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("defaults file line ", line_no, ": ", s.message()));
     }
-    if (done) continue;
-    for (const char* n : kValueFlags) {
-      const std::string name(n);
-      if (arg == name) {
-        if (i + 1 >= args.size()) return FlagError(name, "needs a value");
-        TRIMARAN_RETURN_IF_ERROR(Apply(f, name, args[++i]));
-        done = true;
-      } else if (absl::StartsWith(arg, name + "=")) {
-        TRIMARAN_RETURN_IF_ERROR(Apply(f, name, arg.substr(name.size() + 1)));
-        done = true;
-      }
-      if (done) break;
-    }
-    if (done) continue;
-    if (absl::StartsWith(arg, "-o") && !absl::StartsWith(arg, "--")) {
-      TRIMARAN_RETURN_IF_ERROR(Apply(f, "-o", arg.substr(2)));
-      continue;
-    }
-    if (absl::StartsWith(arg, "-")) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", arg, "\""));
-    }
-    return absl::InvalidArgumentError(absl::StrCat("unexpected argument \"", arg, "\""));
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 std::string ReadFileOrEmpty(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -217,165 +207,37 @@ std::string ReadFileOrEmpty(const std::string& path) {
 absl::StatusOr<NodesFlags> ParseNodesFlags(const std::vector<std::string>& args,
                                            const std::string& defaults_file) {
   NodesFlags f;
-  std::vector<std::string> defaults;
-  int line_no = 0;
-  for (absl::string_view line : absl::StrSplit(defaults_file, '\n')) {
-    ++line_no;
-    line = absl::StripAsciiWhitespace(line);
-    if (line.empty() || absl::StartsWith(line, "#")) continue;
-    std::vector<absl::string_view> kv = absl::StrSplit(line, absl::MaxSplits('=', 1));
-    const std::string name = absl::StrCat("--", absl::StripAsciiWhitespace(kv[0]));
-    absl::Status s =
-        Apply(f, name, kv.size() == 2 ? std::string(absl::StripAsciiWhitespace(kv[1])) : "");
-    if (!s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("defaults file line ", line_no, ": ", s.message()));
+  TRIMARAN_RETURN_IF_ERROR(ApplyNodesDefaults(f, defaults_file));
+  for (const FlagArg& arg : SplitFlags(args, NodesFlagSyntax())) {
+    TRIMARAN_RETURN_IF_ERROR(FlagArgError(arg));
+    if (arg.kind == FlagArg::Kind::kPositional) {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument \"", arg.value, "\""));
     }
+    TRIMARAN_RETURN_IF_ERROR(ApplyNodesFlag(f, arg.name, arg.value));
   }
-  TRIMARAN_RETURN_IF_ERROR(ParseArgs(f, args));
   return f;
 }
 
-absl::StatusOr<std::map<std::string, double, std::less<>>> TargetsFromSchedulerConfig(
-    const std::string& path) {
-  TRIMARAN_ASSIGN_OR_RETURN(sched::config::SchedulerConfig config,
-                            sched::config::LoadConfigFile(path));
-  std::map<std::string, double, std::less<>> targets;
-  for (size_t p = 0; p < config.profiles.size(); ++p) {
-    const sched::config::Profile& profile = config.profiles[p];
-    bool enabled = false;
-    for (const sched::config::Plugin& plugin : profile.plugins.score.enabled) {
-      if (plugin.name == "TargetLoadPacking") enabled = true;
-    }
-    if (!enabled) continue;
-    sched::PluginArgs args;
-    for (size_t i = 0; i < profile.plugin_config.size(); ++i) {
-      if (profile.plugin_config[i].name == "TargetLoadPacking") {
-        args.args = profile.plugin_config[i].args;
-        args.path = absl::StrCat("profiles[", p, "].pluginConfig[", i, "].args");
-      }
-    }
-    TRIMARAN_ASSIGN_OR_RETURN(sched::plugins::TargetLoadPackingArgs tlp,
-                              sched::plugins::DecodeTargetLoadPackingArgs(args));
-    for (const sched::plugins::TargetLoadPackingResource& r : tlp.resources) {
-      targets[r.name] = static_cast<double>(r.target_utilization);
-    }
-    break;
-  }
-  return targets;
-}
-
-void ReadWatcher(lw::Client* watcher, const std::string& window, ClusterInputs& in) {
-  if (watcher == nullptr) {
-    in.metrics_error = "no --watcher given";
-    return;
-  }
-  lw::MetricsRequest req;
-  req.window = window;
-  req.timeout = absl::Seconds(10);
-  absl::StatusOr<lw::WatcherMetricsPtr> m = watcher->GetLatestMetrics(req);
-  if (m.ok()) {
-    in.metrics = *std::move(m);
-  } else {
-    in.metrics_error = std::string(m.status().message());
-  }
-}
-
-ApiClusterSource::ApiClusterSource(kube::Client& kube, lw::Client* watcher,
-                                   std::string node_selector, std::string window)
-    : kube_(kube),
-      watcher_(watcher),
-      node_selector_(std::move(node_selector)),
-      window_(std::move(window)) {}
-
-absl::StatusOr<ClusterInputs> ApiClusterSource::Fetch() {
-  ClusterInputs in;
-  kube::ListOptions nodes_opts;
-  nodes_opts.label_selector = node_selector_;
-  nodes_opts.limit = 500;
-  do {
-    TRIMARAN_ASSIGN_OR_RETURN(kube::NodeList page, kube_.ListNodes(nodes_opts));
-    for (kube::Node& n : page.items) in.nodes.push_back(std::move(n));
-    nodes_opts.continue_token = page.metadata.continue_token;
-  } while (!nodes_opts.continue_token.empty());
-  kube::ListOptions pods_opts;
-  pods_opts.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-  pods_opts.limit = 500;
-  do {
-    TRIMARAN_ASSIGN_OR_RETURN(kube::PodList page, kube_.ListPods("", pods_opts));
-    for (const kube::Pod& p : page.items) in.pods.Add(SummarizePod(p));
-    pods_opts.continue_token = page.metadata.continue_token;
-  } while (!pods_opts.continue_token.empty());
-  ReadWatcher(watcher_, window_, in);
-  return in;
-}
-
-ModelOptions MakeModelOptions(const NodesFlags& flags, const PriceTable* prices, absl::Time now) {
-  ModelOptions m;
-  m.resources = flags.resources;
-  m.extra_labels = flags.extra_labels;
-  m.sort = flags.sort;
-  m.group_by = flags.group_by;
-  m.prices = prices;
-  m.disable_pricing = flags.disable_pricing;
-  m.stale_after = flags.stale_after;
-  m.now = now;
-  return m;
-}
-
-absl::StatusOr<LayoutOptions> MakeLayoutOptions(const NodesFlags& flags) {
-  LayoutOptions o;
-  TRIMARAN_ASSIGN_OR_RETURN(o.palette, ParseStyle(flags.style));
-  o.color = !flags.no_color;
-  o.bar_width = flags.bar_width;
-  o.hot_threshold = flags.hot_threshold;
-  o.show_price = !flags.disable_pricing;
-  o.target_percent = flags.target_percent;
-  if (!flags.scheduler_config.empty()) {
-    absl::StatusOr<std::map<std::string, double, std::less<>>> t =
-        TargetsFromSchedulerConfig(flags.scheduler_config);
-    if (!t.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--scheduler-config ", flags.scheduler_config, ": ", t.status().message()));
-    }
-    // --target-utilization wins.
-    for (const auto& [k, v] : *t) o.target_percent.try_emplace(k, v);
-  }
-  return o;
-}
-
-absl::StatusOr<PriceTable> LoadPrices(const NodesFlags& flags) {
-  PriceTable table = PriceTable::Builtin();
-  table.set_spot_discount_percent(flags.spot_discount_percent);
-  if (!flags.price_file.empty()) TRIMARAN_RETURN_IF_ERROR(LoadPriceFile(flags.price_file, table));
-  return table;
-}
-
-absl::StatusOr<ClusterView> BuildView(ClusterSource& source, const NodesFlags& flags,
-                                      const PriceTable& prices, absl::Time now) {
-  TRIMARAN_ASSIGN_OR_RETURN(ClusterInputs in, source.Fetch());
-  return BuildClusterView(in.nodes, in.pods, in.metrics.get(), in.metrics_error,
-                          MakeModelOptions(flags, &prices, now));
-}
-
-int RunNodesOnce(ClusterSource& source, const NodesFlags& flags, absl::Time now, std::string& out,
-                 std::string& err) {
+int RunNodesOnce(dashboard::ClusterSource& source, const NodesFlags& flags, absl::Time now,
+                 std::string& out, std::string& err) {
   auto fail = [&](const absl::Status& s) {
     absl::StrAppend(&err, "trimaranctl nodes: error: ", s.message(), "\n");
     return 1;
   };
-  absl::StatusOr<PriceTable> prices = LoadPrices(flags);
+  absl::StatusOr<dashboard::PriceTable> prices = dashboard::LoadPrices(flags.view);
   if (!prices.ok()) return fail(prices.status());
-  absl::StatusOr<LayoutOptions> layout = MakeLayoutOptions(flags);
+  absl::StatusOr<dashboard::terminal::LayoutOptions> layout =
+      dashboard::terminal::MakeLayoutOptions(flags.view);
   if (!layout.ok()) return fail(layout.status());
-  absl::StatusOr<ClusterView> view = BuildView(source, flags, *prices, now);
+  absl::StatusOr<dashboard::ClusterView> view =
+      dashboard::BuildView(source, flags.view, *prices, now);
   if (!view.ok()) return fail(view.status());
   if (flags.output == "json") {
-    out += RenderJson(*view, *layout);
+    out += dashboard::RenderJson(*view, layout->target_percent);
   } else if (flags.output == "csv") {
-    out += RenderCsv(*view);
+    out += dashboard::RenderCsv(*view);
   } else {
-    out += RenderTable(*view, *layout);
+    out += dashboard::terminal::RenderTable(*view, *layout);
   }
   return 0;
 }
@@ -471,14 +333,16 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
   lw::Client* watcher = watcher_client->client.get();
   if (!flags->output.empty()) {
     // One list, never more than a page of full pods in memory.
-    ApiClusterSource source(**kube_client, watcher, flags->node_selector, flags->window);
+    dashboard::ApiClusterSource source(**kube_client, watcher, flags->view.node_selector,
+                                       flags->view.window);
     return RunNodesOnce(source, *flags, RealClock::Get().Now(), out, err);
   }
   // The live view: informers (one list, then watches), so a refresh reads memory.
-  InformerClusterSource source(**kube_client, watcher, flags->node_selector, flags->window,
-                               RealClock::Get(), flags->refresh);
-  absl::Status s =
-      RunTerminalView(source, *flags, [&source] { return source.Start(absl::Seconds(60)); });
+  dashboard::InformerClusterSource source(**kube_client, watcher, flags->view.node_selector,
+                                          flags->view.window, RealClock::Get(),
+                                          flags->view.refresh);
+  absl::Status s = dashboard::terminal::RunTerminalView(
+      source, flags->view, [&source] { return source.Start(absl::Seconds(60)); });
   if (!s.ok()) return fail(s);
   return 0;
 }
@@ -529,8 +393,8 @@ Flags:
                             the live view)
 Defaults file: ~/.trimaran-viewer, one flag-name=value per line, # comments.
 )",
-                      "Built-in prices: ", kBuiltinPriceSource, ", generated ", kBuiltinPriceDate,
-                      ".\n");
+                      "Built-in prices: ", dashboard::kBuiltinPriceSource, ", generated ",
+                      dashboard::kBuiltinPriceDate, ".\n");
 }
 
 }  // namespace trimaran::cmd::trimaranctl::nodes

@@ -1,9 +1,8 @@
 #include "cmd/trimaranctl/nodes_command.h"
 
-#include <fstream>
 #include <string>
 
-#include "cmd/trimaranctl/nodes_test_fixture.h"
+#include "dashboard/test_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/fake_client.h"
@@ -13,19 +12,19 @@
 namespace trimaran::cmd::trimaranctl::nodes {
 namespace {
 
-using testing::FixtureMetrics;
-using testing::FixtureNodes;
-using testing::FixtureNow;
-using testing::FixturePods;
+using dashboard::testing::FixtureMetrics;
+using dashboard::testing::FixtureNodes;
+using dashboard::testing::FixtureNow;
+using dashboard::testing::FixturePods;
 using ::testing::HasSubstr;
 
 TEST(NodesFlagsTest, DefaultsAndOverrides) {
   absl::StatusOr<NodesFlags> f = ParseNodesFlags({}, "");
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->output, "");
-  EXPECT_EQ(f->resources, std::vector<std::string>{"cpu"});
-  EXPECT_EQ(SortSpecString(f->sort), "creation=dsc");
-  EXPECT_EQ(f->style, "#04B575,#FFFF00,#FF0000");
+  EXPECT_EQ(f->view.resources, std::vector<std::string>{"cpu"});
+  EXPECT_EQ(dashboard::SortSpecString(f->view.sort), "creation=dsc");
+  EXPECT_EQ(f->view.style, "#04B575,#FFFF00,#FF0000");
 
   f = ParseNodesFlags(
       {"-ojson", "--resources=cpu,memory", "--node-sort", "price=asc", "--extra-labels",
@@ -34,16 +33,16 @@ TEST(NodesFlagsTest, DefaultsAndOverrides) {
       "# defaults\nresources=memory\nhot-threshold=70\n");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->output, "json");
-  EXPECT_EQ(f->resources, (std::vector<std::string>{"cpu", "memory"}));  // flag wins
-  EXPECT_EQ(f->hot_threshold, 70);                                       // from the file
-  EXPECT_EQ(SortSpecString(f->sort), "price=asc");
-  EXPECT_EQ(f->extra_labels, (std::vector<std::string>{"team", "karpenter.sh/nodepool"}));
-  EXPECT_TRUE(f->no_color);
-  EXPECT_EQ(f->target_percent.at("cpu"), 40);
-  EXPECT_EQ(f->target_percent.at("memory"), 60);
+  EXPECT_EQ(f->view.resources, (std::vector<std::string>{"cpu", "memory"}));  // flag wins
+  EXPECT_EQ(f->view.hot_threshold, 70);                                       // from the file
+  EXPECT_EQ(dashboard::SortSpecString(f->view.sort), "price=asc");
+  EXPECT_EQ(f->view.extra_labels, (std::vector<std::string>{"team", "karpenter.sh/nodepool"}));
+  EXPECT_TRUE(f->view.no_color);
+  EXPECT_EQ(f->view.target_percent.at("cpu"), 40);
+  EXPECT_EQ(f->view.target_percent.at("memory"), 60);
   EXPECT_EQ(f->watcher, "127.0.0.1:2020");
-  EXPECT_EQ(f->spot_discount_percent, 65);
-  EXPECT_EQ(f->group_by, "team");
+  EXPECT_EQ(f->view.spot_discount_percent, 65);
+  EXPECT_EQ(f->view.group_by, "team");
 }
 
 TEST(NodesFlagsTest, SecuredWatcher) {
@@ -55,6 +54,15 @@ TEST(NodesFlagsTest, SecuredWatcher) {
   EXPECT_EQ(f->watcher, "https://lw.example:2020");
   EXPECT_EQ(f->watcher_ca_file, "/ca.crt");
   EXPECT_EQ(f->watcher_token_file, "/token");
+}
+
+TEST(NodesFlagsTest, Verbosity) {
+  EXPECT_EQ(ParseNodesFlags({}, "")->verbosity, -1);
+  EXPECT_EQ(ParseNodesFlags({"--v", "4"}, "")->verbosity, 4);
+  EXPECT_EQ(ParseNodesFlags({"--v=2"}, "")->verbosity, 2);
+  EXPECT_EQ(ParseNodesFlags({}, "v=3\n")->verbosity, 3);
+  EXPECT_THAT(ParseNodesFlags({"--v", "x"}, "").status().message(),
+              HasSubstr("must be a non-negative integer"));
 }
 
 TEST(NodesFlagsTest, Errors) {
@@ -80,38 +88,6 @@ TEST(NodesFlagsTest, Errors) {
               HasSubstr("defaults file line 2"));
 }
 
-TEST(NodesFlagsTest, TargetsFromSchedulerConfig) {
-  const std::string path = ::testing::TempDir() + "/sched.yaml";
-  std::ofstream(path) << R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: trimaran
-  plugins:
-    score:
-      enabled:
-      - name: TargetLoadPacking
-  pluginConfig:
-  - name: TargetLoadPacking
-    args:
-      targetUtilization: 55
-      resources:
-      - {name: cpu, weight: 1}
-      - {name: memory, weight: 1, targetUtilization: 70}
-)";
-  absl::StatusOr<std::map<std::string, double, std::less<>>> t = TargetsFromSchedulerConfig(path);
-  ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(t->at("cpu"), 55);
-  EXPECT_EQ(t->at("memory"), 70);
-
-  absl::StatusOr<NodesFlags> f =
-      ParseNodesFlags({"--scheduler-config", path, "--target-utilization", "30"}, "");
-  ASSERT_TRUE(f.ok());
-  absl::StatusOr<LayoutOptions> o = MakeLayoutOptions(*f);
-  ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->target_percent.at("cpu"), 30);  // the flag wins
-  EXPECT_EQ(o->target_percent.at("memory"), 70);
-}
-
 class NodesCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -124,7 +100,7 @@ class NodesCommandTest : public ::testing::Test {
 };
 
 TEST_F(NodesCommandTest, JsonFromTheApiAndTheWatcher) {
-  ApiClusterSource source(kube_, &watcher_, "", "10m");
+  dashboard::ApiClusterSource source(kube_, &watcher_, "", "10m");
   absl::StatusOr<NodesFlags> f = ParseNodesFlags({"-o", "json", "--resources", "cpu,memory"}, "");
   ASSERT_TRUE(f.ok());
   std::string out;
@@ -144,8 +120,8 @@ TEST_F(NodesCommandTest, JsonFromTheApiAndTheWatcher) {
 }
 
 TEST_F(NodesCommandTest, NodeSelectorGoesToTheApiserver) {
-  ApiClusterSource source(kube_, &watcher_, "team=web", "15m");
-  absl::StatusOr<ClusterInputs> in = source.Fetch();
+  dashboard::ApiClusterSource source(kube_, &watcher_, "team=web", "15m");
+  absl::StatusOr<dashboard::ClusterInputs> in = source.Fetch();
   ASSERT_TRUE(in.ok());
   ASSERT_EQ(in->nodes.size(), 1u);
   EXPECT_EQ(in->nodes[0].metadata.name, "node-a");
@@ -153,7 +129,7 @@ TEST_F(NodesCommandTest, NodeSelectorGoesToTheApiserver) {
 
 TEST_F(NodesCommandTest, WatcherDownIsShownNotFatal) {
   watcher_.Set(absl::UnavailableError("received status code 503 from watcher"));
-  ApiClusterSource source(kube_, &watcher_, "", "15m");
+  dashboard::ApiClusterSource source(kube_, &watcher_, "", "15m");
   absl::StatusOr<NodesFlags> f = ParseNodesFlags({"-o", "table", "--no-color"}, "");
   ASSERT_TRUE(f.ok());
   std::string out;
@@ -165,7 +141,7 @@ TEST_F(NodesCommandTest, WatcherDownIsShownNotFatal) {
 
 TEST_F(NodesCommandTest, ApiErrorFails) {
   kube_.FailNext("ListNodes", absl::PermissionDeniedError("nodes is forbidden"));
-  ApiClusterSource source(kube_, nullptr, "", "15m");
+  dashboard::ApiClusterSource source(kube_, nullptr, "", "15m");
   absl::StatusOr<NodesFlags> f = ParseNodesFlags({"-o", "table"}, "");
   std::string out;
   std::string err;
@@ -174,7 +150,7 @@ TEST_F(NodesCommandTest, ApiErrorFails) {
 }
 
 TEST_F(NodesCommandTest, BadPriceFileFails) {
-  ApiClusterSource source(kube_, nullptr, "", "15m");
+  dashboard::ApiClusterSource source(kube_, nullptr, "", "15m");
   absl::StatusOr<NodesFlags> f =
       ParseNodesFlags({"-o", "table", "--price-file", "/nonexistent/prices.csv"}, "");
   ASSERT_TRUE(f.ok());

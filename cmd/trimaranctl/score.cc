@@ -18,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "cmd/trimaranctl/dashboard_command.h"
 #include "cmd/trimaranctl/explain_command.h"
+#include "cmd/trimaranctl/flag_args.h"
 #include "cmd/trimaranctl/nodes_command.h"
 #include "common/clock.h"
 #include "common/logging.h"
@@ -522,54 +523,36 @@ int RunTrimaranctl(const std::vector<std::string>& args, std::string& out, std::
   ScoreOptions options;
   std::string file;
   int verbosity = -1;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
+  static const FlagSyntax* const syntax = new FlagSyntax{
+      .value_flags = {"--output", "-o", "--profile", "--v", "-v"},
+      .bool_flags = {"-h", "--help"},
+      .attached_short_output = true,
+  };
+  for (const FlagArg& arg :
+       SplitFlags(std::vector<std::string>(args.begin() + 1, args.end()), *syntax)) {
+    if (arg.is("-h") || arg.is("--help")) {
       out += HelpText();
       return 0;
     }
-    // Flags with a value: "--flag v", "--flag=v", and for -o also "-ov".
-    std::string flag;
-    std::string value;
-    bool has_value = false;
-    for (const char* name : {"--output", "-o", "--profile", "--v", "-v"}) {
-      const std::string n(name);
-      if (arg == n) {
-        if (i + 1 >= args.size()) return usage_error(absl::StrCat(n, ": needs a value"));
-        flag = n;
-        value = args[++i];
-        has_value = true;
-      } else if (absl::StartsWith(arg, n + "=")) {
-        flag = n;
-        value = arg.substr(n.size() + 1);
-        has_value = true;
-      }
-      if (has_value) break;
-    }
-    if (!has_value && absl::StartsWith(arg, "-o") && !absl::StartsWith(arg, "--")) {
-      flag = "-o";
-      value = arg.substr(2);
-      has_value = true;
-    }
-    if (has_value && (flag == "--v" || flag == "-v")) {
+    if (absl::Status s = FlagArgError(arg); !s.ok()) return usage_error(s.message());
+    const std::string& value = arg.value;
+    if (arg.is("--v") || arg.is("-v")) {
       if (!absl::SimpleAtoi(value, &verbosity) || verbosity < 0) {
         return usage_error(
             absl::StrCat("--v: must be a non-negative integer, got \"", value, "\""));
       }
-    } else if (has_value && flag == "--profile") {
+    } else if (arg.is("--profile")) {
       if (value.empty()) return usage_error("--profile: needs a profile name");
       options.profile = value;
-    } else if (has_value) {
+    } else if (arg.is("--output") || arg.is("-o")) {
       if (value != "table" && value != "json") {
         return usage_error(absl::StrCat("--output: must be table or json, got \"", value, "\""));
       }
       output = value;
-    } else if (arg != "-" && absl::StartsWith(arg, "-")) {
-      return usage_error(absl::StrCat("unknown flag \"", arg, "\""));
     } else if (!file.empty()) {
-      return usage_error(absl::StrCat("more than one FILE (\"", file, "\", \"", arg, "\")"));
+      return usage_error(absl::StrCat("more than one FILE (\"", file, "\", \"", value, "\")"));
     } else {
-      file = arg;
+      file = value;
     }
   }
   if (file.empty()) return usage_error("score: FILE is required");

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "cmd/trimaranctl/flag_args.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "scheduler/config/expand.h"
@@ -34,6 +35,15 @@
 
 namespace trimaran::cmd::trimaranctl {
 namespace {
+
+// Why a SplitFlags token is not a declared flag, with a pointer to --help.
+std::string SimulateArgError(const FlagArg& arg) {
+  if (arg.kind == FlagArg::Kind::kPositional) {
+    return absl::StrCat("unexpected argument \"", arg.value, "\" (see --help)");
+  }
+  const std::string message(FlagArgError(arg).message());
+  return arg.kind == FlagArg::Kind::kUnknownFlag ? absl::StrCat(message, " (see --help)") : message;
+}
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
@@ -98,14 +108,20 @@ int RunGen(const std::vector<std::string>& args, std::string& out, std::string& 
   };
   sim::GenOptions o;
   std::string dir;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "-h" || flag == "--help") {
+  static const FlagSyntax* const syntax = new FlagSyntax{
+      .value_flags = {"-o", "--output", "--seed", "--hours", "--apps-per-hour", "--diurnal",
+                      "--min-executors", "--max-executors", "--executor-minutes", "--services",
+                      "--replicas"},
+      .bool_flags = {"-h", "--help"},
+  };
+  for (const FlagArg& arg : SplitFlags(args, *syntax)) {
+    if (arg.is("-h") || arg.is("--help")) {
       out += SimulateHelpText();
       return 0;
     }
-    if (i + 1 >= args.size()) return fail(absl::StrCat(flag, ": needs a value"));
-    const std::string& value = args[++i];
+    if (arg.kind != FlagArg::Kind::kFlag) return fail(SimulateArgError(arg));
+    const std::string& flag = arg.name;
+    const std::string& value = arg.value;
     bool ok = true;
     if (flag == "-o" || flag == "--output") {
       dir = value;
@@ -255,12 +271,19 @@ int RunImport(const std::vector<std::string>& args, std::string& out, std::strin
   sim::NodeGroupOptions nodes;
   std::set<std::string> ali_only;
   std::set<std::string> openb_only;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "-h" || flag == "--help") {
+  static const FlagSyntax* const syntax = new FlagSyntax{
+      .value_flags = {"--format", "--input", "-o", "--output", "--ref-mem-mib", "--util-base",
+                      "--end", "--price-per-cpu-hour"},
+      .bool_flags = {"-h", "--help", "--fixed-nodes", "--skip-unscheduled"},
+  };
+  for (const FlagArg& arg : SplitFlags(args, *syntax)) {
+    if (arg.is("-h") || arg.is("--help")) {
       out += SimulateHelpText();
       return 0;
     }
+    if (arg.kind != FlagArg::Kind::kFlag) return fail(SimulateArgError(arg));
+    const std::string& flag = arg.name;
+    const std::string& value = arg.value;
     if (flag == "--fixed-nodes") {
       nodes.fixed_nodes = true;
       continue;
@@ -270,8 +293,6 @@ int RunImport(const std::vector<std::string>& args, std::string& out, std::strin
       openb_only.insert(flag);
       continue;
     }
-    if (i + 1 >= args.size()) return fail(absl::StrCat(flag, ": needs a value"));
-    const std::string& value = args[++i];
     bool ok = true;
     if (flag == "--format") {
       format = value;
@@ -428,23 +449,20 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
   std::string output;
   std::string html;
   sim::SimOptions options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
+  static const FlagSyntax* const syntax = new FlagSyntax{
+      .value_flags = {"--trace", "--config", "--node-groups", "-o", "--output", "--html", "--seed",
+                      "--target-utilization", "--hot-threshold", "--compaction-trials",
+                      "--compaction-every", "--max-hours"},
+      .bool_flags = {"-h", "--help"},
+  };
+  for (const FlagArg& arg : SplitFlags(args, *syntax)) {
+    if (arg.is("-h") || arg.is("--help")) {
       out += SimulateHelpText();
       return 0;
     }
-    std::string flag = arg;
-    std::string value;
-    if (const size_t eq = arg.find('='); absl::StartsWith(arg, "--") && eq != std::string::npos) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-    } else if (absl::StartsWith(arg, "-")) {
-      if (i + 1 >= args.size()) return fail(absl::StrCat(arg, ": needs a value"));
-      value = args[++i];
-    } else {
-      return fail(absl::StrCat("unexpected argument \"", arg, "\" (see --help)"));
-    }
+    if (arg.kind != FlagArg::Kind::kFlag) return fail(SimulateArgError(arg));
+    const std::string& flag = arg.name;
+    const std::string& value = arg.value;
     if (flag == "--trace") {
       trace = value;
     } else if (flag == "--config") {

@@ -12,9 +12,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "cmd/trimaranctl/dashboard_service.h"
 #include "common/clock.h"
 #include "common/http/http_server.h"
+#include "dashboard/web/service.h"
 #include "gtest/gtest.h"
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
@@ -23,8 +23,8 @@
 namespace trimaran::e2e {
 namespace {
 
-using cmd::trimaranctl::nodes::ClusterInputs;
-using cmd::trimaranctl::nodes::ClusterSource;
+using dashboard::ClusterInputs;
+using dashboard::ClusterSource;
 
 constexpr int kNodes = 5000;
 constexpr int kPodsPerNode = 30;
@@ -53,15 +53,14 @@ class SyntheticSource final : public ClusterSource {
       in_.nodes.push_back(std::move(n));
       if (i % 50 != 7) m.Node(name).Cpu(lw::kOpAvg, i % 97).Memory(lw::kOpAvg, (i * 7) % 89);
       for (int p = 0; p < kPodsPerNode; ++p) {
-        in_.pods.Add(cmd::trimaranctl::nodes::SummarizePod(
-            kube::testing::MakePod()
-                .Name(absl::StrCat("pod-", i, "-", p))
-                .Namespace("default")
-                .NodeName(name)
-                .Req({{"cpu", absl::StrCat(100 + p * 10, "m")},
-                      {"memory", absl::StrCat(128 + p, "Mi")}})
-                .Phase(kube::PodPhase::kRunning)
-                .Obj()));
+        in_.pods.Add(dashboard::SummarizePod(kube::testing::MakePod()
+                                                 .Name(absl::StrCat("pod-", i, "-", p))
+                                                 .Namespace("default")
+                                                 .NodeName(name)
+                                                 .Req({{"cpu", absl::StrCat(100 + p * 10, "m")},
+                                                       {"memory", absl::StrCat(128 + p, "Mi")}})
+                                                 .Phase(kube::PodPhase::kRunning)
+                                                 .Obj()));
       }
     }
     in_.metrics = std::make_shared<const lw::WatcherMetrics>(m.Obj());
@@ -83,17 +82,14 @@ std::string Attribute(const std::string& dom, const std::string& name) {
 TEST(DashboardRenderE2ETest, FiveThousandNodesFirstRenderWithinOneSecond) {
   TRIMARAN_REQUIRE_CHROMIUM();
   SyntheticSource source;
-  namespace nodes = cmd::trimaranctl::nodes;
-  absl::StatusOr<nodes::NodesFlags> flags =
-      nodes::ParseNodesFlags({"--resources", "cpu,memory", "--target-utilization", "60"}, "");
-  ASSERT_TRUE(flags.ok());
-  absl::StatusOr<nodes::LayoutOptions> layout = nodes::MakeLayoutOptions(*flags);
-  ASSERT_TRUE(layout.ok());
-  nodes::DashboardOptions options;
-  options.flags = *flags;
-  options.access.token = nodes::MakeFixedToken("render-e2e-token");
-  nodes::DashboardService service(source, nodes::PriceTable::Builtin(), *layout, options,
-                                  RealClock::Get());
+  namespace web = dashboard::web;
+  web::DashboardOptions options;
+  options.view.resources = {"cpu", "memory"};
+  options.view.target_percent = {{"cpu", 60}};
+  options.targets = options.view.target_percent;
+  options.access.token = web::MakeFixedToken("render-e2e-token");
+  web::DashboardService service(source, dashboard::PriceTable::Builtin(), options,
+                                RealClock::Get());
   const absl::Time t0 = absl::Now();
   ASSERT_TRUE(service.Refresh().ok());
   std::fprintf(stderr, "model + JSON for %d nodes: %.0f ms, %zu bytes\n", kNodes,
@@ -108,7 +104,7 @@ TEST(DashboardRenderE2ETest, FiveThousandNodesFirstRenderWithinOneSecond) {
   o.width = 1400;
   o.height = 900;
   o.virtual_time = absl::ZeroDuration();
-  // The token URL: the dashboard sets its cookie and redirects to "/" (dashboard_guard.h).
+  // The token URL: the dashboard sets its cookie and redirects to "/" (dashboard/web/guard.h).
   const std::string page = (*server)->url() + "/?token=render-e2e-token";
   ASSERT_TRUE(ChromiumDumpDom(page, o).ok());
   std::vector<double> ms;

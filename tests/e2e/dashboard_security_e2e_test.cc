@@ -1,4 +1,4 @@
-// The dashboard as other web sites see it (issue 30 point 7; dashboard_guard.h), in
+// The dashboard as other web sites see it (issue 30 point 7; dashboard/web/guard.h), in
 // headless Chromium against the real DashboardService and HttpServer:
 //   - hostile node names, labels, instance types and scheduler decisions (markup,
 //     script tags, quotes, a right-to-left override) render as text: no injected
@@ -15,11 +15,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "cmd/trimaranctl/dashboard_guard.h"
-#include "cmd/trimaranctl/dashboard_service.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/http/http_server.h"
+#include "dashboard/web/guard.h"
+#include "dashboard/web/service.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/testing/wrappers.h"
@@ -28,7 +28,7 @@
 namespace trimaran::e2e {
 namespace {
 
-namespace nodes = cmd::trimaranctl::nodes;
+namespace web = dashboard::web;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -45,10 +45,10 @@ const std::string kRtl =
     "\xE2\x80\xAE"
     "gnp.exe";  // U+202E RIGHT-TO-LEFT OVERRIDE
 
-class HostileSource final : public nodes::ClusterSource {
+class HostileSource final : public dashboard::ClusterSource {
  public:
-  absl::StatusOr<nodes::ClusterInputs> Fetch() override {
-    nodes::ClusterInputs in;
+  absl::StatusOr<dashboard::ClusterInputs> Fetch() override {
+    dashboard::ClusterInputs in;
     const std::vector<std::string> names = {kImg, kScript, kAttr, kSvg, kRtl};
     for (size_t i = 0; i < names.size(); ++i) {
       in.nodes.push_back(
@@ -70,7 +70,7 @@ std::string JsonString(const std::string& s) {
 }
 
 // The scheduler's decisions with hostile pod names, nodes, messages and fallbacks.
-class HostileDecisions final : public nodes::DecisionsSource {
+class HostileDecisions final : public web::DecisionsSource {
  public:
   absl::StatusOr<std::string> Fetch(int) override {
     return absl::StrCat(R"({"capacity":10,"decisions":[{"time":"2026-11-26T21:00:00Z","pod":)",
@@ -86,16 +86,12 @@ class HostileDecisions final : public nodes::DecisionsSource {
 class DashboardSecurityE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<nodes::NodesFlags> flags =
-        nodes::ParseNodesFlags({"--resources", "cpu,memory", "--extra-labels", "team"}, "");
-    ASSERT_TRUE(flags.ok()) << flags.status();
-    absl::StatusOr<nodes::LayoutOptions> layout = nodes::MakeLayoutOptions(*flags);
-    ASSERT_TRUE(layout.ok());
-    nodes::DashboardOptions options;
-    options.flags = *flags;
-    options.access.token = nodes::MakeFixedToken(kToken);
-    service_ = std::make_unique<nodes::DashboardService>(
-        source_, nodes::PriceTable::Builtin(), *layout, options, RealClock::Get(), &decisions_);
+    web::DashboardOptions options;
+    options.view.resources = {"cpu", "memory"};
+    options.view.extra_labels = {"team"};
+    options.access.token = web::MakeFixedToken(kToken);
+    service_ = std::make_unique<web::DashboardService>(source_, dashboard::PriceTable::Builtin(),
+                                                       options, RealClock::Get(), &decisions_);
     ASSERT_TRUE(service_->Refresh().ok());
     http::HttpServerOptions so;
     so.name = "dashboard";
@@ -114,7 +110,7 @@ class DashboardSecurityE2ETest : public ::testing::Test {
 
   HostileSource source_;
   HostileDecisions decisions_;
-  std::unique_ptr<nodes::DashboardService> service_;
+  std::unique_ptr<web::DashboardService> service_;
   std::unique_ptr<http::HttpServer> server_;
 };
 
