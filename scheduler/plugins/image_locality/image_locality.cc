@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -22,7 +23,11 @@ PodImages ResolvePodImages(const kube::Pod& pod, const ImageIndex& index) {
   for (const auto* containers : {&pod.spec.init_containers, &pod.spec.containers}) {
     for (const kube::Container& c : *containers) {
       ++out.image_count;
-      const ImageIndex::Entry* entry = index.Find(ImageLocality::NormalizedImageName(c.image));
+      // A name with a tag or digest is its own normalized name: no copy.
+      const ImageIndex::Entry* entry =
+          ImageLocality::HasTagOrDigest(c.image)
+              ? index.Find(c.image)
+              : index.Find(ImageLocality::NormalizedImageName(c.image));
       if (entry != nullptr) out.entries.push_back(entry);
     }
   }
@@ -47,13 +52,15 @@ absl::StatusOr<std::unique_ptr<Plugin>> ImageLocality::New(const PluginArgs& /*a
 
 PluginDescriptor ImageLocality::Descriptor() { return DescriptorFor<ImageLocality>(); }
 
-std::string ImageLocality::NormalizedImageName(absl::string_view name) {
+bool ImageLocality::HasTagOrDigest(absl::string_view name) {
   const size_t colon = name.rfind(':');
   const size_t slash = name.rfind('/');
   // Go's LastIndex gives -1 when absent: no ':' never follows the last '/'.
-  const bool has_tag =
-      colon != absl::string_view::npos && (slash == absl::string_view::npos || colon > slash);
-  if (has_tag) return std::string(name);
+  return colon != absl::string_view::npos && (slash == absl::string_view::npos || colon > slash);
+}
+
+std::string ImageLocality::NormalizedImageName(absl::string_view name) {
+  if (HasTagOrDigest(name)) return std::string(name);
   return absl::StrCat(name, ":latest");
 }
 

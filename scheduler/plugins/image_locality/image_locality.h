@@ -61,8 +61,10 @@ class ImageLocality final : public ScorePlugin {
                     std::span<const NodeInfo* const> nodes,
                     std::span<NodeScore> scores) const override;
 
-  // upstream's normalizedImageName.
+  // upstream's normalizedImageName: `name`, with ":latest" appended unless
+  // HasTagOrDigest(name) (its last ':' comes after its last '/').
   static std::string NormalizedImageName(absl::string_view name);
+  static bool HasTagOrDigest(absl::string_view name);
   // upstream's calculatePriority: the clamped, scaled score of `sum_scores` for a pod
   // with `image_count` images.
   static int64_t CalculatePriority(int64_t sum_scores, int64_t image_count);
