@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -30,11 +31,14 @@ kube::Pod ImagePod(std::vector<std::string> containers, std::vector<std::string>
   kube::Pod pod;
   pod.metadata.name = "p";
   pod.metadata.namespace_name = "default";
-  for (std::string& image : containers) {
-    pod.spec.containers.push_back(kube::Container{.name = image, .image = image});
-  }
-  for (std::string& image : init) {
-    pod.spec.init_containers.push_back(kube::Container{.name = image, .image = image});
+  for (const auto& [images, list] : {std::pair{&containers, &pod.spec.containers},
+                                     std::pair{&init, &pod.spec.init_containers}}) {
+    for (const std::string& image : *images) {
+      kube::Container c;
+      c.name = image;
+      c.image = image;
+      list->push_back(std::move(c));
+    }
   }
   return pod;
 }
