@@ -140,12 +140,13 @@ TEST(ConfigFixtureTest, V1beta1IsRefusedWithItsExactV1Equivalent) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(v1, 0, InTree()));
   EXPECT_EQ(p.scheduler_name, "trimaran");
   // Overrides in score.enabled order (TaintToleration, NodeAffinity, InterPodAffinity),
-  // the multiPoint-only scorer left (PodTopologySpread; NodeResourcesFit and
-  // BalancedAllocation are disabled), then TargetLoadPacking.
+  // the multiPoint-only scorers left (PodTopologySpread, ImageLocality; NodeResourcesFit
+  // and BalancedAllocation are disabled), then TargetLoadPacking.
   EXPECT_EQ(p.score, Score({{"TaintToleration", 1},
                             {"NodeAffinity", 1},
                             {"InterPodAffinity", 1},
                             {"PodTopologySpread", 2},
+                            {"ImageLocality", 1},
                             {"TargetLoadPacking", 1}}));
   // TargetLoadPacking only enabled at score, as in v1beta1; VolumeBinding from the
   // defaults.
