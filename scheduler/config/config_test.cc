@@ -415,6 +415,24 @@ TEST(ConfigExpandTest, DeprecatedInTreeVolumeLimitsAreAcceptedAndIgnored) {
   EXPECT_THAT(p.filter, ::testing::Not(::testing::Contains("NodePorts")));
 }
 
+TEST(ConfigExpandTest, ImageLocalityNamedExplicitlyKeepsItsPlace) {
+  // Implemented since issue 32: naming it is valid, and it replaces the default in place.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerConfig cfg,
+      Parse("profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality, "
+            "weight: 5}]\n"));
+  EXPECT_THAT(Validate(cfg, InTree()), IsOk());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
+  EXPECT_EQ(p.score, Score({{"TaintToleration", 3},
+                            {"NodeAffinity", 2},
+                            {"NodeResourcesFit", 1},
+                            {"PodTopologySpread", 2},
+                            {"InterPodAffinity", 2},
+                            {"NodeResourcesBalancedAllocation", 1},
+                            {"ImageLocality", 5}}));
+  EXPECT_THAT(p.pre_score, ::testing::Not(::testing::Contains("ImageLocality")));
+}
+
 TEST(ConfigExpandTest, TargetLoadPackingViaMultiPointGetsAllItsPoints) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       SchedulerConfig cfg,
