@@ -145,7 +145,7 @@ std::vector<int64_t> ScoreEach(const ScorePlugin& plugin, const kube::Pod& pod,
     EXPECT_TRUE(info.ok()) << info.status();
     if (!info.ok()) return got;
     ScoreResult r = plugin.Score(state, pod, **info);
-    EXPECT_TRUE(r.status.IsSuccess()) << r.status.message();
+    EXPECT_TRUE(r.status.IsSuccess()) << r.status.ToString();
     got.push_back(r.score);
   }
   return got;
