@@ -24,7 +24,7 @@ TEST(ImageIndexTest, CountsTheNodesReportingEachName) {
   const kube::Node node0 = ImageNode("node-0", {{{"gcr.io/10:v1"}, 10 * kMiB}});
   const kube::Node node1 =
       ImageNode("node-1", {{{"gcr.io/10:v1"}, 10 * kMiB}, {{"gcr.io/200:v1"}, 200 * kMiB}});
-  const NodeInfo info0, info1;
+  NodeInfo info0, info1;
   ImageIndex index;
   index.AddNode(&info0, node0);
   index.AddNode(&info1, node1);
@@ -50,7 +50,7 @@ TEST(ImageIndexTest, CountsTheNodesReportingEachName) {
 }
 
 TEST(ImageIndexTest, NodeWithoutImagesAddsNothing) {
-  const NodeInfo info;
+  NodeInfo info;
   ImageIndex index;
   index.AddNode(&info, ImageNode("node-0", {}));
   EXPECT_EQ(index.size(), 0u);
@@ -60,7 +60,7 @@ TEST(ImageIndexTest, NameListedTwiceCountsOnceWithItsFirstSize) {
   const kube::Node node =
       ImageNode("n", {{{"gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"}, 40 * kMiB},
                       {{"gcr.io/40:v1"}, 99 * kMiB}});
-  const NodeInfo info;
+  NodeInfo info;
   ImageIndex index;
   index.AddNode(&info, node);
   ASSERT_NE(index.Find("gcr.io/40:v1"), nullptr);
