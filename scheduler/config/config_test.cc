@@ -140,12 +140,13 @@ TEST(ConfigFixtureTest, V1beta1IsRefusedWithItsExactV1Equivalent) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(v1, 0, InTree()));
   EXPECT_EQ(p.scheduler_name, "trimaran");
   // Overrides in score.enabled order (TaintToleration, NodeAffinity, InterPodAffinity),
-  // the multiPoint-only scorer left (PodTopologySpread; NodeResourcesFit and
-  // BalancedAllocation are disabled), then TargetLoadPacking.
+  // the multiPoint-only scorers left (PodTopologySpread, ImageLocality; NodeResourcesFit
+  // and BalancedAllocation are disabled), then TargetLoadPacking.
   EXPECT_EQ(p.score, Score({{"TaintToleration", 1},
                             {"NodeAffinity", 1},
                             {"InterPodAffinity", 1},
                             {"PodTopologySpread", 2},
+                            {"ImageLocality", 1},
                             {"TargetLoadPacking", 1}}));
   // TargetLoadPacking only enabled at score, as in v1beta1; VolumeBinding from the
   // defaults.
@@ -193,7 +194,8 @@ profiles:
                             {"NodeAffinity", 1},
                             {"InterPodAffinity", 1},
                             {"PodTopologySpread", 2},
-                            {"NodeResourcesBalancedAllocation", 1}}));
+                            {"NodeResourcesBalancedAllocation", 1},
+                            {"ImageLocality", 1}}));
   EXPECT_THAT(msg, HasSubstr("# healthzBindAddress removed"));
 }
 
@@ -287,13 +289,14 @@ TEST(ConfigDefaultsTest, V1DefaultScoreWeights) {
 TEST(ConfigExpandTest, DefaultProfile) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(SchedulerConfig cfg, Parse(""));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
-  // The plugins we have, in v1 order with v1 weights (unsupported defaults dropped).
+  // Every v1 default scorer, in v1 order with v1 weights (ImageLocality included).
   EXPECT_EQ(p.score, Score({{"TaintToleration", 3},
                             {"NodeAffinity", 2},
                             {"NodeResourcesFit", 1},
                             {"PodTopologySpread", 2},
                             {"InterPodAffinity", 2},
-                            {"NodeResourcesBalancedAllocation", 1}}));
+                            {"NodeResourcesBalancedAllocation", 1},
+                            {"ImageLocality", 1}}));
   EXPECT_THAT(p.pre_enqueue, ElementsAre("SchedulingGates"));
   EXPECT_THAT(p.queue_sort, ElementsAre("PrioritySort"));
   EXPECT_THAT(p.pre_filter, ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit",
@@ -335,7 +338,8 @@ TEST(ConfigExpandTest, Table) {
               {"NodeResourcesFit", 1},
               {"PodTopologySpread", 2},
               {"InterPodAffinity", 2},
-              {"NodeResourcesBalancedAllocation", 1}}),
+              {"NodeResourcesBalancedAllocation", 1},
+              {"ImageLocality", 1}}),
        {}},
       {"multiPoint disabled drops the plugin everywhere",
        "profiles:\n- plugins:\n    multiPoint:\n      disabled: [{name: TaintToleration}]\n",
@@ -343,7 +347,8 @@ TEST(ConfigExpandTest, Table) {
               {"NodeResourcesFit", 1},
               {"PodTopologySpread", 2},
               {"InterPodAffinity", 2},
-              {"NodeResourcesBalancedAllocation", 1}}),
+              {"NodeResourcesBalancedAllocation", 1},
+              {"ImageLocality", 1}}),
        {"NodeUnschedulable", "NodeName", "NodeAffinity", "NodePorts", "NodeResourcesFit",
         "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
         "PodTopologySpread", "InterPodAffinity"}},
@@ -353,7 +358,8 @@ TEST(ConfigExpandTest, Table) {
               {"NodeResourcesFit", 1},
               {"PodTopologySpread", 2},
               {"InterPodAffinity", 2},
-              {"NodeResourcesBalancedAllocation", 1}}),
+              {"NodeResourcesBalancedAllocation", 1},
+              {"ImageLocality", 1}}),
        {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
         "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
         "PodTopologySpread", "InterPodAffinity"}},
@@ -367,6 +373,7 @@ TEST(ConfigExpandTest, Table) {
               {"PodTopologySpread", 2},
               {"InterPodAffinity", 2},
               {"NodeResourcesBalancedAllocation", 1},
+              {"ImageLocality", 1},
               {"TargetLoadPacking", 4}}),
        {}},
       {"filter star: only explicit filters",
@@ -377,7 +384,8 @@ TEST(ConfigExpandTest, Table) {
               {"NodeResourcesFit", 1},
               {"PodTopologySpread", 2},
               {"InterPodAffinity", 2},
-              {"NodeResourcesBalancedAllocation", 1}}),
+              {"NodeResourcesBalancedAllocation", 1},
+              {"ImageLocality", 1}}),
        {"NodeResourcesFit"}},
   };
   for (const ExpandCase& c : cases) {
@@ -405,6 +413,24 @@ TEST(ConfigExpandTest, DeprecatedInTreeVolumeLimitsAreAcceptedAndIgnored) {
   }
   EXPECT_THAT(p.filter, ::testing::Contains("NodeVolumeLimits"));
   EXPECT_THAT(p.filter, ::testing::Not(::testing::Contains("NodePorts")));
+}
+
+TEST(ConfigExpandTest, ImageLocalityNamedExplicitlyKeepsItsPlace) {
+  // Implemented since issue 32: naming it is valid, and it replaces the default in place.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerConfig cfg,
+      Parse("profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality, "
+            "weight: 5}]\n"));
+  EXPECT_THAT(Validate(cfg, InTree()), IsOk());
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
+  EXPECT_EQ(p.score, Score({{"TaintToleration", 3},
+                            {"NodeAffinity", 2},
+                            {"NodeResourcesFit", 1},
+                            {"PodTopologySpread", 2},
+                            {"InterPodAffinity", 2},
+                            {"NodeResourcesBalancedAllocation", 1},
+                            {"ImageLocality", 5}}));
+  EXPECT_THAT(p.pre_score, ::testing::Not(::testing::Contains("ImageLocality")));
 }
 
 TEST(ConfigExpandTest, TargetLoadPackingViaMultiPointGetsAllItsPoints) {
@@ -477,8 +503,9 @@ TEST(ConfigV1beta2Test, PerExtensionPointDefaultsAndWeights) {
                   "b2"));
   EXPECT_THAT(Validate(cfg, InTree()), IsOk());
   TRIMARAN_ASSERT_OK_AND_ASSIGN(ProfileConfig p, ExpandProfile(cfg, 0, InTree()));
-  // v1beta2 weights: all 1 for the plugins we have (TaintToleration 1, NodeAffinity 1).
+  // v1beta2 weights: all 1 but PodTopologySpread (TaintToleration 1, NodeAffinity 1).
   EXPECT_EQ(p.score, Score({{"NodeResourcesBalancedAllocation", 1},
+                            {"ImageLocality", 1},
                             {"InterPodAffinity", 1},
                             {"NodeResourcesFit", 1},
                             {"NodeAffinity", 1},
@@ -625,9 +652,9 @@ TEST(ConfigValidateTest, EachError) {
        "Foo}]\n",
        "profiles[0].plugins.score.enabled[1].name: unknown plugin \"Foo\""},
       {"unsupported plugin",
-       "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality}]\n",
-       "profiles[0].plugins.multiPoint.enabled[16].name: plugin ImageLocality is not supported "
-       "by trimaran-scheduler yet"},
+       "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: DynamicResources}]\n",
+       "profiles[0].plugins.multiPoint.enabled[18].name: plugin DynamicResources is not "
+       "supported by trimaran-scheduler yet"},
       {"preemption args",
        "profiles:\n- pluginConfig: [{name: DefaultPreemption, args: "
        "{minCandidateNodesPercentage: 101}}]\n",

@@ -12,7 +12,6 @@ namespace {
 
 constexpr absl::string_view kUnsupported[] = {
     "DynamicResources",
-    "ImageLocality",
     "SelectorSpread",
     "NodePreferAvoidPods",
 };

@@ -16,13 +16,13 @@
 // which NodeResourcesFit and NodeResourcesBalancedAllocation are also PreScore plugins).
 // DynamicResources (gate-dependent upstream) is not in the list.
 //
-// Upstream default plugins that Trimaran does not implement (IsUnsupportedUpstreamPlugin:
-// ImageLocality, ...) are DROPPED here, with an info log, when they are only present
-// because of the defaults. A user who names one explicitly in an enabled list keeps it,
-// and Validate rejects it ("plugin ImageLocality is not supported by trimaran-scheduler
-// yet"). The deprecated in-tree volume limits (EBSLimits, GCEPDLimits, AzureDiskLimits,
-// CinderLimits; IsDeprecatedInTreeVolumeLimit) are dropped from every enabled list, with a
-// warning when the user named them.
+// Upstream plugins that Trimaran does not implement (IsUnsupportedUpstreamPlugin:
+// DynamicResources, SelectorSpread, NodePreferAvoidPods; none is a default any more) are
+// DROPPED here, with an info log, when only the defaults bring them in. A user who names one
+// explicitly keeps it, and Validate rejects it ("plugin DynamicResources is not supported by
+// trimaran-scheduler yet"). The deprecated in-tree volume limits (EBSLimits, GCEPDLimits,
+// AzureDiskLimits, CinderLimits; IsDeprecatedInTreeVolumeLimit) are dropped from every
+// enabled list, with a warning when the user named them.
 //
 // Plugin args are not defaulted here: each plugin's own decoder (its args.h) applies the
 // §1.8 defaults to a Null or partial `args`.

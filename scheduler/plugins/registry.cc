@@ -8,6 +8,7 @@
 #include "scheduler/plugins/coscheduling/coscheduling.h"
 #include "scheduler/plugins/default_binder/default_binder.h"
 #include "scheduler/plugins/default_preemption/default_preemption.h"
+#include "scheduler/plugins/image_locality/image_locality.h"
 #include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "scheduler/plugins/load_variation_risk_balancing/load_variation_risk_balancing.h"
 #include "scheduler/plugins/low_risk_over_commitment/low_risk_over_commitment.h"
@@ -35,6 +36,7 @@ absl::Status RegisterInTreePlugins(Registry& registry) {
       {Coscheduling::kName, &Coscheduling::Descriptor},
       {DefaultBinder::kName, &DefaultBinder::Descriptor},
       {DefaultPreemption::kName, &DefaultPreemption::Descriptor},
+      {ImageLocality::kName, &ImageLocality::Descriptor},
       {InterPodAffinity::kName, &InterPodAffinity::Descriptor},
       {LoadVariationRiskBalancing::kName, &LoadVariationRiskBalancing::Descriptor},
       {LowRiskOverCommitment::kName, &LowRiskOverCommitment::Descriptor},

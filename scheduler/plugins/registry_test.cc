@@ -45,15 +45,15 @@ TEST(RegisterInTreePluginsTest, TheInTreePlugins) {
   // The default v1 profile's plugins (spec kube-scheduler.md §1.5) that Trimaran
   // implements and its own Score plugins (issue 7: TargetLoadPacking,
   // LoadVariationRiskBalancing, LowRiskOverCommitment), and scheduler-plugins'
-  // Coscheduling (issue 21). Not yet implemented: ImageLocality.
+  // Coscheduling (issue 21).
   EXPECT_THAT(
       InTreeRegistry().Names(),
-      ElementsAre("Coscheduling", "DefaultBinder", "DefaultPreemption", "InterPodAffinity",
-                  "LoadVariationRiskBalancing", "LowRiskOverCommitment", "NodeAffinity", "NodeName",
-                  "NodePorts", "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                  "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread", "PrioritySort",
-                  "SchedulingGates", "TaintToleration", "TargetLoadPacking", "VolumeBinding",
-                  "VolumeRestrictions", "VolumeZone"));
+      ElementsAre("Coscheduling", "DefaultBinder", "DefaultPreemption", "ImageLocality",
+                  "InterPodAffinity", "LoadVariationRiskBalancing", "LowRiskOverCommitment",
+                  "NodeAffinity", "NodeName", "NodePorts", "NodeResourcesBalancedAllocation",
+                  "NodeResourcesFit", "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
+                  "PrioritySort", "SchedulingGates", "TaintToleration", "TargetLoadPacking",
+                  "VolumeBinding", "VolumeRestrictions", "VolumeZone"));
 }
 
 TEST(RegisterInTreePluginsTest, EveryFactoryBuildsItsPluginWithDefaultArgs) {

@@ -19,6 +19,14 @@ std::string PodKey(const kube::Pod& pod) {
   return kube::NamespacedName(pod);
 }
 
+// Whether the images of a snapshot NodeInfo (with a node) differ from those of the
+// cache's newer copy (with a node): a pod change keeps the node object, a node update
+// usually keeps its images.
+bool ImagesChanged(const NodeInfo& snapshot_copy, const NodeInfo& cached) {
+  if (snapshot_copy.shared_node() == cached.shared_node()) return false;
+  return snapshot_copy.node()->status.images != cached.node()->status.images;
+}
+
 std::string Describe(const kube::Pod& pod) {
   return absl::StrCat("pod ", kube::NamespacedName(pod));
 }
@@ -404,6 +412,7 @@ void CacheImpl::RebuildSnapshotList(Snapshot& snapshot) {
   for (auto it = snapshot.node_info_map_.begin(); it != snapshot.node_info_map_.end();) {
     const auto node = nodes_.find(it->first);
     if (node == nodes_.end() || node->second->node() == nullptr) {
+      snapshot.images_.RemoveNode(it->second.get(), *it->second->node());
       snapshot.node_info_map_.erase(it++);
     } else {
       ++it;
@@ -445,13 +454,17 @@ absl::Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
     std::unique_ptr<NodeInfo>& slot = snapshot.node_info_map_[info.name()];
     if (slot == nullptr) {
       slot = std::make_unique<NodeInfo>(info);
+      snapshot.images_.AddNode(slot.get(), *slot->node());
       rebuild = true;
     } else {
       affinity_lists_changed |=
           slot->pods_with_affinity().empty() != info.pods_with_affinity().empty() ||
           slot->pods_with_required_anti_affinity().empty() !=
               info.pods_with_required_anti_affinity().empty();
+      const bool images_changed = ImagesChanged(*slot, info);
+      if (images_changed) snapshot.images_.RemoveNode(slot.get(), *slot->node());
       *slot = info;  // copy-assign: reuses the pods vector's capacity
+      if (images_changed) snapshot.images_.AddNode(slot.get(), *slot->node());
     }
     ++copied;
   }
@@ -470,9 +483,12 @@ absl::Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
                               " list entries but the cache has ", node_tree_.NumNodes(),
                               " nodes; rebuilding it"));
     snapshot.node_info_map_.clear();
+    snapshot.images_.Clear();
     for (const NodeInfo& info : node_list_) {
       if (info.node() == nullptr) continue;
-      snapshot.node_info_map_[info.name()] = std::make_unique<NodeInfo>(info);
+      std::unique_ptr<NodeInfo>& slot = snapshot.node_info_map_[info.name()];
+      slot = std::make_unique<NodeInfo>(info);
+      snapshot.images_.AddNode(slot.get(), *slot->node());
       ++copied;
     }
     RebuildSnapshotList(snapshot);

@@ -1,6 +1,7 @@
 #include "scheduler/backend/cache/cache_impl.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -486,6 +487,116 @@ TEST_F(CacheTest, FreshSnapshotsOfOneCacheAgree) {
   EXPECT_EQ(other.LastUpdateCopiedNodesForTest(), 2);
   EXPECT_EQ(Names(other), Names(snapshot_));
   EXPECT_EQ(other.generation(), snapshot_.generation());
+}
+
+// ---- Image states (ImageLocality) ----
+
+constexpr int64_t kMiB = 1024 * 1024;
+
+// A node reporting `images` (name -> size in MiB; one image per name).
+std::shared_ptr<const kube::Node> ImageNode(const std::string& name,
+                                            const std::map<std::string, int64_t>& images) {
+  auto w = MakeNode().Name(name).Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}});
+  for (const auto& [image, mib] : images) w.Image(image, mib * kMiB);
+  return std::make_shared<const kube::Node>(std::move(w).Obj());
+}
+
+// Every image name `snapshot`'s nodes report -> how many nodes report it, checked against
+// the sizes each snapshot NodeInfo's node reports.
+std::map<std::string, int> ImageCounts(const Snapshot& snapshot) {
+  std::map<std::string, int> counts;
+  for (const NodeInfo* info : snapshot.List()) {
+    for (const kube::ContainerImage& image : info->node()->status.images) {
+      for (const std::string& name : image.names) {
+        const ImageIndex::Entry* entry = snapshot.Images().Find(name);
+        EXPECT_NE(entry, nullptr) << name;
+        if (entry == nullptr) continue;
+        EXPECT_EQ(entry->SizeOn(info), image.size_bytes) << name << " on " << info->name();
+        counts[name] = entry->num_nodes();
+      }
+    }
+  }
+  EXPECT_EQ(snapshot.Images().size(), counts.size());
+  return counts;
+}
+
+// upstream cache_test.go TestNodeOperators (its image states) and snapshot_test.go
+// TestCreateImageExistenceMap, through add, update and remove: the incremental
+// snapshot's counts always equal a fresh snapshot's.
+TEST_F(CacheTest, SnapshotImageStatesFollowNodeOperations) {
+  const std::map<std::string, int64_t> status1 = {{"gcr.io/80:latest", 80},
+                                                  {"gcr.io/80:v1", 80},
+                                                  {"gcr.io/300:latest", 300},
+                                                  {"gcr.io/300:v1", 300}};
+  const std::map<std::string, int64_t> status2 = {
+      {"gcr.io/600:latest", 600}, {"gcr.io/80:latest", 80}, {"gcr.io/900:latest", 900}};
+  using Counts = std::map<std::string, int>;
+  struct Change {
+    std::string name;
+    std::function<void()> mutate;
+    Counts want;
+  };
+  const std::vector<Change> changes = {
+      {"four nodes added",
+       [&] {
+         ASSERT_THAT(cache_.AddNode(ImageNode("test-node-1", status1)), IsOk());
+         ASSERT_THAT(cache_.AddNode(ImageNode("test-node-2", status2)), IsOk());
+         ASSERT_THAT(cache_.AddNode(ImageNode("test-node-3", status1)), IsOk());
+         ASSERT_THAT(cache_.AddNode(ImageNode("test-node-4", status2)), IsOk());
+       },
+       {{"gcr.io/300:latest", 2},
+        {"gcr.io/300:v1", 2},
+        {"gcr.io/600:latest", 2},
+        {"gcr.io/80:latest", 4},
+        {"gcr.io/80:v1", 2},
+        {"gcr.io/900:latest", 2}}},
+      {"a pod added: images unchanged",
+       [&] { ASSERT_THAT(cache_.AddPod(Pod("a", "test-node-1")), IsOk()); },
+       {{"gcr.io/300:latest", 2},
+        {"gcr.io/300:v1", 2},
+        {"gcr.io/600:latest", 2},
+        {"gcr.io/80:latest", 4},
+        {"gcr.io/80:v1", 2},
+        {"gcr.io/900:latest", 2}}},
+      {"node updated to the other images",
+       [&] { ASSERT_THAT(cache_.UpdateNode(ImageNode("test-node-1", status2)), IsOk()); },
+       {{"gcr.io/300:latest", 1},
+        {"gcr.io/300:v1", 1},
+        {"gcr.io/600:latest", 3},
+        {"gcr.io/80:latest", 4},
+        {"gcr.io/80:v1", 1},
+        {"gcr.io/900:latest", 3}}},
+      {"node without pods removed: its only images go",
+       [&] { ASSERT_THAT(cache_.RemoveNode(*ImageNode("test-node-3", {})), IsOk()); },
+       {{"gcr.io/600:latest", 3}, {"gcr.io/80:latest", 3}, {"gcr.io/900:latest", 3}}},
+      {"node with a pod removed (a placeholder): its images go",
+       [&] { ASSERT_THAT(cache_.RemoveNode(*ImageNode("test-node-1", {})), IsOk()); },
+       {{"gcr.io/600:latest", 2}, {"gcr.io/80:latest", 2}, {"gcr.io/900:latest", 2}}},
+      {"the removed node comes back with new images",
+       [&] {
+         ASSERT_THAT(cache_.AddNode(ImageNode("test-node-1", {{"gcr.io/big:latest", 2000}})),
+                     IsOk());
+       },
+       {{"gcr.io/600:latest", 2},
+        {"gcr.io/80:latest", 2},
+        {"gcr.io/900:latest", 2},
+        {"gcr.io/big:latest", 1}}},
+      {"node status updated without image changes",
+       [&] { ASSERT_THAT(cache_.UpdateNode(ImageNode("test-node-2", status2)), IsOk()); },
+       {{"gcr.io/600:latest", 2},
+        {"gcr.io/80:latest", 2},
+        {"gcr.io/900:latest", 2},
+        {"gcr.io/big:latest", 1}}},
+  };
+  for (const Change& c : changes) {
+    SCOPED_TRACE(c.name);
+    c.mutate();
+    ASSERT_THAT(cache_.UpdateSnapshot(snapshot_), IsOk());
+    EXPECT_EQ(ImageCounts(snapshot_), c.want);
+    Snapshot fresh;
+    ASSERT_THAT(cache_.UpdateSnapshot(fresh), IsOk());
+    EXPECT_EQ(ImageCounts(fresh), c.want);
+  }
 }
 
 // ---- Nodes ----

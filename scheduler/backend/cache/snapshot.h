@@ -17,6 +17,13 @@
 // node started or stopped holding pods with affinity or required anti-affinity. Placeholder
 // NodeInfos (pods of a node not known, or no longer known) are not in a snapshot.
 //
+// Images (ImageStateLister, framework/image_states.h): an ImageIndex of the images its
+// nodes report, kept incrementally by the same update: a copied NodeInfo whose node's
+// status.images changed is removed and re-added, a node leaving is removed; nothing is
+// scanned per cycle. Its counts are always those of the snapshot's own node list
+// (upstream freezes NumNodes into a NodeInfo when that NodeInfo is copied, so an
+// unchanged node can carry an older count).
+//
 // Thread-safety: externally synchronized. The scheduling thread updates it between
 // cycles; during a cycle any number of threads may read it (const methods only).
 // Ownership: NodeInfo pointers from List()/Get() stay valid until the next update or
@@ -33,13 +40,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/framework/handle.h"
+#include "scheduler/framework/image_states.h"
 #include "scheduler/framework/node_info.h"
 
 namespace trimaran::sched {
 
 class CacheImpl;
 
-class Snapshot final : public SharedLister, public NodeInfoLister {
+class Snapshot final : public SharedLister, public NodeInfoLister, public ImageStateLister {
  public:
   Snapshot() = default;
   Snapshot(const Snapshot&) = delete;
@@ -59,6 +67,9 @@ class Snapshot final : public SharedLister, public NodeInfoLister {
   std::span<const NodeInfo* const> HavePodsWithRequiredAntiAffinityList() const override {
     return have_pods_with_required_anti_affinity_;
   }
+
+  // ImageStateLister.
+  const ImageIndex& Images() const override { return images_; }
 
   size_t NumNodes() const { return node_info_list_.size(); }
   // The newest NodeInfo generation this snapshot has seen (0 when never updated).
@@ -80,6 +91,8 @@ class Snapshot final : public SharedLister, public NodeInfoLister {
   // rebuilt when the list is or when a copied NodeInfo's membership changed.
   std::vector<const NodeInfo*> have_pods_with_affinity_;
   std::vector<const NodeInfo*> have_pods_with_required_anti_affinity_;
+  // The images of the nodes in node_info_map_, keyed by those NodeInfos.
+  ImageIndex images_;
   int64_t generation_ = 0;
   // The cache's node-order version the list was built from (0: never built).
   int64_t list_version_ = 0;
