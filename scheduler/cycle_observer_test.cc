@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "common/stats/registry.h"
+#include "common/status_macros.h"
 #include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"

@@ -23,6 +23,7 @@
 #include "common/stats/registry.h"
 #include "common/stats/scope.h"
 #include "common/status_macros.h"
+#include "kube/informer.h"
 #include "kube/informer_stats.h"
 #include "kube/leader_elector.h"
 #include "kube/rest_client.h"
@@ -454,15 +455,16 @@ void SchedulerApp::State::CreateInformers(bool coscheduling) {
 
 void SchedulerApp::State::CreateInformerStats() {
   const stats::Scope scope = trimaran_stats.Child("informer_");
-  auto add = [&](absl::string_view name, const kube::InformerCounters& counters) {
-    informer_stats.push_back(
-        std::make_unique<kube::InformerStats>(scope, std::string(name), counters));
+  auto add = [&](std::string name, const kube::InformerCounters& counters) {
+    informer_stats.push_back(std::make_unique<kube::InformerStats>(scope, name, counters));
   };
   for (size_t i = 0; i < informers.objects.size(); ++i) {
-    add(kube::PluralName(informers.object_resources[i]), informers.objects[i]->counters());
+    add(std::string(kube::PluralName(informers.object_resources[i])),
+        informers.objects[i]->counters());
   }
   for (size_t i = 0; i < informers.storage.size(); ++i) {
-    add(kube::PluralName(kube::kAllStorageResources[i]), informers.storage[i]->counters());
+    add(std::string(kube::PluralName(kube::kAllStorageResources[i])),
+        informers.storage[i]->counters());
   }
   if (informers.pod_groups) add("podgroups", informers.pod_groups->counters());
   add("nodes", informers.nodes->counters());
