@@ -1,23 +1,32 @@
 #pragma once
 // Scheduler: the scheduling loop that ties the framework runtime, the queue and the
 // cache together (upstream's pkg/scheduler Scheduler, scheduleOne and the event
-// handlers; spec kube-scheduler.md §3–§6).
+// handlers; spec kube-scheduler.md §3–§6). One class in upstream's three files:
+//   scheduler.cc       creation (Create: profiles, Handle, cache, queue, pools) and
+//                      Run / Stop
+//   schedule_one.cc    the scheduling and binding cycles as named steps (upstream's
+//                      schedule_one.go), the failure handler and the CycleObserver's
+//                      outcome points (cycle_observer.h)
+//   event_handlers.cc  the On* handlers below and AddAllEventHandlers, the informers'
+//                      wiring to them (event_handlers.h)
 //
 //   Scheduler ── one Framework per profile (schedulerName), all sharing
 //             ├─ one PriorityQueue (ordered by the first profile's QueueSort plugin)
 //             ├─ one CacheImpl and one Snapshot (updated at the start of each cycle)
 //             ├─ one ThreadPoolParallelizer (Filter/Score) and one Handle
-//             ├─ a binding pool (binding_parallelism threads): the binding cycles that
-//             │  cannot wait run on it
+//             ├─ a BindingPool (binding_parallelism threads, binding_pool.h): the
+//             │  binding cycles that cannot wait run on it
 //             └─ DedicatedThreads: a binding cycle that may wait runs on a thread of its own
 //
 // ScheduleOne (one scheduling cycle, on the caller's thread):
 //   Pop → skip (Done) when the pod's schedulerName has no profile, the pod is being
 //   deleted, or it is already assumed → UpdateSnapshot → SchedulePod (filter, score,
-//   select) → [PostFilter when the pod fits nowhere and the profile has one] →
-//   AssumePod (a copy with spec.nodeName) → Reserve → Permit → the binding cycle is
-//   queued on the binding pool: WaitOnPermit → PreBind → Bind → FinishBinding →
-//   PostBind, then the "Scheduled" event "Successfully assigned ns/pod to node".
+//   select) → CycleObserver::OnEvaluated → [PostFilter when the pod fits nowhere and
+//   the profile has one] → AssumePod (a copy with spec.nodeName) → Reserve → Permit →
+//   the binding cycle is queued on the binding pool: WaitOnPermit → PreBind → Bind →
+//   OnScheduled → FinishBinding → PostBind, then the "Scheduled" event "Successfully
+//   assigned ns/pod to node". Every failure reaches the observer's OnUnschedulable or
+//   OnError exactly once (the failure handler, a dropped binding).
 //   A failure after AssumePod runs Unreserve and ForgetPod, then
 //   MoveAllToActiveOrBackoffQueue(AssignedPodDelete) (the forgotten pod freed room),
 //   then the failure handler.
@@ -68,11 +77,10 @@
 //   pod's own profile's plugin instance).
 //
 // Stats (stats_scopes.h; names relative to the scopes, which the composition root
-// prefixes). In `upstream`, spec §8.2 names without the "scheduler_" subsystem:
-//   schedule_attempts_total{result,profile}                counter
-//   scheduling_attempt_duration_seconds{result,profile}    histogram 0.001×2^k, 15
-//   pod_scheduling_attempts                                histogram 1×2^k, 5
-//   pod_scheduling_sli_duration_seconds{attempts}          histogram 0.01×2^k, 20
+// prefixes). In `upstream`, spec §8.2 names without the "scheduler_" subsystem
+// (scheduler_metrics.h): schedule_attempts_total{result,profile},
+// scheduling_attempt_duration_seconds{result,profile}, pod_scheduling_attempts,
+// pod_scheduling_sli_duration_seconds{attempts};
 // result ∈ scheduled, unschedulable, error. "scheduled" is observed when the binding
 // cycle succeeds. The queue, the cache, the frameworks and the plugins register theirs
 // in the same scopes (and the AsyncEventRecorder the Scheduler makes when given none, in
@@ -82,8 +90,9 @@
 // scheduling thread). The event handlers, Stop and WaitForBindings are safe for
 // concurrent use with it and with each other.
 //
-// Ownership: the Client, the Clock, the Registry given to Create (only during Create)
-// and the scopes' registries must outlive the Scheduler. The destructor stops (as Stop)
+// Ownership: the Client, the Clock, the Registry given to Create (only during Create),
+// the scopes' registries and the options' observer, ring and load watcher must outlive
+// the Scheduler. The destructor stops (as Stop)
 // and joins every binding cycle.
 
 #include <cstdint>
@@ -113,7 +122,8 @@
 #include "scheduler/backend/cache/snapshot.h"
 #include "scheduler/backend/cache/storage_store.h"
 #include "scheduler/backend/queue/priority_queue.h"
-#include "scheduler/decisions/decision.h"
+#include "scheduler/binding_pool.h"
+#include "scheduler/cycle_observer.h"
 #include "scheduler/decisions/decision_ring.h"
 #include "scheduler/dedicated_threads.h"
 #include "scheduler/framework/handle.h"
@@ -122,6 +132,7 @@
 #include "scheduler/runtime/framework.h"
 #include "scheduler/runtime/parallelizer.h"
 #include "scheduler/runtime/schedule_algorithm.h"
+#include "scheduler/scheduler_metrics.h"
 
 namespace trimaran::sched {
 
@@ -163,10 +174,13 @@ struct SchedulerOptions {
   // longer act as the leader (kube::LeaderElector::LeadingUntil). Called by binding
   // cycles from any thread. Null: no fence (a single replica).
   std::function<absl::Time()> leading_until;
-  // Where each scheduling attempt's decision is recorded (scheduler/decisions/: the
-  // best nodes with their per-plugin scores, fallbacks, outcome; Bound when the binding
-  // cycle ends). Not owned; must outlive the Scheduler. Null: nothing is recorded (no
-  // cost).
+  // Told of every scheduling attempt and its outcome (cycle_observer.h). Not owned;
+  // must outlive the Scheduler. Null: no observer (no cost), unless `decisions` is set.
+  CycleObserver* cycle_observer = nullptr;
+  // Shorthand for a cycle_observer that records each attempt's decision in this ring
+  // (scheduler/decisions/decision_recorder.h: the best nodes with their per-plugin
+  // scores, fallbacks, outcome; Bound when the binding cycle ends); the Scheduler owns
+  // that recorder. Not owned; must outlive the Scheduler. Not with cycle_observer.
   decisions::DecisionRing* decisions = nullptr;
   // Requested the moment leadership is lost (not on a graceful stop, which finishes the
   // queued binds while the lease is still held). Default: never.
@@ -185,8 +199,8 @@ class Scheduler {
  public:
   // One Framework per profile (schedulerNames must be distinct and non-empty). When
   // `recorder` is null, the Scheduler owns an AsyncEventRecorder over `client`.
-  // InvalidArgument for duplicate/empty profile names or no profile; the Framework's
-  // error otherwise.
+  // InvalidArgument for duplicate/empty profile names, no profile, or both
+  // options.cycle_observer and options.decisions; the Framework's error otherwise.
   static absl::StatusOr<std::unique_ptr<Scheduler>> Create(std::vector<ProfileConfig> profiles,
                                                            const Registry& registry,
                                                            kube::Client& client, const Clock& clock,
@@ -277,39 +291,75 @@ class Scheduler {
 
  private:
   class SchedulerHandle;
-  class BindingPool;
-  struct Metrics;
+
+  // One scheduling attempt of a pod, as its scheduling cycle hands it to the binding
+  // cycle (upstream passes these one by one).
+  struct PodAttempt {
+    Framework* fwk = nullptr;
+    QueuedPodInfo pod_info;
+    int64_t cycle = 0;  // the queue's scheduling cycle when the pod was popped
+    absl::Time start;   // for the duration metric
+    std::shared_ptr<CycleState> state;
+    // What the observer keeps of the attempt (may be null).
+    std::shared_ptr<CycleObserver::Attempt> observed;
+    // Once a node was chosen: the assumed copy (spec.nodeName set), and the scheduling
+    // cycle's counts for the placement log line (--v=2, as kube-scheduler's
+    // "Successfully bound pod to node").
+    std::shared_ptr<const kube::Pod> assumed;
+    int evaluated_nodes = 0;
+    int feasible_nodes = 0;
+  };
 
   Scheduler(kube::Client& client, const Clock& clock, const StatsScopes& scopes,
             SchedulerOptions options);
+  // Create's steps: one Framework per profile, then the queue over their plugins'
+  // events, hints and PreEnqueue plugins.
+  absl::Status CreateFrameworks(std::vector<ProfileConfig> profiles, const Registry& registry,
+                                PriorityQueueOptions& queue_options);
+  void CreateQueue(PriorityQueueOptions queue_options);
 
+  // ---- The scheduling cycle (schedule_one.cc) ----
+
+  // The pod's profile, or nullptr (logged).
+  Framework* FrameworkForPod(const kube::Pod& pod) const;
+  // upstream skipPodSchedule: being deleted, or already assumed (a stale queue entry).
+  bool SkipPodSchedule(const kube::Pod& pod) const;
+  // Snapshot → algorithm → PostFilter → assume → Reserve → Permit. The attempt to bind,
+  // or nullopt when it failed (and went to HandleFailure).
+  std::optional<PodAttempt> SchedulingCycle(Framework& fwk, QueuedPodInfo pod_info);
+  // Tells the observer (if any) the algorithm's result: the attempt's record.
+  void ObserveEvaluated(PodAttempt& attempt, const ScheduleResult& result);
+  // Runs the PostFilter plugins (preemption) for a pod rejected everywhere; a failure's
+  // message joins the FitError in `result`. The node it nominated, or "".
+  std::string RunPostFilter(PodAttempt& attempt, ScheduleResult& result);
+  // AssumePod on `host`, then Reserve and Permit (undone on their failure).
+  Status AssumeReserveAndPermit(PodAttempt& attempt, const std::string& host);
+  // Scheduling-cycle failure: requeue, event, status patch, observer outcome.
+  // `nominated_node` (from a PostFilter that made room, i.e. preemption) nominates the
+  // pod there: the queue's nominator at once, status.nominatedNodeName in the same
+  // status patch as the PodScheduled condition.
+  void HandleFailure(PodAttempt attempt, const Status& status, const Diagnosis* diagnosis,
+                     const std::string& nominated_node = "");
+  // Undoes Reserve and the assumption after a failure past AssumePod.
+  void UnreserveAndForget(Framework& fwk, CycleState& state, const kube::Pod& assumed);
+  void ObserveAttempt(absl::string_view result, absl::string_view profile, absl::Time start);
+
+  // ---- The binding cycle (schedule_one.cc) ----
+
+  // Runs the binding cycle on a thread of its own when it may wait, else on the binding
+  // pool (see the header comment).
+  void StartBindingCycle(PodAttempt attempt);
+  // WaitOnPermit → PreBind → Bind → CompleteBinding (runs on the binding pool or its own
+  // thread).
+  void BindingCycle(PodAttempt attempt);
+  Status Bind(PodAttempt& attempt);
+  // A failure in the binding cycle: dropped behind the fence, or unreserved, forgotten,
+  // other pods moved, and (unless the API shows it bound after all) HandleFailure.
+  void HandleBindingCycleError(PodAttempt attempt, const Status& status, bool bind_attempted);
+  // Bound: observer, FinishBinding, metrics, log, the Scheduled event, PostBind.
+  void CompleteBinding(PodAttempt attempt);
   // Whether the API says `pod` (same UID) is bound to a node (one GET).
   bool IsBoundInApi(const kube::Pod& pod);
-  // Scheduling-cycle failure: requeue, event, status patch. `attempt_start` for the
-  // duration metric. `nominated_node` (from a PostFilter that made room, i.e. preemption)
-  // nominates the pod there: the queue's nominator at once, status.nominatedNodeName in
-  // the same status patch as the PodScheduled condition.
-  void HandleFailure(Framework& fwk, QueuedPodInfo pod_info, const Status& status,
-                     const Diagnosis* diagnosis, int64_t cycle, absl::Time attempt_start,
-                     const std::string& nominated_node = "");
-  // The binding cycle of `assumed` (runs on the binding pool).
-  // `evaluated_nodes`/`feasible_nodes` of the scheduling cycle go into the placement
-  // log line (--v=2, as kube-scheduler's "Successfully bound pod to node").
-  void BindingCycle(Framework& fwk, std::shared_ptr<CycleState> state, QueuedPodInfo pod_info,
-                    std::shared_ptr<const kube::Pod> assumed, int64_t cycle,
-                    absl::Time attempt_start, int evaluated_nodes, int feasible_nodes,
-                    std::shared_ptr<decisions::Decision> decision);
-  // Records `decision` (may be null: recording off) with its outcome: `status` decides
-  // Unschedulable (rejected) or Error and gives the message; `nominated_node`, when set
-  // on a rejection, makes it Nominated there.
-  void RecordFailure(std::shared_ptr<decisions::Decision> decision, const Status& status,
-                     const std::string& nominated_node = "");
-  void RecordDecision(std::shared_ptr<decisions::Decision> decision,
-                      decisions::DecisionResult result, std::string node,
-                      absl::string_view message);
-  // Runs `cycle` (a binding cycle) on a thread of its own when it may wait, else on the
-  // binding pool (see the header comment).
-  void StartBindingCycle(bool may_wait, std::function<void()> cycle);
   // Whether the fence is closed (see the header comment).
   bool Fenced() const;
   // Why a binding cycle must end here without writing anything (the fence is closed, or
@@ -317,14 +367,16 @@ class Scheduler {
   absl::string_view DropReason() const;
   // What binding cycles pass to the API (Handle::binding_call_options).
   kube::CallOptions BindingCallOptions() const;
-  // Drops a binding cycle (DropReason `why`): records `decision` as an Error, releases a
-  // Permit wait it has not reached, unreserves, forgets, Done; no API call.
-  void DropBinding(Framework& fwk, CycleState& state, const QueuedPodInfo& pod_info,
-                   const kube::Pod& assumed, absl::string_view why,
-                   std::shared_ptr<decisions::Decision> decision);
-  // Undoes Reserve and the assumption after a failure past AssumePod.
-  void UnreserveAndForget(Framework& fwk, CycleState& state, const kube::Pod& assumed);
-  void ObserveAttempt(absl::string_view result, absl::string_view profile, absl::Time start);
+  // When DropReason says so, drops the binding cycle and returns true.
+  bool DropIfStopping(PodAttempt& attempt);
+  // Drops a binding cycle (DropReason `why`): observes an Error, releases a Permit wait
+  // it has not reached, unreserves, forgets, Done; no API call.
+  void DropBinding(PodAttempt& attempt, absl::string_view why);
+
+  // ---- Event handlers' helper (event_handlers.cc) ----
+
+  // Feeds pod_groups_ and the observer with a pod's change (either version may be null).
+  void NotePodGroupMember(const kube::Pod* old_pod, const std::shared_ptr<const kube::Pod>& pod);
 
   kube::Client& client_;
   const Clock& clock_;
@@ -341,13 +393,14 @@ class Scheduler {
   StorageStore storage_;
   PodGroupStore pod_groups_;
   std::function<void(const std::string&, const std::string&)> pod_group_observer_;
-  // Feeds pod_groups_ and the observer with a pod's change (either version may be null).
-  void NotePodGroupMember(const kube::Pod* old_pod, const std::shared_ptr<const kube::Pod>& pod);
   std::unique_ptr<CacheImpl> cache_;
   std::vector<FrameworkPtr> frameworks_;
   absl::flat_hash_map<std::string, Framework*> by_name_;
   std::unique_ptr<PriorityQueue> queue_;
-  std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<SchedulerMetrics> metrics_;
+  // options_.cycle_observer, or the recorder made for options_.decisions; may be null.
+  std::unique_ptr<CycleObserver> owned_observer_;
+  CycleObserver* observer_ = nullptr;
 
   // Scheduling-thread state.
   SchedulingAlgorithmState algo_;

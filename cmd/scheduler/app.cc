@@ -36,6 +36,7 @@
 #include "scheduler/config/write.h"
 #include "scheduler/decisions/decision_ring.h"
 #include "scheduler/decisions/decisions_endpoint.h"
+#include "scheduler/event_handlers.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/extender/client_names.h"
 #include "scheduler/extender/extender_service.h"
@@ -102,12 +103,26 @@ absl::Status WriteEffectiveConfig(const config::SchedulerConfig& cfg, const std:
 
 // ---- The daemon ----
 
+// Everything the daemon owns, and the steps that build, run and stop it (SchedulerApp's
+// Create and Run read as a list of these).
 struct SchedulerApp::State {
   SchedulerOptions options;
   config::SchedulerConfig config;
   const Clock& clock = RealClock::Get();
 
   stats::Registry& registry = stats::DefaultRegistry();
+  // The only prefixes (docs/metrics.md lists every family /metrics serves): client-go's
+  // names, ours, and kube-scheduler's; every component names its families relative to
+  // the scope it gets.
+  const stats::Scope rest_client_stats{registry, "rest_client_"};
+  const stats::Scope trimaran_stats{registry, "trimaran_"};
+  const sched::StatsScopes sched_stats{.upstream = stats::Scope(registry, "scheduler_"),
+                                       .own = trimaran_stats};
+  // The client configuration every client starts from, and this replica's identity
+  // (events' reportingInstance, the Lease's holderIdentity).
+  kube::RestConfig rest;
+  std::string identity;
+
   std::unique_ptr<kube::RestClient> client;         // pods, nodes, bindings, status
   std::unique_ptr<kube::RestClient> events_client;  // events only
   std::unique_ptr<kube::RestClient> lease_client;   // leader election only
@@ -126,27 +141,13 @@ struct SchedulerApp::State {
   // read by /debug/decisions; outlives both.
   std::unique_ptr<sched::decisions::DecisionRing> decisions;
   std::unique_ptr<sched::Scheduler> scheduler;
-  std::unique_ptr<kube::Informer<kube::Node>> node_informer;
-  std::unique_ptr<kube::Informer<kube::Pod>> pod_informer;
-  // Namespaces, services, replication controllers, replica sets, stateful sets and
-  // PodDisruptionBudgets (whichever version is served, stored as
-  // kPodDisruptionBudgets): the scheduler's ObjectStore. object_resources[i] is what
-  // object_informers[i] feeds.
-  std::vector<std::unique_ptr<kube::Informer<kube::SelectorObject>>> object_informers;
-  std::vector<kube::SelectorResource> object_resources;
+  // Nodes, pods, the selector objects (the scheduler's ObjectStore), the storage objects
+  // (its StorageStore) and, only when a profile enables Coscheduling, PodGroups (its
+  // PodGroupStore): sched::AddAllEventHandlers.
+  sched::SchedulerInformers informers;
   // After the informers: destroyed first, so no scrape reads a destroyed informer.
-  std::unique_ptr<kube::InformerStats> node_informer_stats;
-  std::unique_ptr<kube::InformerStats> pod_informer_stats;
-  std::vector<std::unique_ptr<kube::InformerStats>> object_informer_stats;
-  // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers,
-  // CSIStorageCapacities (in kube::kAllStorageResources order): the scheduler's
-  // StorageStore.
-  std::vector<std::unique_ptr<kube::Informer<kube::StorageObject>>> storage_informers;
-  std::vector<std::unique_ptr<kube::InformerStats>> storage_informer_stats;
-  // PodGroups (scheduling.x-k8s.io), only when a profile enables Coscheduling: the
-  // scheduler's PodGroupStore, and the thread that writes their status while leading.
-  std::unique_ptr<kube::Informer<kube::PodGroup>> pod_group_informer;
-  std::unique_ptr<kube::InformerStats> pod_group_informer_stats;
+  std::vector<std::unique_ptr<kube::InformerStats>> informer_stats;
+  // Writes the PodGroups' status while leading (Coscheduling only).
   std::unique_ptr<sched::plugins::PodGroupStatusWriter> pod_group_status;
   std::unique_ptr<kube::LeaderElector> elector;
 
@@ -174,20 +175,53 @@ struct SchedulerApp::State {
             .deadline = elector ? elector->LeadingUntil() : absl::InfinitePast()};
   }
 
-  // Stops every informer: all are asked first, then joined, so their watches (each
-  // ends at its next stop check, up to about a second) end together, not one by one.
-  void StopInformers() {
-    if (pod_informer) pod_informer->RequestStop();
-    if (node_informer) node_informer->RequestStop();
-    for (auto& informer : object_informers) informer->RequestStop();
-    for (auto& informer : storage_informers) informer->RequestStop();
-    if (pod_group_informer) pod_group_informer->RequestStop();
-    if (pod_informer) pod_informer->Stop();
-    if (node_informer) node_informer->Stop();
-    for (auto& informer : object_informers) informer->Stop();
-    for (auto& informer : storage_informers) informer->Stop();
-    if (pod_group_informer) pod_group_informer->Stop();
-  }
+  // ---- Create's steps ----
+
+  // The main, events and leader-election clients over `rest`.
+  absl::Status CreateClients();
+  // The profiles to run: all, or in extender mode the one it serves (leader election
+  // off: every replica answers kube-scheduler).
+  absl::StatusOr<std::vector<sched::ProfileConfig>> SelectProfiles(const sched::Registry& plugins);
+  // The event recorder, the load-watcher sources, the decisions ring and the Scheduler.
+  absl::Status CreateScheduler(std::vector<sched::ProfileConfig> profiles,
+                               const sched::Registry& plugins);
+  sched::SchedulerOptions MakeSchedulerOptions();
+  // The informers with their handlers and stats, the PodGroup status writer when
+  // `coscheduling`, and leader_election_master_status.
+  void CreateInformers(bool coscheduling);
+  void CreateInformerStats();
+  // readyz "informer-sync" and "shutdown".
+  absl::Status AddHealthChecks();
+  // The LeaderElector (scheduling while leading, the exit on a loss) and its watchdog.
+  absl::Status CreateLeaderElector();
+  // What the elector runs while this replica leads.
+  void LeadAndSchedule(std::stop_token token);
+  // The secure port: delegated authentication and authorization, /configz, /readyz's
+  // note, /debug/decisions and /debug/cache.
+  absl::Status CreateAdminServer();
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> ReviewClient(const std::string& kubeconfig,
+                                                                 const char* what);
+  void SetDebugHandlers();
+  // --extender: the backend over the scheduler's one profile, the service and its HTTPS
+  // server (routes added, not started).
+  absl::Status CreateExtender();
+  absl::StatusOr<http::HttpServerOptions> ExtenderServerOptions();
+  absl::Status AddExtenderMetricsAndProbes();
+
+  // ---- Run's steps ----
+
+  // The admin and extender servers; false (logged) when one cannot serve.
+  bool StartServers();
+  // Every informer; the PodGroup thread (its sync, then its status writes while
+  // leading) when there is a PodGroup informer.
+  std::jthread StartInformers();
+  // Nodes and pods without a bound, the others for kObjectInformersSyncTimeout; then
+  // readyz "informer-sync" passes.
+  void WaitForInformersSync();
+  // Until asked to stop: the extender's wait, leader election, or scheduling.
+  void Serve();
+  // Stops everything in order; the exit code.
+  int StopInOrder();
 };
 
 namespace {
@@ -280,7 +314,7 @@ SchedulerApp::~SchedulerApp() {
   if (s_ == nullptr) return;
   // Order: nothing may call into the scheduler once it is gone.
   if (s_->elector) s_->stop.request_stop();
-  s_->StopInformers();
+  s_->informers.Stop();
   if (s_->scheduler) s_->scheduler->Stop();
   if (s_->sources) s_->sources->Stop();
   if (s_->admin) s_->admin->Stop();
@@ -292,85 +326,19 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
   auto s = std::make_unique<State>();
   s->options = options;
   s->config = std::move(cfg);
-  const config::SchedulerConfig& c = s->config;
-
-  // Stats: every component names its families relative to the scope it gets; these are
-  // the only prefixes (docs/metrics.md lists every family /metrics serves).
   stats::RegisterProcessMetrics(s->registry);
   stats::RegisterBuildInfo(s->registry, "trimaran_");
-  const stats::Scope rest_client_stats(s->registry, "rest_client_");  // client-go's names
-  const stats::Scope trimaran_stats(s->registry, "trimaran_");        // ours
-  const sched::StatsScopes sched_stats{
-      .upstream = stats::Scope(s->registry, "scheduler_"),  // kube-scheduler's names
-      .own = trimaran_stats,
-  };
 
-  // Clients.
   kube::LoadOptions load;
-  load.kubeconfig_path = c.client_connection.kubeconfig;
+  load.kubeconfig_path = s->config.client_connection.kubeconfig;
   load.master_override = options.master;
-  absl::StatusOr<kube::RestConfig> rest_or = kube::LoadRestConfig(load);
-  if (!rest_or.ok()) return Annotate(rest_or.status(), "loading the client configuration");
-  const kube::RestConfig& rest = *rest_or;
-  TRIMARAN_ASSIGN_OR_RETURN(s->client,
-                            MakeClient(rest, c.client_connection.qps, c.client_connection.burst,
-                                       "trimaran-scheduler", s->clock, rest_client_stats));
-  // client-go's defaults (5 QPS, burst 10) are far too low for bursts of events; give the
-  // events client the main budget again, separately.
-  TRIMARAN_ASSIGN_OR_RETURN(s->events_client,
-                            MakeClient(rest, c.client_connection.qps, c.client_connection.burst,
-                                       "trimaran-scheduler/events", s->clock, rest_client_stats));
-  TRIMARAN_ASSIGN_OR_RETURN(
-      s->lease_client,
-      MakeClient(rest, 5, 10, "trimaran-scheduler/leader-election", s->clock, rest_client_stats));
+  absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
+  if (!rest.ok()) return Annotate(rest.status(), "loading the client configuration");
+  s->rest = *std::move(rest);
+  TRIMARAN_RETURN_IF_ERROR(s->CreateClients());
 
-  // The Scheduler.
   const sched::Registry plugins = sched::plugins::InTreeRegistry();
-  TRIMARAN_ASSIGN_OR_RETURN(std::vector<sched::ProfileConfig> profiles,
-                            config::ExpandProfiles(c, plugins));
-  if (options.extender) {
-    // One profile, no scheduling loop, no leader election: every replica answers.
-    TRIMARAN_ASSIGN_OR_RETURN(sched::ProfileConfig profile,
-                              SelectExtenderProfile(std::move(profiles), options.extender_profile));
-    profiles.clear();
-    profiles.push_back(std::move(profile));
-    if (s->config.leader_election.leader_elect) {
-      Log(Component::kMain)
-          .info("extender mode: leader election is off (every replica answers kube-scheduler)");
-      s->config.leader_election.leader_elect = false;
-    }
-  }
-  sched::EventRecorderOptions rec;
-  const std::string identity = kube::DefaultLeaderIdentity();
-  rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
-  s->recorder =
-      std::make_unique<sched::AsyncEventRecorder>(*s->events_client, s->clock, trimaran_stats, rec);
-  providers::ProviderSourcePoolOptions pool_options;
-  pool_options.remote_max_response_bytes =
-      static_cast<size_t>(options.load_watcher_max_response_bytes);
-  s->sources = std::make_unique<providers::ProviderSourcePool>(
-      s->clock, trimaran_stats.Child("loadwatcher_"), s->client.get(), pool_options);
-  sched::SchedulerOptions so;
-  so.load_watcher_sources = s->sources.get();
-  if (options.decisions_capacity > 0) {
-    s->decisions = std::make_unique<sched::decisions::DecisionRing>(
-        static_cast<size_t>(options.decisions_capacity));
-    so.decisions = s->decisions.get();
-  }
-  if (c.leader_election.leader_elect) {
-    // The fence: no Binding once the lease may have passed to another replica.
-    State* st = s.get();
-    so.leading_until = [st] {
-      return st->elector ? st->elector->LeadingUntil() : absl::InfinitePast();
-    };
-    so.fence_stop = s->lost.get_token();
-  }
-  so.parallelism = c.parallelism;
-  so.backoff.initial = absl::Seconds(c.pod_initial_backoff_seconds);
-  so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
-  so.percentage_of_nodes_to_score = c.percentage_of_nodes_to_score;
-  so.deterministic_tie_break = options.tie_break == "lowest-name";
-  so.assumed_pod_ttl = sched::kDaemonAssumedPodTtl;
+  TRIMARAN_ASSIGN_OR_RETURN(std::vector<sched::ProfileConfig> profiles, s->SelectProfiles(plugins));
   const bool coscheduling = std::any_of(profiles.begin(), profiles.end(), [](const auto& p) {
     const std::string_view name(sched::plugins::Coscheduling::kName.data(),
                                 sched::plugins::Coscheduling::kName.size());
@@ -378,294 +346,283 @@ absl::StatusOr<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(const Schedul
            std::find(p.pre_filter.begin(), p.pre_filter.end(), name) != p.pre_filter.end() ||
            std::find(p.permit.begin(), p.permit.end(), name) != p.permit.end();
   });
+  TRIMARAN_RETURN_IF_ERROR(s->CreateScheduler(std::move(profiles), plugins));
+  s->CreateInformers(coscheduling);
+  // Health checks: healthz/livez have "ping" (+ the leader-election watchdog); readyz adds
+  // informer sync and shutdown.
+  TRIMARAN_RETURN_IF_ERROR(s->AddHealthChecks());
+  if (s->config.leader_election.leader_elect) TRIMARAN_RETURN_IF_ERROR(s->CreateLeaderElector());
+  if (options.secure_port != 0) TRIMARAN_RETURN_IF_ERROR(s->CreateAdminServer());
+  if (options.extender) TRIMARAN_RETURN_IF_ERROR(s->CreateExtender());
+  return std::unique_ptr<SchedulerApp>(new SchedulerApp(std::move(s)));
+}
+
+absl::Status SchedulerApp::State::CreateClients() {
+  const config::ClientConnection& cc = config.client_connection;
   TRIMARAN_ASSIGN_OR_RETURN(
-      s->scheduler, sched::Scheduler::Create(std::move(profiles), plugins, *s->client, s->clock,
-                                             sched_stats, so, s->recorder.get()));
+      client, MakeClient(rest, cc.qps, cc.burst, "trimaran-scheduler", clock, rest_client_stats));
+  // client-go's defaults (5 QPS, burst 10) are far too low for bursts of events; give the
+  // events client the main budget again, separately.
+  TRIMARAN_ASSIGN_OR_RETURN(
+      events_client,
+      MakeClient(rest, cc.qps, cc.burst, "trimaran-scheduler/events", clock, rest_client_stats));
+  TRIMARAN_ASSIGN_OR_RETURN(
+      lease_client,
+      MakeClient(rest, 5, 10, "trimaran-scheduler/leader-election", clock, rest_client_stats));
+  return absl::OkStatus();
+}
 
-  // Informers -> event handlers.
-  sched::Scheduler* sch = s->scheduler.get();
-  s->node_informer =
-      std::make_unique<kube::Informer<kube::Node>>(kube::NodeListerWatcher(*s->client), s->clock);
-  s->node_informer->AddEventHandlers(kube::EventHandlers<kube::Node>{
-      .on_add = [sch](const std::shared_ptr<const kube::Node>& n) { sch->OnNodeAdd(n); },
-      .on_update = [sch](const std::shared_ptr<const kube::Node>& o,
-                         const std::shared_ptr<const kube::Node>& n) { sch->OnNodeUpdate(o, n); },
-      .on_delete = [sch](const std::shared_ptr<const kube::Node>& n,
-                         bool) { sch->OnNodeDelete(n); },
-  });
-  s->pod_informer =
-      std::make_unique<kube::Informer<kube::Pod>>(kube::PodListerWatcher(*s->client), s->clock);
-  if (options.extender) {
-    // The extender's cache holds the assigned pods only: pending pods are
-    // kube-scheduler's, and nothing pops the queue here.
-    s->pod_informer->AddEventHandlers(kube::EventHandlers<kube::Pod>{
-        .on_add =
-            [sch](const std::shared_ptr<const kube::Pod>& p) {
-              if (!p->spec.node_name.empty()) sch->OnPodAdd(p);
-            },
-        .on_update =
-            [sch](const std::shared_ptr<const kube::Pod>& o,
-                  const std::shared_ptr<const kube::Pod>& n) {
-              if (n->spec.node_name.empty()) return;
-              if (o->spec.node_name.empty()) {
-                sch->OnPodAdd(n);
-              } else {
-                sch->OnPodUpdate(o, n);
-              }
-            },
-        .on_delete =
-            [sch](const std::shared_ptr<const kube::Pod>& p, bool) {
-              if (!p->spec.node_name.empty()) sch->OnPodDelete(p);
-            },
-    });
-  } else {
-    s->pod_informer->AddEventHandlers(kube::EventHandlers<kube::Pod>{
-        .on_add = [sch](const std::shared_ptr<const kube::Pod>& p) { sch->OnPodAdd(p); },
-        .on_update = [sch](const std::shared_ptr<const kube::Pod>& o,
-                           const std::shared_ptr<const kube::Pod>& n) { sch->OnPodUpdate(o, n); },
-        .on_delete = [sch](const std::shared_ptr<const kube::Pod>& p,
-                           bool) { sch->OnPodDelete(p); },
-    });
+absl::StatusOr<std::vector<sched::ProfileConfig>> SchedulerApp::State::SelectProfiles(
+    const sched::Registry& plugins) {
+  TRIMARAN_ASSIGN_OR_RETURN(std::vector<sched::ProfileConfig> profiles,
+                            config::ExpandProfiles(config, plugins));
+  if (!options.extender) return profiles;
+  // One profile, no scheduling loop, no leader election: every replica answers.
+  TRIMARAN_ASSIGN_OR_RETURN(sched::ProfileConfig profile,
+                            SelectExtenderProfile(std::move(profiles), options.extender_profile));
+  profiles.clear();
+  profiles.push_back(std::move(profile));
+  if (config.leader_election.leader_elect) {
+    Log(Component::kMain)
+        .info("extender mode: leader election is off (every replica answers kube-scheduler)");
+    config.leader_election.leader_elect = false;
   }
+  return profiles;
+}
 
-  for (kube::SelectorResource resource : kube::kAllSelectorResources) {
-    // One informer for both PodDisruptionBudget versions (DisruptionBudgetListerWatcher).
-    if (resource == kube::SelectorResource::kPodDisruptionBudgetsV1beta1) continue;
-    auto informer = std::make_unique<kube::Informer<kube::SelectorObject>>(
-        resource == kube::SelectorResource::kPodDisruptionBudgets
-            ? kube::DisruptionBudgetListerWatcher(*s->client)
-            : kube::SelectorObjectListerWatcher(*s->client, resource),
-        s->clock);
-    informer->AddEventHandlers(kube::EventHandlers<kube::SelectorObject>{
-        .on_add =
-            [sch, resource](const std::shared_ptr<const kube::SelectorObject>& o) {
-              sch->objects().Apply(resource, o);
-            },
-        .on_update =
-            [sch, resource](const std::shared_ptr<const kube::SelectorObject>&,
-                            const std::shared_ptr<const kube::SelectorObject>& o) {
-              sch->objects().Apply(resource, o);
-            },
-        .on_delete = [sch, resource](const std::shared_ptr<const kube::SelectorObject>& o,
-                                     bool) { sch->objects().Remove(resource, *o); },
-    });
-    s->object_informer_stats.push_back(std::make_unique<kube::InformerStats>(
-        trimaran_stats.Child("informer_"), std::string(kube::PluralName(resource)),
-        informer->counters()));
-    s->object_informers.push_back(std::move(informer));
-    s->object_resources.push_back(resource);
+absl::Status SchedulerApp::State::CreateScheduler(std::vector<sched::ProfileConfig> profiles,
+                                                  const sched::Registry& plugins) {
+  sched::EventRecorderOptions rec;
+  identity = kube::DefaultLeaderIdentity();
+  rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
+  recorder =
+      std::make_unique<sched::AsyncEventRecorder>(*events_client, clock, trimaran_stats, rec);
+  providers::ProviderSourcePoolOptions pool_options;
+  pool_options.remote_max_response_bytes =
+      static_cast<size_t>(options.load_watcher_max_response_bytes);
+  sources = std::make_unique<providers::ProviderSourcePool>(
+      clock, trimaran_stats.Child("loadwatcher_"), client.get(), pool_options);
+  if (options.decisions_capacity > 0) {
+    decisions = std::make_unique<sched::decisions::DecisionRing>(
+        static_cast<size_t>(options.decisions_capacity));
   }
-  for (kube::StorageResource resource : kube::kAllStorageResources) {
-    // CSIStorageCapacity: v1, else v1beta1, else (1.20) not served: capacity checks off.
-    auto informer = std::make_unique<kube::Informer<kube::StorageObject>>(
-        resource == kube::StorageResource::kCSIStorageCapacities
-            ? kube::StorageCapacityListerWatcher(
-                  *s->client, [sch] { sch->storage().SetCapacityTracking(false); })
-            : kube::StorageObjectListerWatcher(*s->client, resource),
-        s->clock);
-    informer->AddEventHandlers(kube::EventHandlers<kube::StorageObject>{
-        .on_add =
-            [sch](const std::shared_ptr<const kube::StorageObject>& o) { sch->OnStorageAdd(o); },
-        .on_update =
-            [sch](const std::shared_ptr<const kube::StorageObject>& old_object,
-                  const std::shared_ptr<const kube::StorageObject>& o) {
-              sch->OnStorageUpdate(old_object, o);
-            },
-        .on_delete = [sch](const std::shared_ptr<const kube::StorageObject>& o,
-                           bool) { sch->OnStorageDelete(o); },
-    });
-    s->storage_informer_stats.push_back(std::make_unique<kube::InformerStats>(
-        trimaran_stats.Child("informer_"), std::string(kube::PluralName(resource)),
-        informer->counters()));
-    s->storage_informers.push_back(std::move(informer));
+  TRIMARAN_ASSIGN_OR_RETURN(
+      scheduler, sched::Scheduler::Create(std::move(profiles), plugins, *client, clock, sched_stats,
+                                          MakeSchedulerOptions(), recorder.get()));
+  return absl::OkStatus();
+}
+
+sched::SchedulerOptions SchedulerApp::State::MakeSchedulerOptions() {
+  const config::SchedulerConfig& c = config;
+  sched::SchedulerOptions so;
+  so.load_watcher_sources = sources.get();
+  so.decisions = decisions.get();
+  if (c.leader_election.leader_elect) {
+    // The fence: no Binding once the lease may have passed to another replica.
+    so.leading_until = [this] { return elector ? elector->LeadingUntil() : absl::InfinitePast(); };
+    so.fence_stop = lost.get_token();
   }
+  so.parallelism = c.parallelism;
+  so.backoff.initial = absl::Seconds(c.pod_initial_backoff_seconds);
+  so.backoff.max = absl::Seconds(c.pod_max_backoff_seconds);
+  so.percentage_of_nodes_to_score = c.percentage_of_nodes_to_score;
+  so.deterministic_tie_break = options.tie_break == "lowest-name";
+  so.assumed_pod_ttl = sched::kDaemonAssumedPodTtl;
+  return so;
+}
+
+void SchedulerApp::State::CreateInformers(bool coscheduling) {
+  informers = sched::AddAllEventHandlers(
+      *scheduler, *client, clock,
+      {.assigned_pods_only = options.extender, .pod_groups = coscheduling});
   if (coscheduling) {
-    State* st = s.get();
-    s->pod_group_status = std::make_unique<sched::plugins::PodGroupStatusWriter>(
-        sch->pod_groups(), *s->client, s->clock, [st] { return st->LeaderCallOptions(); });
-    sched::plugins::PodGroupStatusWriter* writer = s->pod_group_status.get();
-    sch->SetPodGroupObserver(
+    pod_group_status = std::make_unique<sched::plugins::PodGroupStatusWriter>(
+        scheduler->pod_groups(), *client, clock, [this] { return LeaderCallOptions(); });
+    sched::plugins::PodGroupStatusWriter* writer = pod_group_status.get();
+    scheduler->SetPodGroupObserver(
         [writer](const std::string& ns, const std::string& name) { writer->MarkDirty(ns, name); });
-    s->pod_group_informer = std::make_unique<kube::Informer<kube::PodGroup>>(
-        kube::PodGroupListerWatcher(*s->client), s->clock);
-    s->pod_group_informer->AddEventHandlers(kube::EventHandlers<kube::PodGroup>{
-        .on_add = [sch](const std::shared_ptr<const kube::PodGroup>& g) { sch->OnPodGroupAdd(g); },
-        .on_update =
-            [sch](const std::shared_ptr<const kube::PodGroup>&,
-                  const std::shared_ptr<const kube::PodGroup>& g) { sch->OnPodGroupUpdate(g); },
-        .on_delete = [sch](const std::shared_ptr<const kube::PodGroup>& g,
-                           bool) { sch->OnPodGroupDelete(g); },
-    });
-    s->pod_group_informer_stats = std::make_unique<kube::InformerStats>(
-        trimaran_stats.Child("informer_"), "podgroups", s->pod_group_informer->counters());
   }
-  s->node_informer_stats = std::make_unique<kube::InformerStats>(
-      trimaran_stats.Child("informer_"), "nodes", s->node_informer->counters());
-  s->pod_informer_stats = std::make_unique<kube::InformerStats>(
-      trimaran_stats.Child("informer_"), "pods", s->pod_informer->counters());
+  CreateInformerStats();
   // kube-scheduler's leader_election_master_status{name}: 1 while this replica schedules.
-  stats::Scope(s->registry, "leader_election_")
+  stats::Scope(registry, "leader_election_")
       .CallbackGaugeFamily("master_status",
                            "1 while this replica is the leader (or runs without leader "
                            "election), 0 otherwise.",
                            {"name"})
-      .WithLabels({c.leader_election.resource_name})
-      .Set([st = s.get()] { return st->leading.load() ? 1.0 : 0.0; });
-
-  // Health checks: healthz/livez have "ping" (+ the leader-election watchdog); readyz adds
-  // informer sync and shutdown.
-  TRIMARAN_RETURN_IF_ERROR(s->checks.Add("informer-sync", sched::kReadyz, s->synced.AsCheck()));
-  TRIMARAN_RETURN_IF_ERROR(s->checks.Add("shutdown", sched::kReadyz, s->shutdown.AsCheck()));
-
-  if (c.leader_election.leader_elect) {
-    kube::LeaderElectionConfig le;
-    le.lease_namespace = c.leader_election.resource_namespace;
-    le.lease_name = c.leader_election.resource_name;
-    le.identity = identity;
-    le.lease_duration = c.leader_election.lease_duration;
-    le.renew_deadline = c.leader_election.renew_deadline;
-    le.retry_period = c.leader_election.retry_period;
-    le.release_on_cancel = true;
-    State* st = s.get();
-    le.on_started_leading = [st](std::stop_token token) {
-      Log(Component::kMain).info("became the leader; scheduling");
-      st->leading.store(true);
-      // The token fires on a loss, or on Stop after st->stop was requested. A loss
-      // fences the binds and exits 1 at once (kube-scheduler exits in
-      // OnStoppedLeading): shutdown gets kLostLeadershipExitGrace to close cleanly, past
-      // it (a hung apiserver call, say) the process ends anyway.
-      std::stop_callback on_loss(token, [st] {
-        if (st->stop.stop_requested()) return;
-        st->lost.request_stop();
-        Log(Component::kMain).error("leaderelection lost; exiting");
-        std::thread([] {
-          absl::SleepFor(kLostLeadershipExitGrace);
-          Log(Component::kMain)
-              .error("leaderelection lost; shutdown did not finish in {}",
-                     absl::FormatDuration(kLostLeadershipExitGrace));
-          std::fflush(stdout);
-          std::fflush(stderr);
-          std::_Exit(1);
-        }).detach();
-        st->leadership_lost.store(true);
-        st->stop.request_stop();
-      });
-      st->scheduler->Run(token);
-      st->leading.store(false);
-    };
-    le.on_stopped_leading = [st] {
-      st->leading.store(false);
-      if (!st->stop.stop_requested()) {
-        st->leadership_lost.store(true);
-        st->stop.request_stop();
-      }
-    };
-    le.on_new_leader = [](const std::string& id) {
-      Log(Component::kMain).info("new leader elected: {}", id);
-    };
-    TRIMARAN_RETURN_IF_ERROR(kube::ValidateLeaderElectionConfig(le));
-    s->elector = std::make_unique<kube::LeaderElector>(*s->lease_client, s->clock, std::move(le));
-    kube::LeaderElector* el = s->elector.get();
-    const absl::Duration grace = c.leader_election.lease_duration + absl::Seconds(20);
-    const Clock* clock = &s->clock;
-    // kube-scheduler's leader-election watchdog: a leader whose renewals stalled past the
-    // lease (plus a grace period) is unhealthy.
-    TRIMARAN_RETURN_IF_ERROR(s->checks.Add(
-        "leaderElection", sched::kHealthz | sched::kLivez, [el, grace, clock]() -> absl::Status {
-          if (!el->IsLeader()) return absl::OkStatus();
-          const absl::Duration since = clock->Now() - el->LastRenew();
-          if (since > grace) {
-            return absl::UnavailableError(absl::StrCat(
-                "failed election to renew leadership on lease for ", absl::FormatDuration(since)));
-          }
-          return absl::OkStatus();
-        }));
-  }
-
-  // The admin server.
-  if (options.secure_port != 0) {
-    sched::AdminServerOptions ao;
-    ao.bind_address = options.bind_address;
-    ao.port = options.secure_port;
-    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(s->options));
-    ao.cert_file = files.cert_file;
-    ao.key_file = files.key_file;
-    // Delegated authentication and authorization: the given kubeconfigs, else the
-    // scheduler's own connection, each on a client of its own (reviews are cached 10 s).
-    auto review_client =
-        [&](const std::string& kubeconfig,
-            const char* what) -> absl::StatusOr<std::unique_ptr<kube::RestClient>> {
-      kube::RestConfig rc = rest;
-      if (!kubeconfig.empty()) {
-        kube::LoadOptions lo;
-        lo.kubeconfig_path = kubeconfig;
-        absl::StatusOr<kube::RestConfig> loaded = kube::LoadRestConfig(lo);
-        if (!loaded.ok()) return Annotate(loaded.status(), absl::StrCat("loading --", what));
-        rc = *loaded;
-      }
-      return MakeClient(rc, 50, 100, absl::StrCat("trimaran-scheduler/", what), s->clock,
-                        rest_client_stats);
-    };
-    TRIMARAN_ASSIGN_OR_RETURN(s->authn_client, review_client(options.authentication_kubeconfig,
-                                                             "authentication-kubeconfig"));
-    TRIMARAN_ASSIGN_OR_RETURN(s->authz_client, review_client(options.authorization_kubeconfig,
-                                                             "authorization-kubeconfig"));
-    s->authorizer = std::make_unique<sched::DelegatingAuthorizer>(
-        s->authn_client.get(), s->authz_client.get(), s->clock,
-        sched::DelegatingAuthorizerOptions{.always_allow_paths =
-                                               options.authorization_always_allow_paths});
-    ao.authorizer = s->authorizer.get();
-    ao.tls_min_version = options.tls_min_version;
-    const config::SchedulerConfig* cp = &s->config;
-    TRIMARAN_ASSIGN_OR_RETURN(s->admin,
-                              sched::AdminServer::Create(ao, &s->registry, &s->checks,
-                                                         [cp]() -> absl::StatusOr<std::string> {
-                                                           return config::WriteConfigJson(*cp);
-                                                         }));
-    // /readyz?verbose reports leadership (the metric leader_election_master_status too).
-    State* st = s.get();
-    s->admin->SetReadyzNote([st, cp]() -> std::string {
-      const config::LeaderElection& le = cp->leader_election;
-      if (!le.leader_elect) return "leader-election: disabled (this replica schedules)";
-      return absl::StrCat("leader-election: ", st->leading.load() ? "leading" : "standby",
-                          " (lease ", le.resource_namespace, "/", le.resource_name, ")");
-    });
-    // /debug/decisions: the recent decisions (an empty list when recording is off).
-    s->admin->SetDebugDecisionsHandler(
-        [st](const http::ServerRequest& req, http::ServerResponse& res) {
-          sched::decisions::ServeDecisions(st->decisions.get(), req, res);
-        });
-    // /debug/cache: the scheduler cache; ?store=pods or ?store=nodes: that informer's
-    // store (what a fresh list is compared with).
-    s->admin->SetDebugCacheHandler([st](const http::ServerRequest& req) -> std::string {
-      const std::string store = std::string(req.Query("store"));
-      if (store == "pods") return StoreDump(*st->pod_informer);
-      if (store == "nodes") return StoreDump(*st->node_informer);
-      for (size_t i = 0; i < st->object_informers.size(); ++i) {
-        if (store == kube::PluralName(st->object_resources[i])) {
-          return StoreDump(*st->object_informers[i]);
-        }
-      }
-      for (size_t i = 0; i < st->storage_informers.size(); ++i) {
-        if (store == kube::PluralName(kube::kAllStorageResources[i])) {
-          return StoreDump(*st->storage_informers[i]);
-        }
-      }
-      return st->scheduler->cache().Dump().DebugString();
-    });
-  }
-  if (options.extender) {
-    TRIMARAN_RETURN_IF_ERROR(CreateExtender(*s, sched_stats.own));
-  }
-  return std::unique_ptr<SchedulerApp>(new SchedulerApp(std::move(s)));
+      .WithLabels({config.leader_election.resource_name})
+      .Set([this] { return leading.load() ? 1.0 : 0.0; });
 }
 
-absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
-  const SchedulerOptions& options = s.options;
-  sched::Scheduler* sch = s.scheduler.get();
+void SchedulerApp::State::CreateInformerStats() {
+  const stats::Scope scope = trimaran_stats.Child("informer_");
+  auto add = [&](std::string name, const kube::InformerCounters& counters) {
+    informer_stats.push_back(std::make_unique<kube::InformerStats>(scope, name, counters));
+  };
+  for (size_t i = 0; i < informers.objects.size(); ++i) {
+    add(std::string(kube::PluralName(informers.object_resources[i])),
+        informers.objects[i]->counters());
+  }
+  for (size_t i = 0; i < informers.storage.size(); ++i) {
+    add(std::string(kube::PluralName(kube::kAllStorageResources[i])),
+        informers.storage[i]->counters());
+  }
+  if (informers.pod_groups) add("podgroups", informers.pod_groups->counters());
+  add("nodes", informers.nodes->counters());
+  add("pods", informers.pods->counters());
+}
+
+absl::Status SchedulerApp::State::AddHealthChecks() {
+  TRIMARAN_RETURN_IF_ERROR(checks.Add("informer-sync", sched::kReadyz, synced.AsCheck()));
+  return checks.Add("shutdown", sched::kReadyz, shutdown.AsCheck());
+}
+
+absl::Status SchedulerApp::State::CreateLeaderElector() {
+  const config::LeaderElection& cle = config.leader_election;
+  kube::LeaderElectionConfig le;
+  le.lease_namespace = cle.resource_namespace;
+  le.lease_name = cle.resource_name;
+  le.identity = identity;
+  le.lease_duration = cle.lease_duration;
+  le.renew_deadline = cle.renew_deadline;
+  le.retry_period = cle.retry_period;
+  le.release_on_cancel = true;
+  le.on_started_leading = [this](std::stop_token token) { LeadAndSchedule(std::move(token)); };
+  le.on_stopped_leading = [this] {
+    leading.store(false);
+    if (!stop.stop_requested()) {
+      leadership_lost.store(true);
+      stop.request_stop();
+    }
+  };
+  le.on_new_leader = [](const std::string& id) {
+    Log(Component::kMain).info("new leader elected: {}", id);
+  };
+  TRIMARAN_RETURN_IF_ERROR(kube::ValidateLeaderElectionConfig(le));
+  elector = std::make_unique<kube::LeaderElector>(*lease_client, clock, std::move(le));
+  kube::LeaderElector* el = elector.get();
+  const absl::Duration grace = cle.lease_duration + absl::Seconds(20);
+  const Clock* c = &clock;
+  // kube-scheduler's leader-election watchdog: a leader whose renewals stalled past the
+  // lease (plus a grace period) is unhealthy.
+  return checks.Add(
+      "leaderElection", sched::kHealthz | sched::kLivez, [el, grace, c]() -> absl::Status {
+        if (!el->IsLeader()) return absl::OkStatus();
+        const absl::Duration since = c->Now() - el->LastRenew();
+        if (since > grace) {
+          return absl::UnavailableError(absl::StrCat(
+              "failed election to renew leadership on lease for ", absl::FormatDuration(since)));
+        }
+        return absl::OkStatus();
+      });
+}
+
+void SchedulerApp::State::LeadAndSchedule(std::stop_token token) {
+  Log(Component::kMain).info("became the leader; scheduling");
+  leading.store(true);
+  // The token fires on a loss, or on Stop after `stop` was requested. A loss fences the
+  // binds and exits 1 at once (kube-scheduler exits in OnStoppedLeading): shutdown gets
+  // kLostLeadershipExitGrace to close cleanly, past it (a hung apiserver call, say) the
+  // process ends anyway.
+  std::stop_callback on_loss(token, [this] {
+    if (stop.stop_requested()) return;
+    lost.request_stop();
+    Log(Component::kMain).error("leaderelection lost; exiting");
+    std::thread([] {
+      absl::SleepFor(kLostLeadershipExitGrace);
+      Log(Component::kMain)
+          .error("leaderelection lost; shutdown did not finish in {}",
+                 absl::FormatDuration(kLostLeadershipExitGrace));
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }).detach();
+    leadership_lost.store(true);
+    stop.request_stop();
+  });
+  scheduler->Run(token);
+  leading.store(false);
+}
+
+absl::Status SchedulerApp::State::CreateAdminServer() {
+  sched::AdminServerOptions ao;
+  ao.bind_address = options.bind_address;
+  ao.port = options.secure_port;
+  TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(options));
+  ao.cert_file = files.cert_file;
+  ao.key_file = files.key_file;
+  TRIMARAN_ASSIGN_OR_RETURN(
+      authn_client, ReviewClient(options.authentication_kubeconfig, "authentication-kubeconfig"));
+  TRIMARAN_ASSIGN_OR_RETURN(
+      authz_client, ReviewClient(options.authorization_kubeconfig, "authorization-kubeconfig"));
+  authorizer = std::make_unique<sched::DelegatingAuthorizer>(
+      authn_client.get(), authz_client.get(), clock,
+      sched::DelegatingAuthorizerOptions{.always_allow_paths =
+                                             options.authorization_always_allow_paths});
+  ao.authorizer = authorizer.get();
+  ao.tls_min_version = options.tls_min_version;
+  const config::SchedulerConfig* cp = &config;
+  TRIMARAN_ASSIGN_OR_RETURN(
+      admin,
+      sched::AdminServer::Create(ao, &registry, &checks, [cp]() -> absl::StatusOr<std::string> {
+        return config::WriteConfigJson(*cp);
+      }));
+  SetDebugHandlers();
+  return absl::OkStatus();
+}
+
+// Delegated authentication and authorization: the given kubeconfigs, else the
+// scheduler's own connection, each on a client of its own (reviews are cached 10 s).
+absl::StatusOr<std::unique_ptr<kube::RestClient>> SchedulerApp::State::ReviewClient(
+    const std::string& kubeconfig, const char* what) {
+  kube::RestConfig rc = rest;
+  if (!kubeconfig.empty()) {
+    kube::LoadOptions lo;
+    lo.kubeconfig_path = kubeconfig;
+    absl::StatusOr<kube::RestConfig> loaded = kube::LoadRestConfig(lo);
+    if (!loaded.ok()) return Annotate(loaded.status(), absl::StrCat("loading --", what));
+    rc = *loaded;
+  }
+  return MakeClient(rc, 50, 100, absl::StrCat("trimaran-scheduler/", what), clock,
+                    rest_client_stats);
+}
+
+void SchedulerApp::State::SetDebugHandlers() {
+  // /readyz?verbose reports leadership (the metric leader_election_master_status too).
+  admin->SetReadyzNote([this]() -> std::string {
+    const config::LeaderElection& le = config.leader_election;
+    if (!le.leader_elect) return "leader-election: disabled (this replica schedules)";
+    return absl::StrCat("leader-election: ", leading.load() ? "leading" : "standby", " (lease ",
+                        le.resource_namespace, "/", le.resource_name, ")");
+  });
+  // /debug/decisions: the recent decisions (an empty list when recording is off).
+  admin->SetDebugDecisionsHandler(
+      [this](const http::ServerRequest& req, http::ServerResponse& res) {
+        sched::decisions::ServeDecisions(decisions.get(), req, res);
+      });
+  // /debug/cache: the scheduler cache; ?store=pods or ?store=nodes: that informer's
+  // store (what a fresh list is compared with).
+  admin->SetDebugCacheHandler([this](const http::ServerRequest& req) -> std::string {
+    const std::string store = std::string(req.Query("store"));
+    if (store == "pods") return StoreDump(*informers.pods);
+    if (store == "nodes") return StoreDump(*informers.nodes);
+    for (size_t i = 0; i < informers.objects.size(); ++i) {
+      if (store == kube::PluralName(informers.object_resources[i])) {
+        return StoreDump(*informers.objects[i]);
+      }
+    }
+    for (size_t i = 0; i < informers.storage.size(); ++i) {
+      if (store == kube::PluralName(kube::kAllStorageResources[i])) {
+        return StoreDump(*informers.storage[i]);
+      }
+    }
+    return scheduler->cache().Dump().DebugString();
+  });
+}
+
+absl::Status SchedulerApp::State::CreateExtender() {
   sched::Framework* fwk = nullptr;
-  for (const config::Profile& p : s.config.profiles) {
-    fwk = sch->FrameworkFor(p.scheduler_name);
+  for (const config::Profile& p : config.profiles) {
+    fwk = scheduler->FrameworkFor(p.scheduler_name);
     if (fwk != nullptr) break;
   }
   if (fwk == nullptr) return absl::InternalError("extender: the profile's framework is missing");
@@ -673,15 +630,16 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
   // --extender-bind-scheduler-names, looked up in the pod informer's store.
   sched::extender::BindOptions bind;
   if (options.extender_bind) {
-    const kube::Informer<kube::Pod>* informer = s.pod_informer.get();
-    bind.client = s.client.get();
+    const kube::Informer<kube::Pod>* informer = informers.pods.get();
+    bind.client = client.get();
     bind.pods = [informer](const std::string& ns,
                            const std::string& name) -> std::shared_ptr<const kube::Pod> {
       return informer->store().Get(absl::StrCat(ns, "/", name));
     };
     bind.scheduler_names = options.extender_bind_scheduler_names;
   }
-  s.extender_backend = std::make_unique<sched::extender::FrameworkBackend>(
+  sched::Scheduler* sch = scheduler.get();
+  extender_backend = std::make_unique<sched::extender::FrameworkBackend>(
       *fwk,
       [sch]() -> absl::StatusOr<const sched::NodeInfoLister*> {
         absl::StatusOr<const sched::Snapshot*> snapshot = sch->RefreshSnapshot();
@@ -689,13 +647,19 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
         return *snapshot;
       },
       std::move(bind));
-  sched::HealthChecks* checks = &s.checks;
-  s.extender_service = std::make_unique<sched::extender::ExtenderService>(
-      *s.extender_backend, s.clock, own.Child("extender_"),
+  extender_service = std::make_unique<sched::extender::ExtenderService>(
+      *extender_backend, clock, sched_stats.own.Child("extender_"),
       sched::extender::ExtenderServiceOptions{
           .bind = options.extender_bind,
-          .ready = [st = &s] { return st->synced.Get(); },
+          .ready = [this] { return synced.Get(); },
       });
+  TRIMARAN_ASSIGN_OR_RETURN(http::HttpServerOptions ho, ExtenderServerOptions());
+  TRIMARAN_ASSIGN_OR_RETURN(extender_server, http::HttpServer::Create(ho));
+  TRIMARAN_RETURN_IF_ERROR(extender_service->AddRoutes(*extender_server));
+  return AddExtenderMetricsAndProbes();
+}
+
+absl::StatusOr<http::HttpServerOptions> SchedulerApp::State::ExtenderServerOptions() {
   http::HttpServerOptions ho;
   ho.name = "extender";
   ho.address = options.extender_bind_address;
@@ -704,7 +668,7 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
     ho.tls_cert_file = options.extender_tls_cert_file;
     ho.tls_key_file = options.extender_tls_private_key_file;
   } else {
-    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(s.options));
+    TRIMARAN_ASSIGN_OR_RETURN(http::ServingCertFiles files, ServingCert(options));
     ho.tls_cert_file = files.cert_file;
     ho.tls_key_file = files.key_file;
   }
@@ -728,43 +692,46 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
   ho.write_timeout = absl::Seconds(30);
   ho.worker_threads = 16;
   ho.log_component = Component::kAdmin;
-  TRIMARAN_ASSIGN_OR_RETURN(s.extender_server, http::HttpServer::Create(ho));
-  TRIMARAN_RETURN_IF_ERROR(s.extender_service->AddRoutes(*s.extender_server));
-  stats::Registry* registry = &s.registry;
-  const sched::RequestAuthorizer* authorizer = s.authorizer.get();
-  if (authorizer == nullptr) {
-    s.extender_authorizer = std::make_unique<sched::DelegatingAuthorizer>(
-        s.client.get(), s.client.get(), s.clock,
+  return ho;
+}
+
+absl::Status SchedulerApp::State::AddExtenderMetricsAndProbes() {
+  stats::Registry* reg = &registry;
+  const sched::RequestAuthorizer* auth = authorizer.get();
+  if (auth == nullptr) {
+    extender_authorizer = std::make_unique<sched::DelegatingAuthorizer>(
+        client.get(), client.get(), clock,
         sched::DelegatingAuthorizerOptions{.always_allow_paths =
                                                options.authorization_always_allow_paths});
-    authorizer = s.extender_authorizer.get();
+    auth = extender_authorizer.get();
   }
-  TRIMARAN_RETURN_IF_ERROR(s.extender_server->AddRoute(http::Route{
+  TRIMARAN_RETURN_IF_ERROR(extender_server->AddRoute(http::Route{
       .path = "/metrics",
       .help = "Prometheus metrics (the same as the secure port's, with the same bearer token "
               "and authorization)",
       .handler =
-          [registry, authorizer](const http::ServerRequest& req, http::ServerResponse& res) {
-            const sched::AuthDecision decision = authorizer->Check(req);
+          [reg, auth](const http::ServerRequest& req, http::ServerResponse& res) {
+            const sched::AuthDecision decision = auth->Check(req);
             if (!decision.allowed()) {
               res.status = decision.status;
               res.body = decision.message;
               return;
             }
             res.content_type = "text/plain; version=0.0.4; charset=utf-8";
-            res.body = registry->PrometheusText();
+            res.body = reg->PrometheusText();
           },
   }));
+  sched::HealthChecks* health = &checks;
   for (const char* path : {"/healthz", "/readyz"}) {
     const bool ready = std::string(path) == "/readyz";
-    TRIMARAN_RETURN_IF_ERROR(s.extender_server->AddRoute(http::Route{
+    TRIMARAN_RETURN_IF_ERROR(extender_server->AddRoute(http::Route{
         .path = path,
         .help = ready ? "ok once the informers synced (the extender answers)" : "ok while alive",
         .handler =
-            [checks, ready](const http::ServerRequest&, http::ServerResponse& res) {
+            [health, ready](const http::ServerRequest&, http::ServerResponse& res) {
               std::string failed;
               for (const sched::HealthChecks::Result& r :
-                   checks->Run(ready ? sched::kReadyz : sched::kHealthz, {})) {
+                   health->Run(ready ? sched::kReadyz : sched::kHealthz, {})) {
                 if (!r.status.ok())
                   absl::StrAppend(&failed, r.name, ": ", r.status.message(), "\n");
               }
@@ -776,6 +743,8 @@ absl::Status SchedulerApp::CreateExtender(State& s, const stats::Scope& own) {
   return absl::OkStatus();
 }
 
+// ---- Run ----
+
 void SchedulerApp::RequestStop() {
   s_->shutdown.Set(absl::UnavailableError("shutting down"));
   s_->stop.request_stop();
@@ -783,67 +752,93 @@ void SchedulerApp::RequestStop() {
 
 int SchedulerApp::Run() {
   State& s = *s_;
-  if (s.admin) {
-    if (absl::Status st = s.admin->Start(); !st.ok()) {
-      Log(Component::kMain).error("cannot serve on the secure port: {}", st);
-      return 1;
-    }
-    Log(Component::kMain)
-        .info("serving healthz, readyz, metrics and configz on {}", s.admin->url());
-  }
-  if (s.extender_server) {
-    if (absl::Status st = s.extender_server->Start(); !st.ok()) {
-      Log(Component::kMain).error("cannot serve the extender: {}", st);
-      return 1;
-    }
-    Log(Component::kMain)
-        .info("serving the scheduler extender protocol on {} (bind {})", s.extender_server->url(),
-              s.options.extender_bind ? "on" : "off");
-  }
+  if (!s.StartServers()) return 1;
   std::vector<std::string> names;
   for (const config::Profile& p : s.config.profiles) names.push_back(p.scheduler_name);
   Log(Component::kMain)
       .info("starting trimaran-scheduler profiles=[{}] leader_elect={}", absl::StrJoin(names, ","),
             s.config.leader_election.leader_elect);
+  const std::jthread pod_groups = s.StartInformers();
+  s.WaitForInformersSync();
+  s.Serve();
+  return s.StopInOrder();
+}
 
+bool SchedulerApp::State::StartServers() {
+  if (admin) {
+    if (absl::Status st = admin->Start(); !st.ok()) {
+      Log(Component::kMain).error("cannot serve on the secure port: {}", st);
+      return false;
+    }
+    Log(Component::kMain).info("serving healthz, readyz, metrics and configz on {}", admin->url());
+  }
+  if (extender_server) {
+    if (absl::Status st = extender_server->Start(); !st.ok()) {
+      Log(Component::kMain).error("cannot serve the extender: {}", st);
+      return false;
+    }
+    Log(Component::kMain)
+        .info("serving the scheduler extender protocol on {} (bind {})", extender_server->url(),
+              options.extender_bind ? "on" : "off");
+  }
+  return true;
+}
+
+std::jthread SchedulerApp::State::StartInformers() {
   // Informers first (nodes, then pods, then namespaces, services and controllers), on
   // every replica: a standby that takes over has a warm cache.
-  s.node_informer->Start();
-  s.pod_informer->Start();
-  for (auto& informer : s.object_informers) informer->Start();
-  for (auto& informer : s.storage_informers) informer->Start();
+  informers.nodes->Start();
+  informers.pods->Start();
+  for (auto& informer : informers.objects) informer->Start();
+  for (auto& informer : informers.storage) informer->Start();
+  if (!informers.pod_groups) return std::jthread();
   // PodGroups: their own thread watches the informer's sync (an apiserver without the
   // CRD is survived: pods of a group wait with a clear message until it appears) and,
   // while this replica leads, writes the groups' status every 500 ms.
-  std::jthread pod_groups;
-  if (s.pod_group_informer) {
-    s.pod_group_informer->Start();
-    pod_groups = std::jthread([&s](std::stop_token st) {
-      const absl::Time deadline = s.clock.Now() + kObjectInformersSyncTimeout;
-      bool readable = false;
-      bool warned = false;
-      while (s.clock.SleepFor(absl::Milliseconds(500), st)) {
-        if (!readable && s.pod_group_informer->HasSynced()) {
-          readable = true;
-          s.scheduler->SetPodGroupsHealth(absl::OkStatus());
-          Log(Component::kMain).info("PodGroups synced (Coscheduling)");
-        } else if (!readable && !warned && s.clock.Now() >= deadline) {
-          warned = true;
-          absl::Status why = absl::FailedPreconditionError(
-              "PodGroups cannot be listed: is the PodGroup CRD (podgroups.scheduling.x-k8s.io) "
-              "installed and may the scheduler list and watch it? "
-              "(deploy/components/coscheduling)");
-          Log(Component::kMain)
-              .warn("{}; pods with the scheduling.x-k8s.io/pod-group label wait", why.message());
-          s.scheduler->SetPodGroupsHealth(std::move(why));
-        }
-        if (s.leading.load()) s.pod_group_status->SyncDirty();
+  informers.pod_groups->Start();
+  return std::jthread([this](std::stop_token st) {
+    const absl::Time deadline = clock.Now() + kObjectInformersSyncTimeout;
+    bool readable = false;
+    bool warned = false;
+    while (clock.SleepFor(absl::Milliseconds(500), st)) {
+      if (!readable && informers.pod_groups->HasSynced()) {
+        readable = true;
+        scheduler->SetPodGroupsHealth(absl::OkStatus());
+        Log(Component::kMain).info("PodGroups synced (Coscheduling)");
+      } else if (!readable && !warned && clock.Now() >= deadline) {
+        warned = true;
+        absl::Status why = absl::FailedPreconditionError(
+            "PodGroups cannot be listed: is the PodGroup CRD (podgroups.scheduling.x-k8s.io) "
+            "installed and may the scheduler list and watch it? "
+            "(deploy/components/coscheduling)");
+        Log(Component::kMain)
+            .warn("{}; pods with the scheduling.x-k8s.io/pod-group label wait", why.message());
+        scheduler->SetPodGroupsHealth(std::move(why));
       }
-    });
+      if (leading.load()) pod_group_status->SyncDirty();
+    }
+  });
+}
+
+namespace {
+
+// Waits until `informer` synced, `stop` is requested or `deadline` passed; whether it
+// synced (false when stopping).
+template <typename T>
+bool WaitForSyncUntil(const kube::Informer<T>& informer, absl::Time deadline, const Clock& clock,
+                      const std::stop_source& stop) {
+  while (!stop.stop_requested() && !informer.WaitForSync(absl::Milliseconds(200))) {
+    if (clock.Now() >= deadline) break;
   }
-  while (!s.stop.stop_requested()) {
-    if (s.node_informer->WaitForSync(absl::Milliseconds(200)) &&
-        s.pod_informer->WaitForSync(absl::Milliseconds(200))) {
+  return stop.stop_requested() || informer.HasSynced();
+}
+
+}  // namespace
+
+void SchedulerApp::State::WaitForInformersSync() {
+  while (!stop.stop_requested()) {
+    if (informers.nodes->WaitForSync(absl::Milliseconds(200)) &&
+        informers.pods->WaitForSync(absl::Milliseconds(200))) {
       break;
     }
   }
@@ -851,32 +846,24 @@ int SchedulerApp::Run() {
   // PodTopologySpread's default constraints and preemption's PodDisruptionBudgets: wait
   // for them a bounded time, so that a missing permission (an older ClusterRole) degrades
   // those features, loudly, instead of stopping scheduling.
-  const absl::Time objects_deadline = s.clock.Now() + kObjectInformersSyncTimeout;
-  for (size_t i = 0; i < s.object_informers.size() && !s.stop.stop_requested(); ++i) {
-    while (!s.stop.stop_requested() &&
-           !s.object_informers[i]->WaitForSync(absl::Milliseconds(200))) {
-      if (s.clock.Now() >= objects_deadline) break;
-    }
-    if (!s.stop.stop_requested() && !s.object_informers[i]->HasSynced()) {
+  const absl::Time objects_deadline = clock.Now() + kObjectInformersSyncTimeout;
+  for (size_t i = 0; i < informers.objects.size() && !stop.stop_requested(); ++i) {
+    if (!WaitForSyncUntil(*informers.objects[i], objects_deadline, clock, stop)) {
       Log(Component::kMain)
           .warn(
               "the {} informer has not synced in {} (does the scheduler's ClusterRole allow "
               "list and watch of {}?); scheduling without them until it does: "
               "namespaceSelector terms, default topology spreading and preemption's "
               "PodDisruptionBudgets see only what it has",
-              kube::PluralName(s.object_resources[i]),
+              kube::PluralName(informers.object_resources[i]),
               absl::FormatDuration(kObjectInformersSyncTimeout),
-              kube::PluralName(s.object_resources[i]));
+              kube::PluralName(informers.object_resources[i]));
     }
   }
   // The storage informers feed the volume plugins: the same bounded wait, so that an
   // older ClusterRole degrades volume checks (loudly) rather than stopping scheduling.
-  for (size_t i = 0; i < s.storage_informers.size() && !s.stop.stop_requested(); ++i) {
-    while (!s.stop.stop_requested() &&
-           !s.storage_informers[i]->WaitForSync(absl::Milliseconds(200))) {
-      if (s.clock.Now() >= objects_deadline) break;
-    }
-    if (!s.stop.stop_requested() && !s.storage_informers[i]->HasSynced()) {
+  for (size_t i = 0; i < informers.storage.size() && !stop.stop_requested(); ++i) {
+    if (!WaitForSyncUntil(*informers.storage[i], objects_deadline, clock, stop)) {
       Log(Component::kMain)
           .warn(
               "the {} informer has not synced in {} (does the scheduler's ClusterRole allow "
@@ -887,34 +874,39 @@ int SchedulerApp::Run() {
               kube::PluralName(kube::kAllStorageResources[i]));
     }
   }
-  if (!s.stop.stop_requested()) {
-    s.synced.Set(absl::OkStatus());
+  if (!stop.stop_requested()) {
+    synced.Set(absl::OkStatus());
     Log(Component::kMain).info("informers synced");
   }
+}
 
-  std::stop_token token = s.stop.get_token();
-  if (s.extender_server) {
+void SchedulerApp::State::Serve() {
+  std::stop_token token = stop.get_token();
+  if (extender_server) {
     // No scheduling loop: answer kube-scheduler until asked to stop.
-    s.clock.SleepUntil(absl::InfiniteFuture(), token);
-  } else if (s.elector) {
-    std::jthread election([&s, token] { s.elector->Run(token); });
+    clock.SleepUntil(absl::InfiniteFuture(), token);
+  } else if (elector) {
+    std::jthread election([this, token] { elector->Run(token); });
     // Wait until asked to stop (signal or lost leadership).
-    s.clock.SleepUntil(absl::InfiniteFuture(), token);
+    clock.SleepUntil(absl::InfiniteFuture(), token);
     election.join();  // stops scheduling, drains bindings, releases the lease
   } else if (!token.stop_requested()) {
-    s.leading.store(true);
-    s.scheduler->Run(token);
-    s.leading.store(false);
+    leading.store(true);
+    scheduler->Run(token);
+    leading.store(false);
   }
+}
+
+int SchedulerApp::State::StopInOrder() {
   const absl::Time stopping = absl::Now();
-  s.scheduler->Stop();
+  scheduler->Stop();
   const absl::Time scheduler_stopped = absl::Now();
-  s.sources->Stop();
-  s.StopInformers();
+  sources->Stop();
+  informers.Stop();
   const absl::Time informers_stopped = absl::Now();
   // Events are best effort: a backlog (a Scheduled event per pod just bound) does not
   // hold the exit (issue 30).
-  if (const size_t dropped = s.recorder->FlushFor(kShutdownEventFlush); dropped > 0) {
+  if (const size_t dropped = recorder->FlushFor(kShutdownEventFlush); dropped > 0) {
     Log(Component::kMain).warn("shutdown: {} queued events not written", dropped);
   }
   Log(Component::kMain)
@@ -922,9 +914,9 @@ int SchedulerApp::Run() {
             absl::FormatDuration(scheduler_stopped - stopping),
             absl::FormatDuration(informers_stopped - scheduler_stopped),
             absl::FormatDuration(absl::Now() - informers_stopped));
-  if (s.admin) s.admin->Stop();
-  if (s.extender_server) s.extender_server->Stop();
-  if (s.leadership_lost.load()) {
+  if (admin) admin->Stop();
+  if (extender_server) extender_server->Stop();
+  if (leadership_lost.load()) {
     Log(Component::kMain).error("leaderelection lost");
     return 1;
   }

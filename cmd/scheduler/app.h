@@ -5,14 +5,17 @@
 //   LoadEffectiveConfig  --config file (or the built-in default: one profile "trimaran")
 //                        + flag overrides + defaults + validation of every field and of
 //                        every plugin's args (plugins::InTreeRegistry()). Every error at once.
-//   Create               clients (main: clientConnection qps/burst; events and leader
-//                        election each get their own client, as kube-scheduler does, so
-//                        they never eat the binding budget), informers (nodes, non-terminal
-//                        pods), the Scheduler (one Framework per profile), the load-watcher
-//                        source pool for load-aware plugins, the admin server (secure port,
-//                        self-signed certificate when none is given).
-//   Run                  serve /healthz /livez /readyz /metrics /configz; start the
-//                        informers and wait for their sync (readyz "informer-sync" fails
+//   Create               in named steps: clients (main: clientConnection qps/burst; events
+//                        and leader election each get their own client, as kube-scheduler
+//                        does, so they never eat the binding budget), the profiles (one in
+//                        extender mode), the Scheduler (one Framework per profile) with the
+//                        load-watcher source pool for load-aware plugins and the decisions
+//                        ring, the informers (sched::AddAllEventHandlers,
+//                        scheduler/event_handlers.h) and their stats, health checks, the
+//                        leader elector, the admin server (secure port, self-signed
+//                        certificate when none is given), the extender's server.
+//   Run                  start the servers (/healthz /livez /readyz /metrics /configz);
+//                        start the informers and wait for their sync (readyz "informer-sync" fails
 //                        until then); then schedule — directly, or only while holding the
 //                        Lease when leaderElection.leaderElect is set. Returns the exit code.
 //   RequestStop          (SIGTERM/SIGINT) readyz "shutdown" fails, the scheduler stops
@@ -84,11 +87,9 @@ class SchedulerApp {
   void RequestStop();
 
  private:
+  // Everything the daemon owns, with the steps Create and Run are made of (app.cc).
   struct State;
   explicit SchedulerApp(std::unique_ptr<State> state);
-  // --extender: the backend over the scheduler's one profile, the service and its
-  // HTTPS server (routes added, not started).
-  static absl::Status CreateExtender(State& s, const stats::Scope& own);
   std::unique_ptr<State> s_;
 };
 

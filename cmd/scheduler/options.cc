@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -117,340 +118,381 @@ std::string CheckLogLevels(const std::string& spec) {
 
 std::string Quoted(absl::string_view s) { return absl::StrCat("\"", s, "\""); }
 
+// Misc flags: the configuration file, the API server, Trimaran's own knobs.
+std::vector<FlagDef> MiscFlags() {
+  return {
+      {"config", 0, "misc", "string", "", "The path to the configuration file.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.config_file = v;
+         return std::string();
+       }},
+      {"master", 0, "misc", "string", "",
+       "The address of the Kubernetes API server (overrides any value in kubeconfig)",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.master = v;
+         return std::string();
+       }},
+      {"decisions-capacity", 0, "misc", "int", absl::StrCat(kDefaultDecisionsCapacity),
+       "Trimaran: how many recent scheduling decisions to keep for /debug/decisions and "
+       "'trimaranctl explain' (the best nodes with each plugin's score, fallbacks, outcome; "
+       "about 1-2 KiB each). 0 disables recording. At most 1000000.",
+       [](SchedulerOptions& o, const std::string& v) {
+         int64_t n = 0;
+         if (!absl::SimpleAtoi(v, &n)) return std::string("not an integer");
+         if (n < 0 || n > kMaxDecisionsCapacity) {
+           return absl::StrCat("must be between 0 and ", kMaxDecisionsCapacity);
+         }
+         o.decisions_capacity = static_cast<int>(n);
+         return std::string();
+       }},
+      {"tie-break", 0, "misc", "string", "random",
+       "Trimaran: how to pick among the nodes still tied after the exact tie-break: random "
+       "(seeded, as kube-scheduler) or lowest-name (the smallest node name, the rule of "
+       "'trimaranctl score' and 'trimaranctl simulate', to compare the daemon with them).",
+       [](SchedulerOptions& o, const std::string& v) {
+         if (v != "random" && v != "lowest-name") {
+           return absl::StrCat("unknown tie-break ", Quoted(v), " (random or lowest-name)");
+         }
+         o.tie_break = v;
+         return std::string();
+       }},
+      {"load-watcher-max-response-bytes", 0, "misc", "int",
+       absl::StrCat(kDefaultLoadWatcherMaxResponseBytes),
+       "Trimaran: the largest answer accepted from a remote load watcher (watcherAddress), "
+       "HTTP body or gRPC message, in bytes (at most 2147483647). A larger answer is cut off "
+       "there and counted as a failed read; the plugins keep their previous metrics.",
+       [](SchedulerOptions& o, const std::string& v) {
+         int64_t n = 0;
+         if (!absl::SimpleAtoi(v, &n)) return std::string("not an integer");
+         if (n <= 0 || n > std::numeric_limits<int32_t>::max()) {
+           return std::string("must be between 1 and 2147483647");
+         }
+         o.load_watcher_max_response_bytes = n;
+         return std::string();
+       }},
+      {"write-config-to", 0, "misc", "string", "",
+       "If set, write the configuration values to this file and exit.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.write_config_to = v;
+         return std::string();
+       }},
+  };
+}
+
+// The secure port (and its certificate).
+std::vector<FlagDef> SecureServingFlags() {
+  return {
+      {"bind-address", 0, "secure serving", "ip", kDefaultBindAddress,
+       "The IP address on which to listen for the --secure-port port. The associated "
+       "interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. "
+       "If blank or an unspecified address (0.0.0.0 or ::), all interfaces and IP address "
+       "families will be used.",
+       [](SchedulerOptions& o, const std::string& v) {
+         if (v.empty()) {
+           o.bind_address = kDefaultBindAddress;
+           return std::string();
+         }
+         if (!IsIpLiteral(v)) return absl::StrCat("failed to parse IP: ", Quoted(v));
+         o.bind_address = v;
+         return std::string();
+       }},
+      {"cert-dir", 0, "secure serving", "string", "",
+       "The directory where the TLS certs are located. If --tls-cert-file and "
+       "--tls-private-key-file are provided, this flag will be ignored. A self-signed "
+       "certificate (trimaran-scheduler.crt/.key) is generated there when none is given; "
+       "without --cert-dir, in a fresh private directory (mode 0700) under $TMPDIR, made "
+       "at every start.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.cert_dir = v;
+         return std::string();
+       }},
+      {"secure-port", 0, "secure serving", "int", absl::StrCat(kDefaultSecurePort),
+       "The port on which to serve HTTPS with authentication and authorization (TokenReview "
+       "and SubjectAccessReview, see --authorization-always-allow-paths). If 0, don't serve "
+       "HTTPS at all.",
+       [](SchedulerOptions& o, const std::string& v) { return ParseIntInto(o.secure_port, v); }},
+      {"tls-min-version", 0, "secure serving", "string", "",
+       "Minimum TLS version supported. Possible values: VersionTLS12, VersionTLS13 "
+       "(empty: VersionTLS12).",
+       [](SchedulerOptions& o, const std::string& v) {
+         if (!v.empty() && v != "VersionTLS12" && v != "VersionTLS13") {
+           return absl::StrCat("unsupported TLS version ", Quoted(v),
+                               " (VersionTLS12 or VersionTLS13)");
+         }
+         o.tls_min_version = v;
+         return std::string();
+       }},
+      {"tls-cert-file", 0, "secure serving", "string", "",
+       "File containing the default x509 Certificate for HTTPS. (CA cert, if any, "
+       "concatenated after server cert). If HTTPS serving is enabled, and --tls-cert-file "
+       "and --tls-private-key-file are not provided, a self-signed certificate and key are "
+       "generated for the public address and saved to the directory specified by "
+       "--cert-dir.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.tls_cert_file = v;
+         return std::string();
+       }},
+      {"tls-private-key-file", 0, "secure serving", "string", "",
+       "File containing the default x509 private key matching --tls-cert-file.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.tls_private_key_file = v;
+         return std::string();
+       }},
+  };
+}
+
+// The extender mode (docs/extender.md).
+std::vector<FlagDef> ExtenderFlags() {
+  return {
+      {"extender", 0, "extender", "", "",
+       "Trimaran: serve the scheduler extender protocol (/filter, /prioritize, optionally "
+       "/bind) over HTTPS for kube-scheduler from one profile (--extender-profile) instead "
+       "of scheduling pods; see docs/extender.md.",
+       [](SchedulerOptions& o, const std::string& v) { return ParseBoolInto(o.extender, v); }},
+      {"extender-profile", 0, "extender", "string", "",
+       "The profile (schedulerName) whose plugins the extender runs. Empty: the "
+       "configuration's only profile.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.extender_profile = v;
+         return std::string();
+       }},
+      {"extender-bind-address", 0, "extender", "ip", kDefaultBindAddress,
+       "The IP address on which the extender listens.",
+       [](SchedulerOptions& o, const std::string& v) {
+         if (v.empty()) {
+           o.extender_bind_address = kDefaultBindAddress;
+           return std::string();
+         }
+         if (!IsIpLiteral(v)) return absl::StrCat("failed to parse IP: ", Quoted(v));
+         o.extender_bind_address = v;
+         return std::string();
+       }},
+      {"extender-port", 0, "extender", "int", absl::StrCat(kDefaultExtenderPort),
+       "The HTTPS port of the extender (also serves /healthz, /readyz and /metrics).",
+       [](SchedulerOptions& o, const std::string& v) { return ParseIntInto(o.extender_port, v); }},
+      {"extender-tls-cert-file", 0, "extender", "string", "",
+       "The extender's serving certificate (PEM). Empty: the secure port's "
+       "(--tls-cert-file, or the self-signed one in --cert-dir).",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.extender_tls_cert_file = v;
+         return std::string();
+       }},
+      {"extender-tls-private-key-file", 0, "extender", "string", "",
+       "The private key matching --extender-tls-cert-file.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.extender_tls_private_key_file = v;
+         return std::string();
+       }},
+      {"extender-client-ca-file", 0, "extender", "string", "",
+       "The CA bundle that signs the extender's clients' certificates (kube-scheduler's "
+       "extender tlsConfig certFile/keyFile). Required with --extender unless "
+       "--extender-allow-unauthenticated: every connection must present a certificate "
+       "of these CAs (mutual TLS).",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.extender_client_ca_file = v;
+         return std::string();
+       }},
+      {"extender-allowed-names", 0, "extender", "strings", "",
+       "The client certificate names allowed on the extender's protocol paths: a "
+       "certificate of --extender-client-ca-file passes when its subject's common name "
+       "or one of its DNS subject alternative names is in this list. Empty: any "
+       "certificate of those CAs (as kube's --requestheader-allowed-names).",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.extender_allowed_names.clear();
+         for (absl::string_view n : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+           o.extender_allowed_names.emplace_back(absl::StripAsciiWhitespace(n));
+         }
+         return std::string();
+       }},
+      {"extender-allow-unauthenticated", 0, "extender", "", "",
+       "Serve the extender over TLS without client certificates (anyone who reaches the "
+       "port gets filter and score answers). Not with --extender-bind.",
+       [](SchedulerOptions& o, const std::string& v) {
+         return ParseBoolInto(o.extender_allow_unauthenticated, v);
+       }},
+      {"extender-bind", 0, "extender", "", "",
+       "Serve /bind: the extender creates the Binding (set bindVerb in kube-scheduler's "
+       "extender configuration; needs create on pods/binding). Needs mutual TLS "
+       "(--extender-client-ca-file); binds only pending pods of "
+       "--extender-bind-scheduler-names to nodes that pass the profile's filters.",
+       [](SchedulerOptions& o, const std::string& v) { return ParseBoolInto(o.extender_bind, v); }},
+      {"extender-bind-scheduler-names", 0, "extender", "strings", "[default-scheduler]",
+       "With --extender-bind: the schedulerNames (kube-scheduler's profiles that call the "
+       "extender) whose pods /bind may bind.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.extender_bind_scheduler_names.clear();
+         for (absl::string_view n : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+           o.extender_bind_scheduler_names.emplace_back(absl::StripAsciiWhitespace(n));
+         }
+         if (o.extender_bind_scheduler_names.empty()) return std::string("must name one");
+         return std::string();
+       }},
+  };
+}
+
+// Delegated authentication and authorization of the secure port.
+std::vector<FlagDef> AuthFlags() {
+  return {
+      {"authentication-kubeconfig", 0, "authentication", "string", "",
+       "kubeconfig file pointing at the 'core' kubernetes server with enough rights to "
+       "create tokenreviews.authentication.k8s.io. If empty, the scheduler's own "
+       "connection (--kubeconfig, clientConnection.kubeconfig or in-cluster) is used.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.authentication_kubeconfig = v;
+         return std::string();
+       }},
+      {"authorization-always-allow-paths", 0, "authorization", "strings",
+       "[/healthz,/readyz,/livez]",
+       "A list of HTTP paths to skip during authorization and authentication, i.e. these "
+       "are served without a token. A trailing '*' matches a prefix.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.authorization_always_allow_paths.clear();
+         for (absl::string_view p : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+           p = absl::StripAsciiWhitespace(p);
+           if (p.empty() || p.front() != '/') {
+             return absl::StrCat("path ", Quoted(std::string(p)), " must start with '/'");
+           }
+           o.authorization_always_allow_paths.emplace_back(p);
+         }
+         return std::string();
+       }},
+      {"authorization-kubeconfig", 0, "authorization", "string", "",
+       "kubeconfig file pointing at the 'core' kubernetes server with enough rights to "
+       "create subjectaccessreviews.authorization.k8s.io. If empty, the scheduler's own "
+       "connection is used.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.authorization_kubeconfig = v;
+         return std::string();
+       }},
+  };
+}
+
+// Deprecated flags.
+std::vector<FlagDef> DeprecatedFlags() {
+  return {
+      {"kubeconfig", 0, "deprecated", "string", "",
+       "DEPRECATED: path to kubeconfig file with authorization and master location "
+       "information. Unlike kube-scheduler's, it overrides clientConnection.kubeconfig of "
+       "the --config file when both are given.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.kubeconfig = v;
+         return std::string();
+       }},
+  };
+}
+
+// Leader election (overrides of the configuration's leaderElection).
+std::vector<FlagDef> LeaderElectionFlags() {
+  const sched::config::LeaderElection le;  // the configuration defaults
+  return {
+      {"leader-elect", 0, "leader election", "", le.leader_elect ? "true" : "",
+       "Start a leader election client and gain leadership before executing the main loop. "
+       "Enable this when running replicated components for high availability.",
+       [](SchedulerOptions& o, const std::string& v) {
+         bool b = false;
+         std::string err = ParseBoolInto(b, v);
+         if (err.empty()) o.leader_elect = b;
+         return err;
+       }},
+      {"leader-elect-lease-duration", 0, "leader election", "duration",
+       sched::config::FormatGoDuration(le.lease_duration),
+       "The duration that non-leader candidates will wait after observing a leadership "
+       "renewal until attempting to acquire leadership of a led but unrenewed leader slot. "
+       "This is effectively the maximum duration that a leader can be stopped before it is "
+       "replaced by another candidate. This is only applicable if leader election is "
+       "enabled.",
+       [](SchedulerOptions& o, const std::string& v) {
+         return ParseDurationInto(o.leader_elect_lease_duration, v);
+       }},
+      {"leader-elect-renew-deadline", 0, "leader election", "duration",
+       sched::config::FormatGoDuration(le.renew_deadline),
+       "The interval between attempts by the acting master to renew a leadership slot "
+       "before it stops leading. This must be less than the lease duration. This is only "
+       "applicable if leader election is enabled.",
+       [](SchedulerOptions& o, const std::string& v) {
+         return ParseDurationInto(o.leader_elect_renew_deadline, v);
+       }},
+      {"leader-elect-resource-lock", 0, "leader election", "string", le.resource_lock,
+       "The type of resource object that is used for locking during leader election. "
+       "Supported options are 'leases'.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.leader_elect_resource_lock = v;
+         return std::string();
+       }},
+      {"leader-elect-resource-name", 0, "leader election", "string", le.resource_name,
+       "The name of resource object that is used for locking during leader election.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.leader_elect_resource_name = v;
+         return std::string();
+       }},
+      {"leader-elect-resource-namespace", 0, "leader election", "string", le.resource_namespace,
+       "The namespace of resource object that is used for locking during leader election.",
+       [](SchedulerOptions& o, const std::string& v) {
+         o.leader_elect_resource_namespace = v;
+         return std::string();
+       }},
+      {"leader-elect-retry-period", 0, "leader election", "duration",
+       sched::config::FormatGoDuration(le.retry_period),
+       "The duration the clients should wait between attempting acquisition and renewal of "
+       "a leadership. This is only applicable if leader election is enabled.",
+       [](SchedulerOptions& o, const std::string& v) {
+         return ParseDurationInto(o.leader_elect_retry_period, v);
+       }},
+  };
+}
+
+// Logs.
+std::vector<FlagDef> LogsFlags() {
+  return {
+      {"logging-format", 0, "logs", "string", "text",
+       "Sets the log format. Permitted formats: \"json\" (one JSON object per line, kube's "
+       "field names), \"text\".",
+       [](SchedulerOptions& o, const std::string& v) {
+         if (v != "text" && v != "json") {
+           return absl::StrCat("unsupported log format ", Quoted(v), " (text or json)");
+         }
+         o.logging_format = v;
+         return std::string();
+       }},
+      {"log-levels", 0, "logs", "string", "",
+       "Comma-separated component=level list overriding --v per component, e.g. "
+       "queue=debug,provider=trace. Components: main, config, kube, informer, queue, "
+       "cache, framework, plugin, binder, loadwatcher, provider, admin, sim. Levels: trace, "
+       "debug, info, warn, error, critical, off.",
+       [](SchedulerOptions& o, const std::string& v) {
+         std::string err = CheckLogLevels(v);
+         if (err.empty()) o.log_levels = v;
+         return err;
+       }},
+      {"v", 'v', "logs", "int", "",
+       "number for the log level verbosity (klog style: 0-3 info, 4 debug, 5+ trace)",
+       [](SchedulerOptions& o, const std::string& v) {
+         std::string err = ParseIntInto(o.verbosity, v);
+         if (err.empty() && o.verbosity < 0) err = "must be >= 0";
+         return err;
+       }},
+  };
+}
+
+// Global flags.
+std::vector<FlagDef> GlobalFlags() {
+  return {
+      {"help", 'h', "global", "", "", "help for trimaran-scheduler",
+       [](SchedulerOptions& o, const std::string& v) { return ParseBoolInto(o.help, v); }},
+      {"version", 0, "global", "", "", "Print version information and quit",
+       [](SchedulerOptions& o, const std::string& v) { return ParseBoolInto(o.version, v); }},
+  };
+}
+
+// Every flag; each section's in a function of its own above.
 const std::vector<FlagDef>& Flags() {
   static const std::vector<FlagDef>* const kFlags = [] {
-    const sched::config::LeaderElection le;  // the configuration defaults
-    auto* flags = new std::vector<FlagDef>{
-        // Misc.
-        {"config", 0, "misc", "string", "", "The path to the configuration file.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.config_file = v;
-           return std::string();
-         }},
-        {"master", 0, "misc", "string", "",
-         "The address of the Kubernetes API server (overrides any value in kubeconfig)",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.master = v;
-           return std::string();
-         }},
-        {"decisions-capacity", 0, "misc", "int", absl::StrCat(kDefaultDecisionsCapacity),
-         "Trimaran: how many recent scheduling decisions to keep for /debug/decisions and "
-         "'trimaranctl explain' (the best nodes with each plugin's score, fallbacks, outcome; "
-         "about 1-2 KiB each). 0 disables recording. At most 1000000.",
-         [](SchedulerOptions& o, const std::string& v) {
-           int64_t n = 0;
-           if (!absl::SimpleAtoi(v, &n)) return std::string("not an integer");
-           if (n < 0 || n > kMaxDecisionsCapacity) {
-             return absl::StrCat("must be between 0 and ", kMaxDecisionsCapacity);
-           }
-           o.decisions_capacity = static_cast<int>(n);
-           return std::string();
-         }},
-        {"tie-break", 0, "misc", "string", "random",
-         "Trimaran: how to pick among the nodes still tied after the exact tie-break: random "
-         "(seeded, as kube-scheduler) or lowest-name (the smallest node name, the rule of "
-         "'trimaranctl score' and 'trimaranctl simulate', to compare the daemon with them).",
-         [](SchedulerOptions& o, const std::string& v) {
-           if (v != "random" && v != "lowest-name") {
-             return absl::StrCat("unknown tie-break ", Quoted(v), " (random or lowest-name)");
-           }
-           o.tie_break = v;
-           return std::string();
-         }},
-        {"load-watcher-max-response-bytes", 0, "misc", "int",
-         absl::StrCat(kDefaultLoadWatcherMaxResponseBytes),
-         "Trimaran: the largest answer accepted from a remote load watcher (watcherAddress), "
-         "HTTP body or gRPC message, in bytes (at most 2147483647). A larger answer is cut off "
-         "there and counted as a failed read; the plugins keep their previous metrics.",
-         [](SchedulerOptions& o, const std::string& v) {
-           int64_t n = 0;
-           if (!absl::SimpleAtoi(v, &n)) return std::string("not an integer");
-           if (n <= 0 || n > std::numeric_limits<int32_t>::max()) {
-             return std::string("must be between 1 and 2147483647");
-           }
-           o.load_watcher_max_response_bytes = n;
-           return std::string();
-         }},
-        {"write-config-to", 0, "misc", "string", "",
-         "If set, write the configuration values to this file and exit.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.write_config_to = v;
-           return std::string();
-         }},
-        // Secure serving.
-        {"bind-address", 0, "secure serving", "ip", kDefaultBindAddress,
-         "The IP address on which to listen for the --secure-port port. The associated "
-         "interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. "
-         "If blank or an unspecified address (0.0.0.0 or ::), all interfaces and IP address "
-         "families will be used.",
-         [](SchedulerOptions& o, const std::string& v) {
-           if (v.empty()) {
-             o.bind_address = kDefaultBindAddress;
-             return std::string();
-           }
-           if (!IsIpLiteral(v)) return absl::StrCat("failed to parse IP: ", Quoted(v));
-           o.bind_address = v;
-           return std::string();
-         }},
-        {"cert-dir", 0, "secure serving", "string", "",
-         "The directory where the TLS certs are located. If --tls-cert-file and "
-         "--tls-private-key-file are provided, this flag will be ignored. A self-signed "
-         "certificate (trimaran-scheduler.crt/.key) is generated there when none is given; "
-         "without --cert-dir, in a fresh private directory (mode 0700) under $TMPDIR, made "
-         "at every start.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.cert_dir = v;
-           return std::string();
-         }},
-        {"secure-port", 0, "secure serving", "int", absl::StrCat(kDefaultSecurePort),
-         "The port on which to serve HTTPS with authentication and authorization (TokenReview "
-         "and SubjectAccessReview, see --authorization-always-allow-paths). If 0, don't serve "
-         "HTTPS at all.",
-         [](SchedulerOptions& o, const std::string& v) { return ParseIntInto(o.secure_port, v); }},
-        {"tls-min-version", 0, "secure serving", "string", "",
-         "Minimum TLS version supported. Possible values: VersionTLS12, VersionTLS13 "
-         "(empty: VersionTLS12).",
-         [](SchedulerOptions& o, const std::string& v) {
-           if (!v.empty() && v != "VersionTLS12" && v != "VersionTLS13") {
-             return absl::StrCat("unsupported TLS version ", Quoted(v),
-                                 " (VersionTLS12 or VersionTLS13)");
-           }
-           o.tls_min_version = v;
-           return std::string();
-         }},
-        // Extender mode.
-        {"extender", 0, "extender", "", "",
-         "Trimaran: serve the scheduler extender protocol (/filter, /prioritize, optionally "
-         "/bind) over HTTPS for kube-scheduler from one profile (--extender-profile) instead "
-         "of scheduling pods; see docs/extender.md.",
-         [](SchedulerOptions& o, const std::string& v) { return ParseBoolInto(o.extender, v); }},
-        {"extender-profile", 0, "extender", "string", "",
-         "The profile (schedulerName) whose plugins the extender runs. Empty: the "
-         "configuration's only profile.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.extender_profile = v;
-           return std::string();
-         }},
-        {"extender-bind-address", 0, "extender", "ip", kDefaultBindAddress,
-         "The IP address on which the extender listens.",
-         [](SchedulerOptions& o, const std::string& v) {
-           if (v.empty()) {
-             o.extender_bind_address = kDefaultBindAddress;
-             return std::string();
-           }
-           if (!IsIpLiteral(v)) return absl::StrCat("failed to parse IP: ", Quoted(v));
-           o.extender_bind_address = v;
-           return std::string();
-         }},
-        {"extender-port", 0, "extender", "int", absl::StrCat(kDefaultExtenderPort),
-         "The HTTPS port of the extender (also serves /healthz, /readyz and /metrics).",
-         [](SchedulerOptions& o, const std::string& v) {
-           return ParseIntInto(o.extender_port, v);
-         }},
-        {"extender-tls-cert-file", 0, "extender", "string", "",
-         "The extender's serving certificate (PEM). Empty: the secure port's "
-         "(--tls-cert-file, or the self-signed one in --cert-dir).",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.extender_tls_cert_file = v;
-           return std::string();
-         }},
-        {"extender-tls-private-key-file", 0, "extender", "string", "",
-         "The private key matching --extender-tls-cert-file.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.extender_tls_private_key_file = v;
-           return std::string();
-         }},
-        {"extender-client-ca-file", 0, "extender", "string", "",
-         "The CA bundle that signs the extender's clients' certificates (kube-scheduler's "
-         "extender tlsConfig certFile/keyFile). Required with --extender unless "
-         "--extender-allow-unauthenticated: every connection must present a certificate "
-         "of these CAs (mutual TLS).",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.extender_client_ca_file = v;
-           return std::string();
-         }},
-        {"extender-allowed-names", 0, "extender", "strings", "",
-         "The client certificate names allowed on the extender's protocol paths: a "
-         "certificate of --extender-client-ca-file passes when its subject's common name "
-         "or one of its DNS subject alternative names is in this list. Empty: any "
-         "certificate of those CAs (as kube's --requestheader-allowed-names).",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.extender_allowed_names.clear();
-           for (absl::string_view n : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
-             o.extender_allowed_names.emplace_back(absl::StripAsciiWhitespace(n));
-           }
-           return std::string();
-         }},
-        {"extender-allow-unauthenticated", 0, "extender", "", "",
-         "Serve the extender over TLS without client certificates (anyone who reaches the "
-         "port gets filter and score answers). Not with --extender-bind.",
-         [](SchedulerOptions& o, const std::string& v) {
-           return ParseBoolInto(o.extender_allow_unauthenticated, v);
-         }},
-        {"extender-bind", 0, "extender", "", "",
-         "Serve /bind: the extender creates the Binding (set bindVerb in kube-scheduler's "
-         "extender configuration; needs create on pods/binding). Needs mutual TLS "
-         "(--extender-client-ca-file); binds only pending pods of "
-         "--extender-bind-scheduler-names to nodes that pass the profile's filters.",
-         [](SchedulerOptions& o, const std::string& v) {
-           return ParseBoolInto(o.extender_bind, v);
-         }},
-        {"extender-bind-scheduler-names", 0, "extender", "strings", "[default-scheduler]",
-         "With --extender-bind: the schedulerNames (kube-scheduler's profiles that call the "
-         "extender) whose pods /bind may bind.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.extender_bind_scheduler_names.clear();
-           for (absl::string_view n : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
-             o.extender_bind_scheduler_names.emplace_back(absl::StripAsciiWhitespace(n));
-           }
-           if (o.extender_bind_scheduler_names.empty()) return std::string("must name one");
-           return std::string();
-         }},
-        // Authentication and authorization.
-        {"authentication-kubeconfig", 0, "authentication", "string", "",
-         "kubeconfig file pointing at the 'core' kubernetes server with enough rights to "
-         "create tokenreviews.authentication.k8s.io. If empty, the scheduler's own "
-         "connection (--kubeconfig, clientConnection.kubeconfig or in-cluster) is used.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.authentication_kubeconfig = v;
-           return std::string();
-         }},
-        {"authorization-always-allow-paths", 0, "authorization", "strings",
-         "[/healthz,/readyz,/livez]",
-         "A list of HTTP paths to skip during authorization and authentication, i.e. these "
-         "are served without a token. A trailing '*' matches a prefix.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.authorization_always_allow_paths.clear();
-           for (absl::string_view p : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
-             p = absl::StripAsciiWhitespace(p);
-             if (p.empty() || p.front() != '/') {
-               return absl::StrCat("path ", Quoted(std::string(p)), " must start with '/'");
-             }
-             o.authorization_always_allow_paths.emplace_back(p);
-           }
-           return std::string();
-         }},
-        {"authorization-kubeconfig", 0, "authorization", "string", "",
-         "kubeconfig file pointing at the 'core' kubernetes server with enough rights to "
-         "create subjectaccessreviews.authorization.k8s.io. If empty, the scheduler's own "
-         "connection is used.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.authorization_kubeconfig = v;
-           return std::string();
-         }},
-        {"tls-cert-file", 0, "secure serving", "string", "",
-         "File containing the default x509 Certificate for HTTPS. (CA cert, if any, "
-         "concatenated after server cert). If HTTPS serving is enabled, and --tls-cert-file "
-         "and --tls-private-key-file are not provided, a self-signed certificate and key are "
-         "generated for the public address and saved to the directory specified by "
-         "--cert-dir.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.tls_cert_file = v;
-           return std::string();
-         }},
-        {"tls-private-key-file", 0, "secure serving", "string", "",
-         "File containing the default x509 private key matching --tls-cert-file.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.tls_private_key_file = v;
-           return std::string();
-         }},
-        // Deprecated.
-        {"kubeconfig", 0, "deprecated", "string", "",
-         "DEPRECATED: path to kubeconfig file with authorization and master location "
-         "information. Unlike kube-scheduler's, it overrides clientConnection.kubeconfig of "
-         "the --config file when both are given.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.kubeconfig = v;
-           return std::string();
-         }},
-        // Leader election.
-        {"leader-elect", 0, "leader election", "", le.leader_elect ? "true" : "",
-         "Start a leader election client and gain leadership before executing the main loop. "
-         "Enable this when running replicated components for high availability.",
-         [](SchedulerOptions& o, const std::string& v) {
-           bool b = false;
-           std::string err = ParseBoolInto(b, v);
-           if (err.empty()) o.leader_elect = b;
-           return err;
-         }},
-        {"leader-elect-lease-duration", 0, "leader election", "duration",
-         sched::config::FormatGoDuration(le.lease_duration),
-         "The duration that non-leader candidates will wait after observing a leadership "
-         "renewal until attempting to acquire leadership of a led but unrenewed leader slot. "
-         "This is effectively the maximum duration that a leader can be stopped before it is "
-         "replaced by another candidate. This is only applicable if leader election is "
-         "enabled.",
-         [](SchedulerOptions& o, const std::string& v) {
-           return ParseDurationInto(o.leader_elect_lease_duration, v);
-         }},
-        {"leader-elect-renew-deadline", 0, "leader election", "duration",
-         sched::config::FormatGoDuration(le.renew_deadline),
-         "The interval between attempts by the acting master to renew a leadership slot "
-         "before it stops leading. This must be less than the lease duration. This is only "
-         "applicable if leader election is enabled.",
-         [](SchedulerOptions& o, const std::string& v) {
-           return ParseDurationInto(o.leader_elect_renew_deadline, v);
-         }},
-        {"leader-elect-resource-lock", 0, "leader election", "string", le.resource_lock,
-         "The type of resource object that is used for locking during leader election. "
-         "Supported options are 'leases'.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.leader_elect_resource_lock = v;
-           return std::string();
-         }},
-        {"leader-elect-resource-name", 0, "leader election", "string", le.resource_name,
-         "The name of resource object that is used for locking during leader election.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.leader_elect_resource_name = v;
-           return std::string();
-         }},
-        {"leader-elect-resource-namespace", 0, "leader election", "string", le.resource_namespace,
-         "The namespace of resource object that is used for locking during leader election.",
-         [](SchedulerOptions& o, const std::string& v) {
-           o.leader_elect_resource_namespace = v;
-           return std::string();
-         }},
-        {"leader-elect-retry-period", 0, "leader election", "duration",
-         sched::config::FormatGoDuration(le.retry_period),
-         "The duration the clients should wait between attempting acquisition and renewal of "
-         "a leadership. This is only applicable if leader election is enabled.",
-         [](SchedulerOptions& o, const std::string& v) {
-           return ParseDurationInto(o.leader_elect_retry_period, v);
-         }},
-        // Logs.
-        {"logging-format", 0, "logs", "string", "text",
-         "Sets the log format. Permitted formats: \"json\" (one JSON object per line, kube's "
-         "field names), \"text\".",
-         [](SchedulerOptions& o, const std::string& v) {
-           if (v != "text" && v != "json") {
-             return absl::StrCat("unsupported log format ", Quoted(v), " (text or json)");
-           }
-           o.logging_format = v;
-           return std::string();
-         }},
-        {"log-levels", 0, "logs", "string", "",
-         "Comma-separated component=level list overriding --v per component, e.g. "
-         "queue=debug,provider=trace. Components: main, config, kube, informer, queue, "
-         "cache, framework, plugin, binder, loadwatcher, provider, admin, sim. Levels: trace, "
-         "debug, info, warn, error, critical, off.",
-         [](SchedulerOptions& o, const std::string& v) {
-           std::string err = CheckLogLevels(v);
-           if (err.empty()) o.log_levels = v;
-           return err;
-         }},
-        {"v", 'v', "logs", "int", "",
-         "number for the log level verbosity (klog style: 0-3 info, 4 debug, 5+ trace)",
-         [](SchedulerOptions& o, const std::string& v) {
-           std::string err = ParseIntInto(o.verbosity, v);
-           if (err.empty() && o.verbosity < 0) err = "must be >= 0";
-           return err;
-         }},
-        // Global.
-        {"help", 'h', "global", "", "", "help for trimaran-scheduler",
-         [](SchedulerOptions& o, const std::string& v) { return ParseBoolInto(o.help, v); }},
-        {"version", 0, "global", "", "", "Print version information and quit",
-         [](SchedulerOptions& o, const std::string& v) { return ParseBoolInto(o.version, v); }},
-    };
+    auto* flags = new std::vector<FlagDef>;
+    for (std::vector<FlagDef> (*section)() :
+         {MiscFlags, SecureServingFlags, ExtenderFlags, AuthFlags, DeprecatedFlags,
+          LeaderElectionFlags, LogsFlags, GlobalFlags}) {
+      for (FlagDef& f : section()) flags->push_back(std::move(f));
+    }
     return flags;
   }();
   return *kFlags;
