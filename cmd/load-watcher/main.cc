@@ -168,8 +168,7 @@ int Run(const LoadWatcherOptions& options) {
   providers::ProviderSourcePoolOptions pool_options;
   pool_options.watcher.fetch_interval = options.fetch_interval;
   pool_options.watcher.history_size = options.history_size;
-  pool_options.extras.signalfx_host_name_suffix = options.signalfx_host_name_suffix;
-  pool_options.extras.signalfx_cluster_name = options.signalfx_cluster_name;
+  pool_options.extras = options.provider_extras;
   providers::ProviderSourcePool pool(RealClock::Get(), watcher_stats, kube_client->get(),
                                      pool_options);
   if (absl::StatusOr<lw::Client*> client = pool.InProcess(options.provider); !client.ok()) {

@@ -72,8 +72,9 @@ std::string SetInt(int& out, const std::string& value, int min, int max) {
   return "";
 }
 
-const std::vector<Option>& Options() {
-  static const std::vector<Option>* const kOptions = new std::vector<Option>{
+// METRICS_PROVIDER_* and INSECURE_SKIP_VERIFY: the lw::ProviderSpec every provider reads.
+std::vector<Option> SpecOptions() {
+  return {
       {"metrics-provider-name", "METRICS_PROVIDER_NAME", false, "string", "KubernetesMetricsServer",
        "The metrics provider: KubernetesMetricsServer, Prometheus or SignalFx.",
        [](LoadWatcherOptions& o, const std::string& v) {
@@ -156,41 +157,12 @@ const std::vector<Option>& Options() {
          return std::string();
        },
        /*secret=*/true},
-      {"prometheus-node-labels", "PROMETHEUS_NODE_LABELS", false, "string", "instance",
-       "Prometheus: comma-separated labels naming the node of a series, tried in order "
-       "(e.g. node,instance).",
-       [](LoadWatcherOptions& o, const std::string& v) {
-         o.provider.node_labels.clear();
-         for (absl::string_view l : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
-           o.provider.node_labels.emplace_back(absl::StripAsciiWhitespace(l));
-         }
-         return std::string();
-       }},
-      {"prometheus-cpu-metric", "PROMETHEUS_CPU_METRIC", false, "string", "instance:node_cpu:ratio",
-       "Prometheus: the series of per-node CPU utilisation (a 0..1 ratio).",
-       [](LoadWatcherOptions& o, const std::string& v) {
-         o.provider.cpu_metric = v;
-         return std::string();
-       }},
-      {"prometheus-memory-metric", "PROMETHEUS_MEMORY_METRIC", false, "string",
-       "instance:node_memory_utilisation:ratio",
-       "Prometheus: the series of per-node memory utilisation (a 0..1 ratio).",
-       [](LoadWatcherOptions& o, const std::string& v) {
-         o.provider.memory_metric = v;
-         return std::string();
-       }},
-      {"signalfx-host-name-suffix", "SIGNALFX_HOST_NAME_SUFFIX", false, "string", "",
-       "SignalFx: only hosts whose name ends with this (query host:*<suffix>).",
-       [](LoadWatcherOptions& o, const std::string& v) {
-         o.signalfx_host_name_suffix = v;
-         return std::string();
-       }},
-      {"signalfx-cluster-name", "SIGNALFX_CLUSTER_NAME", false, "string", "",
-       "SignalFx: only this cluster (query cluster:<name>; empty: no cluster filter).",
-       [](LoadWatcherOptions& o, const std::string& v) {
-         o.signalfx_cluster_name = v;
-         return std::string();
-       }},
+  };
+}
+
+// The daemon's own: the Kubernetes client, the servers, logging and the dashboard.
+std::vector<Option> DaemonOptions() {
+  return {
       {"kubeconfig", "KUBE_CONFIG", false, "string", "",
        "Path to a kubeconfig (KubernetesMetricsServer; Prometheus node mapping and startup "
        "check). Empty: the in-cluster service account when running in a pod.",
@@ -298,6 +270,31 @@ const std::vector<Option>& Options() {
       {"version", "", true, "", "", "Print the version and exit.",
        [](LoadWatcherOptions& o, const std::string& v) { return SetBool(o.version, v); }},
   };
+}
+
+// The flags each provider's folder declares (providers/*/descriptor.h), in the
+// registry's order.
+std::vector<Option> ProviderOptions() {
+  std::vector<Option> out;
+  for (const providers::ProviderDescriptor* descriptor : providers::AllProviders()) {
+    for (const providers::ProviderFlag& f : descriptor->flags) {
+      out.push_back(Option{std::string(f.flag), std::string(f.env), false, std::string(f.type),
+                           std::string(f.default_text), std::string(f.usage),
+                           [set = f.set](LoadWatcherOptions& o, const std::string& v) {
+                             return set(o.provider, o.provider_extras, v);
+                           }});
+    }
+  }
+  return out;
+}
+
+const std::vector<Option>& Options() {
+  static const std::vector<Option>* const kOptions = [] {
+    auto* all = new std::vector<Option>(SpecOptions());
+    for (Option& o : ProviderOptions()) all->push_back(std::move(o));
+    for (Option& o : DaemonOptions()) all->push_back(std::move(o));
+    return all;
+  }();
   return *kOptions;
 }
 

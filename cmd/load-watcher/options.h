@@ -12,11 +12,7 @@
 //   METRICS_PROVIDER_CERT_FILE  --metrics-provider-cert-file  ""  (mutual TLS, with
 //   METRICS_PROVIDER_KEY_FILE   --metrics-provider-key-file   ""   the key)
 //   METRICS_PROVIDER_HEADERS    --metrics-provider-headers    ""  Name=Value,Name2=Value2
-//   PROMETHEUS_NODE_LABELS      --prometheus-node-labels      instance
-//   PROMETHEUS_CPU_METRIC       --prometheus-cpu-metric       instance:node_cpu:ratio
-//   PROMETHEUS_MEMORY_METRIC    --prometheus-memory-metric instance:node_memory_utilisation:ratio
-//   SIGNALFX_HOST_NAME_SUFFIX   --signalfx-host-name-suffix   ""
-//   SIGNALFX_CLUSTER_NAME       --signalfx-cluster-name       ""
+//   (each provider's own: PROMETHEUS_*, SIGNALFX_*; see providers/*/descriptor.h)
 //   KUBE_CONFIG                 --kubeconfig                  in-cluster config
 //                               --bind-address                127.0.0.1 (REST and gRPC;
 //                                                             others need --token-file)
@@ -55,6 +51,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "loadwatcher/source_pool.h"
+#include "providers/provider.h"
 
 namespace trimaran::cmd {
 
@@ -63,8 +60,9 @@ inline constexpr int kDefaultWatcherGrpcPort = 2021;
 
 struct LoadWatcherOptions {
   lw::ProviderSpec provider{};  // type is canonical ("KubernetesMetricsServer" if unset)
-  std::string signalfx_host_name_suffix{};
-  std::string signalfx_cluster_name{};
+  // What the providers' own flags set besides the spec (SIGNALFX_*; each provider's
+  // flags are declared in its folder, providers/*/descriptor.h).
+  providers::ProviderExtras provider_extras{};
   std::string kubeconfig{};  // empty: in-cluster (when running in a pod)
 
   // 127.0.0.1: this host only, for local use. Any other address needs token_file

@@ -56,8 +56,8 @@ TEST(LoadWatcherOptionsTest, UpstreamEnvironment) {
                                           .address = "https://sfx.example",
                                           .token = "tok",
                                           .insecure_skip_verify = true}));
-  EXPECT_EQ(o.signalfx_host_name_suffix, ".dev.example");
-  EXPECT_EQ(o.signalfx_cluster_name, "blue");
+  EXPECT_EQ(o.provider_extras.signalfx_host_name_suffix, ".dev.example");
+  EXPECT_EQ(o.provider_extras.signalfx_cluster_name, "blue");
   EXPECT_EQ(o.kubeconfig, "/etc/kube/config");
 }
 
