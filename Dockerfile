@@ -26,6 +26,7 @@ ARG TRIMARAN_PROGRAMS="trimaran-scheduler load-watcher trimaranctl"
 ARG TRIMARAN_JOBS=""
 ARG TRIMARAN_BUILD_TYPE=Release
 ARG TRIMARAN_WERROR=OFF
+ARG TRIMARAN_DEBUG_INFO=ON
 WORKDIR /src
 COPY . .
 # A context holding image-input/ (tools/build-image.sh's fast path: bin/ and
@@ -38,7 +39,7 @@ RUN set -eu; \
       bash tools/setup.sh; \
       BUILD_DIR=/src/build-image TRIMARAN_TARGETS="${TRIMARAN_PROGRAMS}" \
         TRIMARAN_JOBS="${TRIMARAN_JOBS:-$(nproc)}" TRIMARAN_WERROR="${TRIMARAN_WERROR}" \
-        bash tools/build.sh -DCMAKE_BUILD_TYPE="${TRIMARAN_BUILD_TYPE}"; \
+        TRIMARAN_DEBUG_INFO="${TRIMARAN_DEBUG_INFO}" bash tools/build.sh -DCMAKE_BUILD_TYPE="${TRIMARAN_BUILD_TYPE}"; \
       mkdir -p /out/bin; \
       for p in ${TRIMARAN_PROGRAMS}; do \
         install -m 0755 "/src/build-image/bin/$p" /out/bin/; \

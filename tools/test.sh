@@ -23,4 +23,20 @@ cd "${BUILD_DIR:-$root/build}"
 # or `ctest -L image-source` in the build directory.
 exclude=()
 [[ ${TRIMARAN_TEST_IMAGE_SOURCE:-0} == 1 ]] || exclude=(-LE image-source)
-ctest --output-on-failure --timeout 900 -j"$(nproc)" "${exclude[@]}" "$@"
+# A test that fails is run once more (its first output is printed in full); a real
+# defect fails twice and fails the run. Every test that needed the second run is listed
+# at the end, and in Testing/retried-tests.txt, so a flaky test is seen, not hidden.
+log="$(mktemp)"
+set +e
+ctest --output-on-failure --timeout 900 -j"$(nproc)" --repeat until-pass:2 "${exclude[@]}" "$@" \
+  2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .*\*\*\*(Failed|Timeout|Exception).*/\1 (\2)/p' "$log" \
+  >Testing/retried-tests.txt || true
+rm -f "$log"
+if [[ -s Testing/retried-tests.txt ]]; then
+  echo "test.sh: failed at the first run, then run once more (rc $rc after the second):"
+  sed 's/^/  /' Testing/retried-tests.txt
+fi
+exit "$rc"

@@ -97,18 +97,19 @@ case "$mode" in
   source)
     # The compile inside the image shares this machine's ccache (mounted for the RUN
     # steps): with the flags of the build tools/test.sh made (RelWithDebInfo, -Werror
-    # under CI) and the same Debian compiler and headers, objects that build compiled are
+    # and -g0 under CI) and the same Debian compiler and headers, objects that build compiled are
     # cache hits, so the test proves the Dockerfile's build stage in minutes rather than
     # the 25-35 min of a cold compile. TRIMARAN_IMAGE_CCACHE=0 compiles cold.
-    werror=OFF
-    [[ ${CI:-} == true ]] && werror=ON
+    werror=OFF debug_info=ON
+    [[ ${CI:-} == true ]] && werror=ON debug_info=OFF
     build_args+=(--build-arg "TRIMARAN_PROGRAMS=$programs"
       --build-arg "TRIMARAN_JOBS=${TRIMARAN_IMAGE_JOBS:-2}")
     if [[ ${TRIMARAN_IMAGE_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
       ccache_dir="$(ccache -k cache_dir)"
       mkdir -p "$ccache_dir"
       build_args+=(-v "$ccache_dir:/root/.cache/ccache"
-        --build-arg "TRIMARAN_BUILD_TYPE=RelWithDebInfo" --build-arg "TRIMARAN_WERROR=$werror")
+        --build-arg "TRIMARAN_BUILD_TYPE=RelWithDebInfo" --build-arg "TRIMARAN_WERROR=$werror"
+        --build-arg "TRIMARAN_DEBUG_INFO=$debug_info")
     fi
     cmd=("$root/tools/build-image.sh" --from-source -t "$image") ;;
   *) echo "image_test: TRIMARAN_IMAGE_MODE must be prebuilt or source, not $mode" >&2; exit 1 ;;
