@@ -71,8 +71,12 @@ if ! "${B[@]}" inspect --type image "$base" >/dev/null 2>&1; then
   [[ -n $mirror ]] || { echo "image_test: no Debian mirror in the apt sources" >&2; exit 1; }
   rootfs=$(mktemp -d "$cache/buildah/rootfs.XXXXXX")
   log "debootstrap --variant=minbase bookworm from $mirror (once per machine)"
-  debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$cache/buildah/debootstrap.log" 2>&1 \
-    || { tail -20 "$cache/buildah/debootstrap.log" >&2; rm -rf "$rootfs"; exit 1; }
+  # Bounded, so a stalled mirror fails this run with its log (and ctest's retry starts
+  # afresh) instead of holding the test to its 900-s timeout.
+  timeout 420 debootstrap --variant=minbase bookworm "$rootfs" "$mirror" \
+    >"$cache/buildah/debootstrap.log" 2>&1 \
+    || { echo "image_test: debootstrap failed or took over 420 s:" >&2
+         tail -20 "$cache/buildah/debootstrap.log" >&2; rm -rf "$rootfs"; exit 1; }
   c=$("${B[@]}" from scratch)
   containers+=("$c")
   cp -a "$rootfs/." "$("${B[@]}" mount "$c")/"
@@ -115,8 +119,13 @@ case "$mode" in
   *) echo "image_test: TRIMARAN_IMAGE_MODE must be prebuilt or source, not $mode" >&2; exit 1 ;;
 esac
 log "building $image ($mode: $programs)"
+# The fast path installs the runtime packages from Debian's mirror: bounded like the
+# debootstrap above (the compile of source mode is not).
+limit=()
+[[ $mode == prebuilt ]] && limit=(timeout 420)
 if ! TRIMARAN_BUILDAH_ARGS="${B[*]:1}" TRIMARAN_IMAGE_EXTRA_ARGS="$(printf '%s\n' "${build_args[@]}")" \
-    "${cmd[@]}" >"$cache/buildah/bud.log" 2>&1; then
+    "${limit[@]}" "${cmd[@]}" >"$cache/buildah/bud.log" 2>&1; then
+  echo "image_test: the image build failed${limit:+ or took over 420 s}:" >&2
   tail -60 "$cache/buildah/bud.log" >&2
   exit 1
 fi
