@@ -141,19 +141,8 @@ void WriteTotals(Writer& w, const Totals& t) {
   w.Int64(t.nodes_without_price);
 }
 
-}  // namespace
-
-std::string RenderJson(const ClusterView& view, const TargetPercent& targets) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  w.SetIndent(' ', 2);
-  w.StartObject();
-  Str(w, "schemaVersion");
-  w.Int(kJsonSchemaVersion);
-  Str(w, "time");
-  Str(w, kube::FormatRfc3339(view.now));
-  Str(w, "sort");
-  Str(w, view.sort);
+// "metrics": whether the view has usage, from where and how old, or why not.
+void WriteMetrics(Writer& w, const ClusterView& view) {
   Str(w, "metrics");
   w.StartObject();
   Str(w, "available");
@@ -172,15 +161,19 @@ std::string RenderJson(const ClusterView& view, const TargetPercent& targets) {
     Str(w, view.metrics_error);
   }
   w.EndObject();
-  if (!targets.empty()) {
-    Str(w, "targetUtilizationPercent");
-    w.StartObject();
-    for (const auto& [name, pct] : targets) {
-      Str(w, name);
-      w.Double(pct);
-    }
-    w.EndObject();
+}
+
+void WriteTargets(Writer& w, const TargetPercent& targets) {
+  Str(w, "targetUtilizationPercent");
+  w.StartObject();
+  for (const auto& [name, pct] : targets) {
+    Str(w, name);
+    w.Double(pct);
   }
+  w.EndObject();
+}
+
+void WriteSummary(Writer& w, const ClusterView& view) {
   Str(w, "summary");
   w.StartObject();
   WriteTotals(w, view.totals);
@@ -191,86 +184,119 @@ std::string RenderJson(const ClusterView& view, const TargetPercent& targets) {
   Str(w, "boundPods");
   w.Int64(view.pods.bound);
   w.EndObject();
-  if (!view.group_by.empty()) {
-    Str(w, "groupBy");
-    Str(w, view.group_by);
-    Str(w, "groups");
+}
+
+// "groupBy" and "groups": each group's totals and node names.
+void WriteGroups(Writer& w, const ClusterView& view) {
+  Str(w, "groupBy");
+  Str(w, view.group_by);
+  Str(w, "groups");
+  w.StartArray();
+  for (const Group& g : view.groups) {
+    w.StartObject();
+    Str(w, "value");
+    Str(w, g.value);
+    WriteTotals(w, g.totals);
+    Str(w, "nodeNames");
     w.StartArray();
-    for (const Group& g : view.groups) {
-      w.StartObject();
-      Str(w, "value");
-      Str(w, g.value);
-      WriteTotals(w, g.totals);
-      Str(w, "nodeNames");
-      w.StartArray();
-      for (size_t i : g.rows) Str(w, view.rows[i].name);
-      w.EndArray();
-      w.EndObject();
-    }
+    for (size_t i : g.rows) Str(w, view.rows[i].name);
     w.EndArray();
+    w.EndObject();
   }
+  w.EndArray();
+}
+
+// "created" and "ageSeconds", null when the node's creation time is unknown.
+void WriteNodeAge(Writer& w, const ClusterView& view, const NodeRow& r) {
+  Str(w, "created");
+  if (r.created.has_value()) {
+    Str(w, kube::FormatRfc3339(*r.created));
+  } else {
+    w.Null();
+  }
+  Str(w, "ageSeconds");
+  if (r.created.has_value()) {
+    w.Int64(absl::ToInt64Seconds(view.now - *r.created));
+  } else {
+    w.Null();
+  }
+}
+
+// "labels": the view's extra labels, null where the node has none.
+void WriteNodeLabels(Writer& w, const ClusterView& view, const NodeRow& r) {
+  Str(w, "labels");
+  w.StartObject();
+  for (const std::string& l : view.extra_labels) {
+    Str(w, l);
+    std::optional<std::string> v = LabelValue(view, r, l);
+    if (v.has_value()) {
+      Str(w, *v);
+    } else {
+      w.Null();
+    }
+  }
+  w.EndObject();
+}
+
+void WriteNode(Writer& w, const ClusterView& view, const NodeRow& r) {
+  w.StartObject();
+  Str(w, "name");
+  Str(w, r.name);
+  Str(w, "instanceType");
+  Str(w, r.instance_type);
+  Str(w, "capacityType");
+  Str(w, CapacityTypeKey(r.capacity_type));
+  Str(w, "autoMode");
+  w.Bool(r.auto_mode);
+  Str(w, "zone");
+  Str(w, r.zone);
+  WriteNodeAge(w, view, r);
+  Str(w, "ready");
+  w.Bool(r.ready);
+  Str(w, "cordoned");
+  w.Bool(r.cordoned);
+  Str(w, "deleting");
+  w.Bool(r.deleting);
+  Str(w, "pods");
+  w.Int64(r.pods);
+  Str(w, "allocatablePods");
+  w.Int64(r.allocatable_pods);
+  Str(w, "usage");
+  Str(w, UsageStateName(r.usage_state));
+  Str(w, "pricePerHour");
+  OptDouble(w, r.price_per_hour);
+  Str(w, "priceSource");
+  Str(w, r.price_source);
+  if (!view.group_by.empty()) {
+    Str(w, "group");
+    Str(w, r.group);
+  }
+  WriteNodeLabels(w, view, r);
+  Str(w, "resources");
+  WriteResources(w, r.resources, nullptr);
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string RenderJson(const ClusterView& view, const TargetPercent& targets) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  Str(w, "schemaVersion");
+  w.Int(kJsonSchemaVersion);
+  Str(w, "time");
+  Str(w, kube::FormatRfc3339(view.now));
+  Str(w, "sort");
+  Str(w, view.sort);
+  WriteMetrics(w, view);
+  if (!targets.empty()) WriteTargets(w, targets);
+  WriteSummary(w, view);
+  if (!view.group_by.empty()) WriteGroups(w, view);
   Str(w, "nodes");
   w.StartArray();
-  for (const NodeRow& r : view.rows) {
-    w.StartObject();
-    Str(w, "name");
-    Str(w, r.name);
-    Str(w, "instanceType");
-    Str(w, r.instance_type);
-    Str(w, "capacityType");
-    Str(w, CapacityTypeKey(r.capacity_type));
-    Str(w, "autoMode");
-    w.Bool(r.auto_mode);
-    Str(w, "zone");
-    Str(w, r.zone);
-    Str(w, "created");
-    if (r.created.has_value()) {
-      Str(w, kube::FormatRfc3339(*r.created));
-    } else {
-      w.Null();
-    }
-    Str(w, "ageSeconds");
-    if (r.created.has_value()) {
-      w.Int64(absl::ToInt64Seconds(view.now - *r.created));
-    } else {
-      w.Null();
-    }
-    Str(w, "ready");
-    w.Bool(r.ready);
-    Str(w, "cordoned");
-    w.Bool(r.cordoned);
-    Str(w, "deleting");
-    w.Bool(r.deleting);
-    Str(w, "pods");
-    w.Int64(r.pods);
-    Str(w, "allocatablePods");
-    w.Int64(r.allocatable_pods);
-    Str(w, "usage");
-    Str(w, UsageStateName(r.usage_state));
-    Str(w, "pricePerHour");
-    OptDouble(w, r.price_per_hour);
-    Str(w, "priceSource");
-    Str(w, r.price_source);
-    if (!view.group_by.empty()) {
-      Str(w, "group");
-      Str(w, r.group);
-    }
-    Str(w, "labels");
-    w.StartObject();
-    for (const std::string& l : view.extra_labels) {
-      Str(w, l);
-      std::optional<std::string> v = LabelValue(view, r, l);
-      if (v.has_value()) {
-        Str(w, *v);
-      } else {
-        w.Null();
-      }
-    }
-    w.EndObject();
-    Str(w, "resources");
-    WriteResources(w, r.resources, nullptr);
-    w.EndObject();
-  }
+  for (const NodeRow& r : view.rows) WriteNode(w, view, r);
   w.EndArray();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";

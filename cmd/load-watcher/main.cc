@@ -36,6 +36,7 @@
 #include "common/stats/registry.h"
 #include "common/stats/scope.h"
 #include "common/stats/text_format.h"
+#include "common/status_macros.h"
 #include "common/version.h"
 #include "dashboard/informer_source.h"
 #include "dashboard/targets.h"
@@ -136,50 +137,103 @@ absl::StatusOr<dashboard::web::DashboardAccess> DashboardAccessFor(
   return access;
 }
 
-int Run(const LoadWatcherOptions& options) {
-  // Block the stop signals in every thread (threads inherit the mask), so that only
-  // sigwait below sees them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+// The daemon's parts, declared in the order Start makes them, so that they are destroyed
+// in reverse, as the locals of one function would be. Each step that can fail returns
+// the reason Run prints (Fail) before it exits 1.
+class LoadWatcher {
+ public:
+  explicit LoadWatcher(const LoadWatcherOptions& options) : options_(options) {}
 
+  // Stats, clients, the watchers' pool, the REST server and its routes, the dashboard,
+  // then serving (REST, dashboard, gRPC); the first error stops the list.
+  absl::Status Start();
+  // The streams, the servers, the dashboard, then the watchers.
+  void Stop();
+
+ private:
+  void RegisterStats();
+  absl::Status CreateKubeClient();
+  absl::Status CreatePool();
+  absl::Status CreateServer();
+  absl::Status AddRoutes();
+  absl::Status CreateDashboard();
+  absl::Status StartServer();
+  absl::Status StartGrpc();
+  void LogServing() const;
+  http::HttpServerOptions ServerOptions() const;
+  void ProtectApi(http::HttpServerOptions& server_options);
+  void StartDashboard();
+  std::shared_ptr<grpc::ServerCredentials> GrpcCredentials() const;
+
+  const LoadWatcherOptions& options_;
   // Stats: the components name their families relative to these scopes, the only
   // prefixes (docs/metrics.md lists every family /metrics serves).
-  stats::Registry& registry = stats::DefaultRegistry();
-  stats::RegisterProcessMetrics(registry);
-  stats::RegisterBuildInfo(registry, "trimaran_");
-  const stats::Scope rest_client_stats(registry, "rest_client_");       // client-go's names
-  const stats::Scope watcher_stats(registry, "trimaran_loadwatcher_");  // ours
+  stats::Registry& registry_ = stats::DefaultRegistry();
+  const stats::Scope rest_client_stats_{registry_, "rest_client_"};       // client-go's names
+  const stats::Scope watcher_stats_{registry_, "trimaran_loadwatcher_"};  // ours
+  std::unique_ptr<kube::Client> kube_client_;  // null without a Kubernetes API
+  std::unique_ptr<providers::ProviderSourcePool> pool_;
+  lw::Watcher* watcher_ = nullptr;              // the pool's, for options_.provider
+  std::unique_ptr<lw::ApiAuthenticator> auth_;  // with --token-file
+  std::unique_ptr<http::HttpServer> server_;
+  // --dashboard: the node dashboard over this process's own watcher (no network hop).
+  std::unique_ptr<dashboard::InformerClusterSource> dashboard_source_;
+  std::unique_ptr<dashboard::web::DashboardService> dashboard_;
+  std::string dashboard_token_;  // the random one (none with --token-file)
+  std::unique_ptr<lw::GrpcService> service_;
+  std::unique_ptr<grpc::Server> grpc_server_;  // with --grpc-port
+};
 
+absl::Status LoadWatcher::Start() {
+  RegisterStats();
+  TRIMARAN_RETURN_IF_ERROR(CreateKubeClient());
+  TRIMARAN_RETURN_IF_ERROR(CreatePool());
+  TRIMARAN_RETURN_IF_ERROR(CreateServer());
+  TRIMARAN_RETURN_IF_ERROR(AddRoutes());
+  TRIMARAN_RETURN_IF_ERROR(CreateDashboard());
+  TRIMARAN_RETURN_IF_ERROR(StartServer());
+  TRIMARAN_RETURN_IF_ERROR(StartGrpc());
+  LogServing();
+  return absl::OkStatus();
+}
+
+void LoadWatcher::RegisterStats() {
+  stats::RegisterProcessMetrics(registry_);
+  stats::RegisterBuildInfo(registry_, "trimaran_");
+}
+
+absl::Status LoadWatcher::CreateKubeClient() {
   absl::StatusOr<std::unique_ptr<kube::Client>> kube_client =
-      MakeKubeClient(options, rest_client_stats);
-  if (!kube_client.ok()) {
-    return Fail(absl::StrCat("Kubernetes client: ", kube_client.status().message()));
-  }
-  if (*kube_client == nullptr && options.provider.type == "KubernetesMetricsServer") {
-    return Fail(
+      MakeKubeClient(options_, rest_client_stats_);
+  if (!kube_client.ok()) return Annotate(kube_client.status(), "Kubernetes client");
+  kube_client_ = *std::move(kube_client);
+  if (kube_client_ == nullptr && options_.provider.type == "KubernetesMetricsServer") {
+    return absl::FailedPreconditionError(
         "KubernetesMetricsServer needs the Kubernetes API: give --kubeconfig (KUBE_CONFIG) or "
         "run in a pod (in-cluster config)");
   }
+  return absl::OkStatus();
+}
 
+absl::Status LoadWatcher::CreatePool() {
   providers::ProviderSourcePoolOptions pool_options;
-  pool_options.watcher.fetch_interval = options.fetch_interval;
-  pool_options.watcher.history_size = options.history_size;
-  pool_options.extras = options.provider_extras;
-  providers::ProviderSourcePool pool(RealClock::Get(), watcher_stats, kube_client->get(),
-                                     pool_options);
-  if (absl::StatusOr<lw::Client*> client = pool.InProcess(options.provider); !client.ok()) {
-    return Fail(std::string(client.status().message()));
+  pool_options.watcher.fetch_interval = options_.fetch_interval;
+  pool_options.watcher.history_size = options_.history_size;
+  pool_options.extras = options_.provider_extras;
+  pool_ = std::make_unique<providers::ProviderSourcePool>(RealClock::Get(), watcher_stats_,
+                                                          kube_client_.get(), pool_options);
+  if (absl::StatusOr<lw::Client*> client = pool_->InProcess(options_.provider); !client.ok()) {
+    return client.status();
   }
-  lw::Watcher* watcher = pool.FindWatcher(options.provider);
+  watcher_ = pool_->FindWatcher(options_.provider);
+  return absl::OkStatus();
+}
 
+http::HttpServerOptions LoadWatcher::ServerOptions() const {
   http::HttpServerOptions server_options;
   server_options.name = "watcher";
-  server_options.address = options.bind_address;
-  server_options.port = options.port;
+  server_options.address = options_.bind_address;
+  server_options.port = options_.port;
   server_options.worker_threads = 4;
   // A slow reader cannot hold one of the 4 workers: a request must arrive within the
   // read timeout and each write of the answer must progress within the write timeout
@@ -187,42 +241,54 @@ int Run(const LoadWatcherOptions& options) {
   server_options.read_timeout = absl::Seconds(10);
   server_options.write_timeout = absl::Seconds(10);
   server_options.log_component = Component::kLoadWatcher;
-  server_options.tls_cert_file = options.tls_cert_file;
-  server_options.tls_key_file = options.tls_private_key_file;
-  std::unique_ptr<lw::ApiAuthenticator> auth;
-  if (!options.token_file.empty()) {
-    auth = std::make_unique<lw::ApiAuthenticator>(options.token_file, watcher_stats);
-    auth->ProtectHttp(server_options);
-    if (options.dashboard) {
-      // The dashboard checks the same token itself (as a bearer header, but also as
-      // ?token= and its cookie, which is what a browser can send), with its Host and
-      // Origin checks first.
-      server_options.request_filter = [api = std::move(server_options.request_filter)](
-                                          const http::ServerRequest& request,
-                                          http::ServerResponse& response) {
-        return IsDashboardPath(request.path) || api(request, response);
-      };
-    }
-    if (options.tls_cert_file.empty()) {
-      Log(Component::kMain)
-          .warn("--token-file without --tls-cert-file: clients send the token in clear text");
-    }
+  server_options.tls_cert_file = options_.tls_cert_file;
+  server_options.tls_key_file = options_.tls_private_key_file;
+  return server_options;
+}
+
+// --token-file: the bearer token on the REST API (the dashboard's paths aside).
+void LoadWatcher::ProtectApi(http::HttpServerOptions& server_options) {
+  auth_ = std::make_unique<lw::ApiAuthenticator>(options_.token_file, watcher_stats_);
+  auth_->ProtectHttp(server_options);
+  if (options_.dashboard) {
+    // The dashboard checks the same token itself (as a bearer header, but also as
+    // ?token= and its cookie, which is what a browser can send), with its Host and
+    // Origin checks first.
+    server_options.request_filter = [api = std::move(server_options.request_filter)](
+                                        const http::ServerRequest& request,
+                                        http::ServerResponse& response) {
+      return IsDashboardPath(request.path) || api(request, response);
+    };
   }
+  if (options_.tls_cert_file.empty()) {
+    Log(Component::kMain)
+        .warn("--token-file without --tls-cert-file: clients send the token in clear text");
+  }
+}
+
+absl::Status LoadWatcher::CreateServer() {
+  http::HttpServerOptions server_options = ServerOptions();
+  if (!options_.token_file.empty()) ProtectApi(server_options);
   absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
       http::HttpServer::Create(server_options);
-  if (!server.ok()) return Fail(std::string(server.status().message()));
-  if (absl::Status s = lw::AddWatcherRoutes(*watcher, **server); !s.ok()) {
-    return Fail(std::string(s.message()));
-  }
-  absl::Status routes = (*server)->AddRoute(
-      {.path = "/metrics",
-       .help = "Prometheus metrics of the load watcher",
-       .handler = [&registry](const http::ServerRequest&, http::ServerResponse& response) {
-         response.content_type = stats::kPrometheusTextContentType;
-         response.body = registry.PrometheusText();
-       }});
+  if (!server.ok()) return server.status();
+  server_ = *std::move(server);
+  return absl::OkStatus();
+}
+
+// /watcher, /metrics, and the probes.
+absl::Status LoadWatcher::AddRoutes() {
+  TRIMARAN_RETURN_IF_ERROR(lw::AddWatcherRoutes(*watcher_, *server_));
+  absl::Status routes =
+      server_->AddRoute({.path = "/metrics",
+                         .help = "Prometheus metrics of the load watcher",
+                         .handler = [&registry = registry_](const http::ServerRequest&,
+                                                            http::ServerResponse& response) {
+                           response.content_type = stats::kPrometheusTextContentType;
+                           response.body = registry.PrometheusText();
+                         }});
   for (const char* path : {"/healthz", "/livez"}) {
-    routes.Update((*server)->AddRoute(
+    routes.Update(server_->AddRoute(
         {.path = path,
          .help = "liveness: 200 ok while the process serves (no token needed)",
          .handler = [](const http::ServerRequest&, http::ServerResponse& response) {
@@ -230,101 +296,138 @@ int Run(const LoadWatcherOptions& options) {
          }}));
   }
   // Readiness for the kubelet, which sends no token: /watcher/health's answer, open.
-  routes.Update((*server)->AddRoute(
+  routes.Update(server_->AddRoute(
       {.path = "/readyz",
        .help = "readiness: 200 ok while the metrics provider is healthy (no token needed)",
-       .handler = [watcher](const http::ServerRequest&, http::ServerResponse& response) {
+       .handler = [watcher = watcher_](const http::ServerRequest&, http::ServerResponse& response) {
          absl::Status health = watcher->provider().Health();
          response.status = health.ok() ? 200 : 503;
          response.body =
              health.ok() ? std::string("ok") : absl::StrCat("unhealthy: ", health.message());
        }}));
-  if (!routes.ok()) return Fail(std::string(routes.message()));
-  // --dashboard: the node dashboard over this process's own watcher (no network hop).
-  std::unique_ptr<dashboard::InformerClusterSource> dashboard_source;
-  std::unique_ptr<dashboard::web::DashboardService> dashboard;
-  std::string dashboard_token;  // the random one (none with --token-file)
-  if (options.dashboard) {
-    if (*kube_client == nullptr) {
-      return Fail(
-          "--dashboard needs the Kubernetes API (list/watch nodes and pods): give --kubeconfig "
-          "or run in a pod");
-    }
-    absl::StatusOr<dashboard::web::DashboardAccess> access =
-        DashboardAccessFor(options, dashboard_token);
-    if (!access.ok()) return Fail(absl::StrCat("--dashboard: ", access.status().message()));
-    absl::StatusOr<std::unique_ptr<dashboard::web::DashboardService>> d = MakeDashboard(
-        **kube_client, *pool.InProcess(options.provider), *std::move(access), dashboard_source);
-    if (!d.ok()) return Fail(absl::StrCat("--dashboard: ", d.status().message()));
-    dashboard = *std::move(d);
-    if (absl::Status s = dashboard->AddRoutes(**server, "/dashboard"); !s.ok()) {
-      return Fail(std::string(s.message()));
-    }
-  }
-  if (absl::Status s = (*server)->Start(); !s.ok()) return Fail(std::string(s.message()));
-  if (dashboard != nullptr) {
-    // The URL to open (through kubectl port-forward, usually): with --token-file its
-    // token, else the random one, which only this log shows.
-    Log(Component::kMain)
-        .info("dashboard: open {}/dashboard/?token={}", (*server)->url(),
-              dashboard_token.empty() ? std::string("<the --token-file token>") : dashboard_token);
-    // Short waits, retried every refresh, so that SIGTERM is never held up by the list.
-    dashboard->Start([&dashboard_source]() -> absl::Status {
-      absl::Status s = dashboard_source->Start(absl::Seconds(2));
-      if (s.ok()) return s;
-      return absl::Status(s.code(), absl::StrCat("waiting for the apiserver (retrying; the log "
-                                                 "has the reason): ",
-                                                 s.message()));
-    });
-  }
+  return routes;
+}
 
-  lw::GrpcService service(*watcher);
-  if (auth != nullptr) service.RequireAuth(auth.get());
-  std::unique_ptr<grpc::Server> grpc_server;
-  if (options.grpc_port != 0) {
-    std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-    if (!options.tls_cert_file.empty()) {
-      // gRPC's own file watcher re-reads the pair every --tls-reload-interval.
-      auto provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-          options.tls_private_key_file, options.tls_cert_file,
-          static_cast<unsigned int>(absl::ToInt64Seconds(options.tls_reload_interval)));
-      grpc::experimental::TlsServerCredentialsOptions tls(provider);
-      tls.watch_identity_key_cert_pairs();
-      credentials = grpc::experimental::TlsServerCredentials(tls);
-    }
-    grpc::ServerBuilder builder;
-    int bound = 0;
-    builder.AddListeningPort(HostPort(options.bind_address, options.grpc_port), credentials,
-                             &bound);
-    builder.RegisterService(&service);
-    lw::ApplyGrpcServerLimits(lw::GrpcServerLimits{}, builder);
-    grpc_server = builder.BuildAndStart();
-    if (grpc_server == nullptr || bound == 0) {
-      return Fail(absl::StrCat("gRPC: cannot listen on ",
-                               HostPort(options.bind_address, options.grpc_port)));
-    }
+// --dashboard: its service and routes under /dashboard; nothing without the flag.
+absl::Status LoadWatcher::CreateDashboard() {
+  if (!options_.dashboard) return absl::OkStatus();
+  if (kube_client_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "--dashboard needs the Kubernetes API (list/watch nodes and pods): give --kubeconfig "
+        "or run in a pod");
   }
+  absl::StatusOr<dashboard::web::DashboardAccess> access =
+      DashboardAccessFor(options_, dashboard_token_);
+  if (!access.ok()) return Annotate(access.status(), "--dashboard");
+  absl::StatusOr<std::unique_ptr<dashboard::web::DashboardService>> d = MakeDashboard(
+      *kube_client_, *pool_->InProcess(options_.provider), *std::move(access), dashboard_source_);
+  if (!d.ok()) return Annotate(d.status(), "--dashboard");
+  dashboard_ = *std::move(d);
+  return dashboard_->AddRoutes(*server_, "/dashboard");
+}
+
+// The REST server, then the dashboard's refreshes.
+absl::Status LoadWatcher::StartServer() {
+  TRIMARAN_RETURN_IF_ERROR(server_->Start());
+  if (dashboard_ != nullptr) StartDashboard();
+  return absl::OkStatus();
+}
+
+void LoadWatcher::StartDashboard() {
+  // The URL to open (through kubectl port-forward, usually): with --token-file its
+  // token, else the random one, which only this log shows.
+  Log(Component::kMain)
+      .info("dashboard: open {}/dashboard/?token={}", server_->url(),
+            dashboard_token_.empty() ? std::string("<the --token-file token>") : dashboard_token_);
+  // Short waits, retried every refresh, so that SIGTERM is never held up by the list.
+  dashboard_->Start([this]() -> absl::Status {
+    absl::Status s = dashboard_source_->Start(absl::Seconds(2));
+    if (s.ok()) return s;
+    return absl::Status(s.code(), absl::StrCat("waiting for the apiserver (retrying; the log "
+                                               "has the reason): ",
+                                               s.message()));
+  });
+}
+
+std::shared_ptr<grpc::ServerCredentials> LoadWatcher::GrpcCredentials() const {
+  if (options_.tls_cert_file.empty()) return grpc::InsecureServerCredentials();
+  // gRPC's own file watcher re-reads the pair every --tls-reload-interval.
+  auto provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+      options_.tls_private_key_file, options_.tls_cert_file,
+      static_cast<unsigned int>(absl::ToInt64Seconds(options_.tls_reload_interval)));
+  grpc::experimental::TlsServerCredentialsOptions tls(provider);
+  tls.watch_identity_key_cert_pairs();
+  return grpc::experimental::TlsServerCredentials(tls);
+}
+
+// The gRPC service (made even without --grpc-port, as Stop shuts it down), and its
+// server with --grpc-port.
+absl::Status LoadWatcher::StartGrpc() {
+  service_ = std::make_unique<lw::GrpcService>(*watcher_);
+  if (auth_ != nullptr) service_->RequireAuth(auth_.get());
+  if (options_.grpc_port == 0) return absl::OkStatus();
+  std::shared_ptr<grpc::ServerCredentials> credentials = GrpcCredentials();
+  grpc::ServerBuilder builder;
+  int bound = 0;
+  builder.AddListeningPort(HostPort(options_.bind_address, options_.grpc_port), credentials,
+                           &bound);
+  builder.RegisterService(service_.get());
+  lw::ApplyGrpcServerLimits(lw::GrpcServerLimits{}, builder);
+  grpc_server_ = builder.BuildAndStart();
+  if (grpc_server_ == nullptr || bound == 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "gRPC: cannot listen on ", HostPort(options_.bind_address, options_.grpc_port)));
+  }
+  return absl::OkStatus();
+}
+
+void LoadWatcher::LogServing() const {
   Log(Component::kMain)
       .info("load-watcher {} serving provider={} rest={} grpc={} token={}", kVersion,
-            options.provider.type, (*server)->url(),
-            options.grpc_port == 0
+            options_.provider.type, server_->url(),
+            options_.grpc_port == 0
                 ? std::string("off")
-                : absl::StrCat(options.tls_cert_file.empty() ? "" : "tls:",
-                               HostPort(options.bind_address, options.grpc_port)),
-            options.token_file.empty() ? "off" : "required");
+                : absl::StrCat(options_.tls_cert_file.empty() ? "" : "tls:",
+                               HostPort(options_.bind_address, options_.grpc_port)),
+            options_.token_file.empty() ? "off" : "required");
+}
 
+void LoadWatcher::Stop() {
+  service_->Shutdown();
+  if (grpc_server_ != nullptr) {
+    grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  }
+  server_->Stop();
+  if (dashboard_ != nullptr) dashboard_->Stop();
+  dashboard_.reset();
+  dashboard_source_.reset();
+  pool_->Stop();
+}
+
+// Blocks the stop signals in every thread (threads inherit the mask), so that only
+// WaitForStopSignal's sigwait sees them; ignores SIGPIPE.
+sigset_t BlockStopSignals() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  return stop_signals;
+}
+
+void WaitForStopSignal(const sigset_t& stop_signals) {
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   Log(Component::kMain).info("received signal {}, shutting down", signal_number);
-  service.Shutdown();
-  if (grpc_server != nullptr) {
-    grpc_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  }
-  (*server)->Stop();
-  if (dashboard != nullptr) dashboard->Stop();
-  dashboard.reset();
-  dashboard_source.reset();
-  pool.Stop();
+}
+
+int Run(const LoadWatcherOptions& options) {
+  const sigset_t stop_signals = BlockStopSignals();
+  LoadWatcher daemon(options);
+  if (absl::Status s = daemon.Start(); !s.ok()) return Fail(std::string(s.message()));
+  WaitForStopSignal(stop_signals);
+  daemon.Stop();
   Log(Component::kMain).info("stopped");
   return 0;
 }

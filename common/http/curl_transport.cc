@@ -283,6 +283,150 @@ absl::Status ApplyTls(CURL* h, const TlsOptions& tls) {
   return absl::OkStatus();
 }
 
+// The connection: URL, protocols, HTTP/1.1, no redirects, keep-alive; no proxy for
+// loopback hosts; curl writes its error text into `errbuf`.
+absl::Status SetConnection(CURL* h, const ParsedUrl& url, char* errbuf) {
+  TRIMARAN_CURL_SET(h, CURLOPT_URL, url.url.c_str());
+  TRIMARAN_CURL_SET(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  TRIMARAN_CURL_SET(h, CURLOPT_NOSIGNAL, 1L);
+  TRIMARAN_CURL_SET(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  TRIMARAN_CURL_SET(h, CURLOPT_FOLLOWLOCATION, 0L);
+  TRIMARAN_CURL_SET(h, CURLOPT_ERRORBUFFER, errbuf);
+  TRIMARAN_CURL_SET(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  TRIMARAN_CURL_SET(h, CURLOPT_TCP_KEEPIDLE, 30L);
+  TRIMARAN_CURL_SET(h, CURLOPT_TCP_KEEPINTVL, 15L);
+  if (IsLoopbackHost(url.host)) TRIMARAN_CURL_SET(h, CURLOPT_NOPROXY, "*");
+  return absl::OkStatus();
+}
+
+absl::Status SetMethodAndBody(CURL* h, const HttpRequest& request) {
+  if (request.method == "GET" && request.body.empty()) {
+    TRIMARAN_CURL_SET(h, CURLOPT_HTTPGET, 1L);
+  } else if (request.method == "HEAD") {
+    TRIMARAN_CURL_SET(h, CURLOPT_NOBODY, 1L);
+  } else {
+    if (request.method != "POST") {
+      TRIMARAN_CURL_SET(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+    if (request.method == "POST" || request.method == "PUT" || request.method == "PATCH" ||
+        !request.body.empty()) {
+      TRIMARAN_CURL_SET(h, CURLOPT_POSTFIELDSIZE_LARGE,
+                        static_cast<curl_off_t>(request.body.size()));
+      TRIMARAN_CURL_SET(h, CURLOPT_POSTFIELDS, request.body.data());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The request's headers as given, those curl would add on its own suppressed, the
+// User-Agent; with tls.server_name, the connection to the URL's host:port while the
+// TLS name (and Host) is server_name's. `headers` and `connect_to` must outlive the
+// transfer.
+absl::Status SetHeaders(CURL* h, const HttpRequest& request, const TlsOptions& tls,
+                        const ParsedUrl& url, const std::string& user_agent, SlistPtr& headers,
+                        SlistPtr& connect_to) {
+  // (A header with an empty value is curl's "Name;" syntax.)
+  for (const auto& [name, value] : request.headers) {
+    TRIMARAN_RETURN_IF_ERROR(
+        Append(headers, value.empty() ? absl::StrCat(name, ";") : absl::StrCat(name, ": ", value)));
+  }
+  // "Name:" suppresses a header curl would add on its own: no 100-continue round trip,
+  // and no made-up form Content-Type for bodies.
+  if (!request.headers.Has("Expect")) TRIMARAN_RETURN_IF_ERROR(Append(headers, "Expect:"));
+  if (!request.headers.Has("Content-Type")) {
+    TRIMARAN_RETURN_IF_ERROR(Append(headers, "Content-Type:"));
+  }
+  if (!request.headers.Has("User-Agent") && !user_agent.empty()) {
+    TRIMARAN_RETURN_IF_ERROR(Append(headers, absl::StrCat("User-Agent: ", user_agent)));
+  }
+  if (!tls.server_name.empty()) {
+    // Connect to the URL's host:port, but present and verify tls.server_name.
+    TRIMARAN_RETURN_IF_ERROR(Append(
+        connect_to, absl::StrCat(tls.server_name, ":", url.port, ":", url.host, ":", url.port)));
+    TRIMARAN_CURL_SET(h, CURLOPT_CONNECT_TO, connect_to.get());
+    if (!request.headers.Has("Host")) {
+      std::string host = absl::StrCat("Host: ", url.host);
+      if (url.explicit_port) absl::StrAppend(&host, ":", url.port);
+      TRIMARAN_RETURN_IF_ERROR(Append(headers, host));
+    }
+  }
+  TRIMARAN_CURL_SET(h, CURLOPT_HTTPHEADER, headers.get());
+  return absl::OkStatus();
+}
+
+// The total and connect timeouts (the request's, else the transport's defaults; a
+// stream has no total limit unless the request sets one), and the idle timeout, which
+// OnProgress checks through `transfer`.
+absl::Status SetTimeouts(CURL* h, const HttpRequest& request, const CurlTransportOptions& options,
+                         Transfer& transfer) {
+  const bool streaming = static_cast<bool>(request.on_chunk);
+  absl::Duration total = request.timeout;
+  if (total == absl::ZeroDuration()) {
+    total = streaming ? absl::InfiniteDuration() : options.default_timeout;
+  }
+  if (total != absl::InfiniteDuration() && total > absl::ZeroDuration()) {
+    TRIMARAN_CURL_SET(h, CURLOPT_TIMEOUT_MS, ToMillis(total));
+  }
+  absl::Duration connect = request.connect_timeout == absl::ZeroDuration()
+                               ? options.default_connect_timeout
+                               : request.connect_timeout;
+  if (connect != absl::InfiniteDuration() && connect > absl::ZeroDuration()) {
+    TRIMARAN_CURL_SET(h, CURLOPT_CONNECTTIMEOUT_MS, ToMillis(connect));
+  }
+  // The idle timeout is checked in the progress callback, which curl calls at least
+  // about once a second. (CURLOPT_LOW_SPEED_TIME is no substitute: curl averages the
+  // speed over ~5 s, so it fires seconds late.)
+  if (request.idle_timeout > absl::ZeroDuration() &&
+      request.idle_timeout != absl::InfiniteDuration()) {
+    transfer.idle_timeout = absl::ToChronoMilliseconds(request.idle_timeout);
+  }
+  return absl::OkStatus();
+}
+
+// Headers and body into `transfer`; the progress callback only when there is a stop
+// token or an idle timeout to check.
+absl::Status SetCallbacks(CURL* h, const HttpRequest& request, Transfer& transfer) {
+  TRIMARAN_CURL_SET(h, CURLOPT_HEADERFUNCTION, &OnHeader);
+  TRIMARAN_CURL_SET(h, CURLOPT_HEADERDATA, static_cast<void*>(&transfer));
+  TRIMARAN_CURL_SET(h, CURLOPT_WRITEFUNCTION, &OnWrite);
+  TRIMARAN_CURL_SET(h, CURLOPT_WRITEDATA, static_cast<void*>(&transfer));
+  if (request.stop_token.stop_possible() || transfer.idle_timeout.count() > 0) {
+    TRIMARAN_CURL_SET(h, CURLOPT_XFERINFOFUNCTION, &OnProgress);
+    TRIMARAN_CURL_SET(h, CURLOPT_XFERINFODATA, static_cast<void*>(&transfer));
+    TRIMARAN_CURL_SET(h, CURLOPT_NOPROGRESS, 0L);
+  }
+  return absl::OkStatus();
+}
+
+// Runs the transfer set up on `h`; the response, or why there is none (`context`
+// names the request in the error).
+absl::StatusOr<HttpResponse> Perform(CURL* h, const HttpRequest& request, Transfer& transfer,
+                                     const std::string& context, const char* errbuf) {
+  transfer.last_data = std::chrono::steady_clock::now();
+  CURLcode rc = curl_easy_perform(h);
+  if (transfer.cancelled) return absl::CancelledError(absl::StrCat(context, ": cancelled"));
+  if (transfer.idle_timed_out) {
+    return absl::DeadlineExceededError(absl::StrCat(context, ": timed out: no data for ",
+                                                    absl::FormatDuration(request.idle_timeout),
+                                                    " (idle timeout)"));
+  }
+  if (transfer.too_large) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(context, ": response body exceeds ", transfer.max_body_bytes, " bytes"));
+  }
+  if (rc == CURLE_WRITE_ERROR && transfer.stopped_by_callback) rc = CURLE_OK;
+  if (rc != CURLE_OK) {
+    long os_errno = 0;
+    curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
+    return StatusFromCurl(rc, context, errbuf, os_errno);
+  }
+  long code = 0;
+  if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code != 0) {
+    transfer.response.status_code = static_cast<int>(code);
+  }
+  return std::move(transfer.response);
+}
+
 // Returns the handle to the pool (or frees it) when the request ends, however it ends.
 class HandleLease {
  public:
@@ -375,119 +519,14 @@ absl::StatusOr<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
   HandleLease lease(raw, [this](CURL* h) { Release(h); });
   CURL* h = lease.get();
 
-  TRIMARAN_CURL_SET(h, CURLOPT_URL, url.url.c_str());
-  TRIMARAN_CURL_SET(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  TRIMARAN_CURL_SET(h, CURLOPT_NOSIGNAL, 1L);
-  TRIMARAN_CURL_SET(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
-  TRIMARAN_CURL_SET(h, CURLOPT_FOLLOWLOCATION, 0L);
-  TRIMARAN_CURL_SET(h, CURLOPT_ERRORBUFFER, errbuf);
-  TRIMARAN_CURL_SET(h, CURLOPT_TCP_KEEPALIVE, 1L);
-  TRIMARAN_CURL_SET(h, CURLOPT_TCP_KEEPIDLE, 30L);
-  TRIMARAN_CURL_SET(h, CURLOPT_TCP_KEEPINTVL, 15L);
-  if (IsLoopbackHost(url.host)) TRIMARAN_CURL_SET(h, CURLOPT_NOPROXY, "*");
-
-  // Method and body.
-  const bool streaming = static_cast<bool>(request.on_chunk);
-  if (request.method == "GET" && request.body.empty()) {
-    TRIMARAN_CURL_SET(h, CURLOPT_HTTPGET, 1L);
-  } else if (request.method == "HEAD") {
-    TRIMARAN_CURL_SET(h, CURLOPT_NOBODY, 1L);
-  } else {
-    if (request.method != "POST") {
-      TRIMARAN_CURL_SET(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-    }
-    if (request.method == "POST" || request.method == "PUT" || request.method == "PATCH" ||
-        !request.body.empty()) {
-      TRIMARAN_CURL_SET(h, CURLOPT_POSTFIELDSIZE_LARGE,
-                        static_cast<curl_off_t>(request.body.size()));
-      TRIMARAN_CURL_SET(h, CURLOPT_POSTFIELDS, request.body.data());
-    }
-  }
-
-  // Headers, as given. (A header with an empty value is curl's "Name;" syntax.)
-  for (const auto& [name, value] : request.headers) {
-    TRIMARAN_RETURN_IF_ERROR(
-        Append(headers, value.empty() ? absl::StrCat(name, ";") : absl::StrCat(name, ": ", value)));
-  }
-  // "Name:" suppresses a header curl would add on its own: no 100-continue round trip,
-  // and no made-up form Content-Type for bodies.
-  if (!request.headers.Has("Expect")) TRIMARAN_RETURN_IF_ERROR(Append(headers, "Expect:"));
-  if (!request.headers.Has("Content-Type")) {
-    TRIMARAN_RETURN_IF_ERROR(Append(headers, "Content-Type:"));
-  }
-  if (!request.headers.Has("User-Agent") && !options_.user_agent.empty()) {
-    TRIMARAN_RETURN_IF_ERROR(Append(headers, absl::StrCat("User-Agent: ", options_.user_agent)));
-  }
-  if (!tls.server_name.empty()) {
-    // Connect to the URL's host:port, but present and verify tls.server_name.
-    TRIMARAN_RETURN_IF_ERROR(Append(
-        connect_to, absl::StrCat(tls.server_name, ":", url.port, ":", url.host, ":", url.port)));
-    TRIMARAN_CURL_SET(h, CURLOPT_CONNECT_TO, connect_to.get());
-    if (!request.headers.Has("Host")) {
-      std::string host = absl::StrCat("Host: ", url.host);
-      if (url.explicit_port) absl::StrAppend(&host, ":", url.port);
-      TRIMARAN_RETURN_IF_ERROR(Append(headers, host));
-    }
-  }
-  TRIMARAN_CURL_SET(h, CURLOPT_HTTPHEADER, headers.get());
+  TRIMARAN_RETURN_IF_ERROR(SetConnection(h, url, errbuf));
+  TRIMARAN_RETURN_IF_ERROR(SetMethodAndBody(h, request));
+  TRIMARAN_RETURN_IF_ERROR(
+      SetHeaders(h, request, tls, url, options_.user_agent, headers, connect_to));
   if (url.scheme == "https") TRIMARAN_RETURN_IF_ERROR(Annotate(ApplyTls(h, tls), context));
-
-  // Timeouts. A stream has no total limit unless the request sets one.
-  absl::Duration total = request.timeout;
-  if (total == absl::ZeroDuration()) {
-    total = streaming ? absl::InfiniteDuration() : options_.default_timeout;
-  }
-  if (total != absl::InfiniteDuration() && total > absl::ZeroDuration()) {
-    TRIMARAN_CURL_SET(h, CURLOPT_TIMEOUT_MS, ToMillis(total));
-  }
-  absl::Duration connect = request.connect_timeout == absl::ZeroDuration()
-                               ? options_.default_connect_timeout
-                               : request.connect_timeout;
-  if (connect != absl::InfiniteDuration() && connect > absl::ZeroDuration()) {
-    TRIMARAN_CURL_SET(h, CURLOPT_CONNECTTIMEOUT_MS, ToMillis(connect));
-  }
-  // The idle timeout is checked in the progress callback, which curl calls at least
-  // about once a second. (CURLOPT_LOW_SPEED_TIME is no substitute: curl averages the
-  // speed over ~5 s, so it fires seconds late.)
-  if (request.idle_timeout > absl::ZeroDuration() &&
-      request.idle_timeout != absl::InfiniteDuration()) {
-    transfer.idle_timeout = absl::ToChronoMilliseconds(request.idle_timeout);
-  }
-
-  // Callbacks.
-  TRIMARAN_CURL_SET(h, CURLOPT_HEADERFUNCTION, &OnHeader);
-  TRIMARAN_CURL_SET(h, CURLOPT_HEADERDATA, static_cast<void*>(&transfer));
-  TRIMARAN_CURL_SET(h, CURLOPT_WRITEFUNCTION, &OnWrite);
-  TRIMARAN_CURL_SET(h, CURLOPT_WRITEDATA, static_cast<void*>(&transfer));
-  if (request.stop_token.stop_possible() || transfer.idle_timeout.count() > 0) {
-    TRIMARAN_CURL_SET(h, CURLOPT_XFERINFOFUNCTION, &OnProgress);
-    TRIMARAN_CURL_SET(h, CURLOPT_XFERINFODATA, static_cast<void*>(&transfer));
-    TRIMARAN_CURL_SET(h, CURLOPT_NOPROGRESS, 0L);
-  }
-
-  transfer.last_data = std::chrono::steady_clock::now();
-  CURLcode rc = curl_easy_perform(h);
-  if (transfer.cancelled) return absl::CancelledError(absl::StrCat(context, ": cancelled"));
-  if (transfer.idle_timed_out) {
-    return absl::DeadlineExceededError(absl::StrCat(context, ": timed out: no data for ",
-                                                    absl::FormatDuration(request.idle_timeout),
-                                                    " (idle timeout)"));
-  }
-  if (transfer.too_large) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(context, ": response body exceeds ", transfer.max_body_bytes, " bytes"));
-  }
-  if (rc == CURLE_WRITE_ERROR && transfer.stopped_by_callback) rc = CURLE_OK;
-  if (rc != CURLE_OK) {
-    long os_errno = 0;
-    curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
-    return StatusFromCurl(rc, context, errbuf, os_errno);
-  }
-  long code = 0;
-  if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code != 0) {
-    transfer.response.status_code = static_cast<int>(code);
-  }
-  return std::move(transfer.response);
+  TRIMARAN_RETURN_IF_ERROR(SetTimeouts(h, request, options_, transfer));
+  TRIMARAN_RETURN_IF_ERROR(SetCallbacks(h, request, transfer));
+  return Perform(h, request, transfer, context, errbuf);
 }
 
 }  // namespace trimaran::http

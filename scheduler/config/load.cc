@@ -353,11 +353,8 @@ YAML::Node DedupeNames(const YAML::Node& seq, const std::vector<std::string>& dr
   return out;
 }
 
-// The v1 equivalent of a v1beta1 document, emitted as YAML, followed by comments that
-// list the changes.
-std::string TranslateV1beta1(const YAML::Node& original) {
-  YAML::Node root = YAML::Clone(original);
-  std::vector<std::string> notes;
+// The top level: apiVersion, the bind addresses v1 removed, the lease lock.
+void TranslateTopLevel(YAML::Node& root, std::vector<std::string>& notes) {
   root["apiVersion"] = std::string(kApiVersionV1);
   for (const char* gone : {"healthzBindAddress", "metricsBindAddress"}) {
     if (root[gone]) {
@@ -372,147 +369,198 @@ std::string TranslateV1beta1(const YAML::Node& original) {
                                  " -> leases (the only lock v1 accepts)"));
     root["leaderElection"]["resourceLock"] = "leases";
   }
+}
+
+// The document's profiles, made when it has none: v1beta1 defaulted to one profile,
+// which needs explicit weights (TranslateProfile).
+YAML::Node ProfilesOrDefault(YAML::Node& root) {
   YAML::Node profiles = root["profiles"];
   if (!profiles || profiles.IsNull()) {
-    // v1beta1 defaulted to one profile; it needs explicit weights below.
     YAML::Node profile(YAML::NodeType::Map);
     profiles = YAML::Node(YAML::NodeType::Sequence);
     profiles.push_back(profile);
     root["profiles"] = profiles;
   }
+  return profiles;
+}
+
+// Renames the strategy plugins in the enabled and disabled lists of one plugin set
+// (`set_name`, e.g. "score") to NodeResourcesFit; `enabled` becomes the strategy
+// enabled there, if any.
+void RenameStrategyPlugins(const std::string& set_name, YAML::Node& set, const std::string& ppath,
+                           std::vector<std::string>& notes, const StrategyPlugin*& enabled) {
+  for (const char* list : {"enabled", "disabled"}) {
+    YAML::Node seq = set[list];
+    if (!seq.IsSequence()) continue;
+    for (size_t j = 0; j < seq.size(); ++j) {
+      if (!seq[j].IsMap() || !seq[j]["name"]) continue;
+      const StrategyPlugin* sp = FindStrategyPlugin(seq[j]["name"].Scalar());
+      if (sp == nullptr) continue;
+      notes.push_back(absl::StrCat(
+          ppath, ".plugins.", set_name, ".", list, ": ", sp->old_name, " -> NodeResourcesFit",
+          std::string(list) == "enabled" ? absl::StrCat(" with scoringStrategy.type ", sp->type)
+                                         : ""));
+      seq[j]["name"] = "NodeResourcesFit";
+      if (std::string(list) == "enabled") enabled = sp;
+    }
+  }
+}
+
+// "enabled wins": a strategy enabled and another disabled both became
+// NodeResourcesFit; keep it enabled.
+void KeepFitEnabled(YAML::Node& set) {
+  if (!set["disabled"].IsSequence()) return;
+  std::vector<std::string> drop;
+  if (SeqHasName(set["enabled"], "NodeResourcesFit")) drop.push_back("NodeResourcesFit");
+  set["disabled"] = DedupeNames(set["disabled"], drop);
+  if (set["disabled"].size() == 0) set.remove("disabled");
+}
+
+// Renames the strategy plugins in every set; returns the strategy enabled (the last
+// one), null when none is.
+const StrategyPlugin* RenameStrategyPluginsInSets(YAML::Node& plugins, const std::string& ppath,
+                                                  std::vector<std::string>& notes) {
+  const StrategyPlugin* enabled = nullptr;
+  if (!plugins.IsMap()) return enabled;
+  for (auto it = plugins.begin(); it != plugins.end(); ++it) {
+    const std::string set_name = it->first.Scalar();
+    YAML::Node set = it->second;
+    if (!set.IsMap()) continue;
+    RenameStrategyPlugins(set_name, set, ppath, notes, enabled);
+    KeepFitEnabled(set);
+  }
+  return enabled;
+}
+
+// v1beta1's default score weights that changed in v1 (TaintToleration 1 -> 3,
+// NodeAffinity 1 -> 2, InterPodAffinity 1 -> 2), written out.
+void KeepV1beta1ScoreWeights(YAML::Node& plugins, const std::string& ppath,
+                             std::vector<std::string>& notes) {
+  YAML::Node score = plugins["score"];
+  if (!score || score.IsNull()) score = YAML::Node(YAML::NodeType::Map);
+  bool all_disabled = false;
+  if (score["disabled"].IsSequence()) all_disabled = SeqHasName(score["disabled"], "*");
+  if (!all_disabled) {
+    for (const char* name : {"TaintToleration", "NodeAffinity", "InterPodAffinity"}) {
+      if (SeqHasName(score["disabled"], name) || SeqHasName(score["enabled"], name)) continue;
+      YAML::Node entry(YAML::NodeType::Map);
+      entry["name"] = name;
+      entry["weight"] = 1;
+      if (!score["enabled"].IsSequence()) score["enabled"] = YAML::Node(YAML::NodeType::Sequence);
+      score["enabled"].push_back(entry);
+      notes.push_back(absl::StrCat(ppath, ".plugins.score.enabled: ", name,
+                                   " weight 1 (its v1beta1 default; the v1 default differs)"));
+    }
+  }
+  if (score.size() > 0) plugins["score"] = score;
+}
+
+// In the pluginConfig list `pcs`: every args' apiVersion to v1; the args of the
+// `enabled` strategy plugin moved into `scoring`, those of the other strategy plugins
+// dropped.
+void MoveStrategyArgs(YAML::Node& pcs, const StrategyPlugin* enabled, YAML::Node& scoring,
+                      const std::string& ppath, std::vector<std::string>& notes) {
+  if (!pcs.IsSequence()) return;
+  YAML::Node kept(YAML::NodeType::Sequence);
+  for (size_t j = 0; j < pcs.size(); ++j) {
+    YAML::Node pc = pcs[j];
+    const std::string name = pc.IsMap() && pc["name"] ? pc["name"].Scalar() : "";
+    YAML::Node args = pc.IsMap() ? pc["args"] : YAML::Node();
+    if (args.IsMap() && args["apiVersion"] && args["apiVersion"].Scalar() == kApiVersionV1beta1) {
+      args["apiVersion"] = std::string(kApiVersionV1);
+    }
+    const StrategyPlugin* sp = FindStrategyPlugin(name);
+    if (sp == nullptr) {
+      kept.push_back(pc);
+      continue;
+    }
+    if (sp != enabled) {
+      notes.push_back(absl::StrCat(ppath, ".pluginConfig: args of ", name,
+                                   " dropped (the plugin is not enabled)"));
+      continue;
+    }
+    if (args.IsMap() && args["resources"]) scoring["resources"] = args["resources"];
+    if (args.IsMap() && args["shape"]) {
+      scoring["requestedToCapacityRatio"]["shape"] = args["shape"];
+    }
+    notes.push_back(absl::StrCat(ppath, ".pluginConfig: args of ", name,
+                                 " -> NodeResourcesFit scoringStrategy"));
+  }
+  pcs = kept;
+}
+
+// NodeResourcesFit's scoringStrategy `scoring` (cpu and memory, weight 1, unless it
+// names resources) into its pluginConfig entry in `pcs`, made when there is none.
+void MergeScoringStrategy(YAML::Node& pcs, YAML::Node& scoring) {
+  if (!scoring["resources"]) {
+    YAML::Node cpu(YAML::NodeType::Map);
+    cpu["name"] = "cpu";
+    cpu["weight"] = 1;
+    YAML::Node mem(YAML::NodeType::Map);
+    mem["name"] = "memory";
+    mem["weight"] = 1;
+    scoring["resources"].push_back(cpu);
+    scoring["resources"].push_back(mem);
+  }
+  if (!pcs.IsSequence()) pcs = YAML::Node(YAML::NodeType::Sequence);
+  bool merged = false;
+  for (size_t j = 0; j < pcs.size(); ++j) {
+    if (pcs[j].IsMap() && pcs[j]["name"] && pcs[j]["name"].Scalar() == "NodeResourcesFit") {
+      pcs[j]["args"]["scoringStrategy"] = scoring;
+      merged = true;
+    }
+  }
+  if (!merged) {
+    YAML::Node pc(YAML::NodeType::Map);
+    pc["name"] = "NodeResourcesFit";
+    pc["args"]["scoringStrategy"] = scoring;
+    pcs.push_back(pc);
+  }
+}
+
+// pluginConfig: the strategy plugins' args become NodeResourcesFit's scoringStrategy
+// (of type `enabled`'s, when a strategy is enabled).
+void TranslatePluginConfig(YAML::Node& profile, const StrategyPlugin* enabled,
+                           const std::string& ppath, std::vector<std::string>& notes) {
+  YAML::Node pcs = profile["pluginConfig"];
+  YAML::Node scoring;
+  if (enabled != nullptr) {
+    scoring = YAML::Node(YAML::NodeType::Map);
+    scoring["type"] = std::string(enabled->type);
+  }
+  MoveStrategyArgs(pcs, enabled, scoring, ppath, notes);
+  if (enabled != nullptr) MergeScoringStrategy(pcs, scoring);
+  if (pcs.IsSequence() && pcs.size() > 0) {
+    profile["pluginConfig"] = pcs;
+  } else if (profile["pluginConfig"]) {
+    profile.remove("pluginConfig");
+  }
+}
+
+// One profile (at `ppath`, "profiles[i]"): its plugin sets, then its pluginConfig.
+void TranslateProfile(YAML::Node& profile, const std::string& ppath,
+                      std::vector<std::string>& notes) {
+  YAML::Node plugins = profile["plugins"];
+  if (!plugins || plugins.IsNull()) {
+    plugins = YAML::Node(YAML::NodeType::Map);
+  }
+  const StrategyPlugin* enabled = RenameStrategyPluginsInSets(plugins, ppath, notes);
+  KeepV1beta1ScoreWeights(plugins, ppath, notes);
+  if (plugins.size() > 0) profile["plugins"] = plugins;
+  TranslatePluginConfig(profile, enabled, ppath, notes);
+}
+
+// The v1 equivalent of a v1beta1 document, emitted as YAML, followed by comments that
+// list the changes.
+std::string TranslateV1beta1(const YAML::Node& original) {
+  YAML::Node root = YAML::Clone(original);
+  std::vector<std::string> notes;
+  TranslateTopLevel(root, notes);
+  YAML::Node profiles = ProfilesOrDefault(root);
   for (size_t i = 0; profiles.IsSequence() && i < profiles.size(); ++i) {
     YAML::Node profile = profiles[i];
     if (!profile.IsMap()) continue;
-    const std::string ppath = absl::StrCat("profiles[", i, "]");
-    YAML::Node plugins = profile["plugins"];
-    if (!plugins || plugins.IsNull()) {
-      plugins = YAML::Node(YAML::NodeType::Map);
-    }
-    // Rename the strategy plugins in every set; remember the enabled strategy.
-    std::optional<std::string> strategy;
-    const StrategyPlugin* strategy_plugin = nullptr;
-    if (plugins.IsMap()) {
-      for (auto it = plugins.begin(); it != plugins.end(); ++it) {
-        const std::string set_name = it->first.Scalar();
-        YAML::Node set = it->second;
-        if (!set.IsMap()) continue;
-        for (const char* list : {"enabled", "disabled"}) {
-          YAML::Node seq = set[list];
-          if (!seq.IsSequence()) continue;
-          for (size_t j = 0; j < seq.size(); ++j) {
-            if (!seq[j].IsMap() || !seq[j]["name"]) continue;
-            const StrategyPlugin* sp = FindStrategyPlugin(seq[j]["name"].Scalar());
-            if (sp == nullptr) continue;
-            notes.push_back(absl::StrCat(ppath, ".plugins.", set_name, ".", list, ": ",
-                                         sp->old_name, " -> NodeResourcesFit",
-                                         std::string(list) == "enabled"
-                                             ? absl::StrCat(" with scoringStrategy.type ", sp->type)
-                                             : ""));
-            seq[j]["name"] = "NodeResourcesFit";
-            if (std::string(list) == "enabled") {
-              strategy = sp->type;
-              strategy_plugin = sp;
-            }
-          }
-        }
-        // "enabled wins": a strategy enabled and another disabled both became
-        // NodeResourcesFit; keep it enabled.
-        if (set["disabled"].IsSequence()) {
-          std::vector<std::string> drop;
-          if (SeqHasName(set["enabled"], "NodeResourcesFit")) drop.push_back("NodeResourcesFit");
-          set["disabled"] = DedupeNames(set["disabled"], drop);
-          if (set["disabled"].size() == 0) set.remove("disabled");
-        }
-      }
-    }
-    // v1beta1's default score weights that changed in v1 (TaintToleration 1 -> 3,
-    // NodeAffinity 1 -> 2, InterPodAffinity 1 -> 2).
-    YAML::Node score = plugins["score"];
-    if (!score || score.IsNull()) score = YAML::Node(YAML::NodeType::Map);
-    bool all_disabled = false;
-    if (score["disabled"].IsSequence()) all_disabled = SeqHasName(score["disabled"], "*");
-    if (!all_disabled) {
-      for (const char* name : {"TaintToleration", "NodeAffinity", "InterPodAffinity"}) {
-        if (SeqHasName(score["disabled"], name) || SeqHasName(score["enabled"], name)) continue;
-        YAML::Node entry(YAML::NodeType::Map);
-        entry["name"] = name;
-        entry["weight"] = 1;
-        if (!score["enabled"].IsSequence()) score["enabled"] = YAML::Node(YAML::NodeType::Sequence);
-        score["enabled"].push_back(entry);
-        notes.push_back(absl::StrCat(ppath, ".plugins.score.enabled: ", name,
-                                     " weight 1 (its v1beta1 default; the v1 default differs)"));
-      }
-    }
-    if (score.size() > 0) plugins["score"] = score;
-    if (plugins.size() > 0) profile["plugins"] = plugins;
-
-    // pluginConfig: the strategy plugins' args become NodeResourcesFit's scoringStrategy.
-    YAML::Node pcs = profile["pluginConfig"];
-    YAML::Node scoring;
-    if (strategy.has_value()) {
-      scoring = YAML::Node(YAML::NodeType::Map);
-      scoring["type"] = *strategy;
-    }
-    if (pcs.IsSequence()) {
-      YAML::Node kept(YAML::NodeType::Sequence);
-      for (size_t j = 0; j < pcs.size(); ++j) {
-        YAML::Node pc = pcs[j];
-        const std::string name = pc.IsMap() && pc["name"] ? pc["name"].Scalar() : "";
-        YAML::Node args = pc.IsMap() ? pc["args"] : YAML::Node();
-        if (args.IsMap() && args["apiVersion"] &&
-            args["apiVersion"].Scalar() == kApiVersionV1beta1) {
-          args["apiVersion"] = std::string(kApiVersionV1);
-        }
-        const StrategyPlugin* sp = FindStrategyPlugin(name);
-        if (sp == nullptr) {
-          kept.push_back(pc);
-          continue;
-        }
-        if (sp != strategy_plugin || !strategy.has_value()) {
-          notes.push_back(absl::StrCat(ppath, ".pluginConfig: args of ", name,
-                                       " dropped (the plugin is not enabled)"));
-          continue;
-        }
-        if (args.IsMap() && args["resources"]) scoring["resources"] = args["resources"];
-        if (args.IsMap() && args["shape"]) {
-          scoring["requestedToCapacityRatio"]["shape"] = args["shape"];
-        }
-        notes.push_back(absl::StrCat(ppath, ".pluginConfig: args of ", name,
-                                     " -> NodeResourcesFit scoringStrategy"));
-      }
-      pcs = kept;
-    }
-    if (strategy.has_value()) {
-      if (!scoring["resources"]) {
-        YAML::Node cpu(YAML::NodeType::Map);
-        cpu["name"] = "cpu";
-        cpu["weight"] = 1;
-        YAML::Node mem(YAML::NodeType::Map);
-        mem["name"] = "memory";
-        mem["weight"] = 1;
-        scoring["resources"].push_back(cpu);
-        scoring["resources"].push_back(mem);
-      }
-      if (!pcs.IsSequence()) pcs = YAML::Node(YAML::NodeType::Sequence);
-      bool merged = false;
-      for (size_t j = 0; j < pcs.size(); ++j) {
-        if (pcs[j].IsMap() && pcs[j]["name"] && pcs[j]["name"].Scalar() == "NodeResourcesFit") {
-          pcs[j]["args"]["scoringStrategy"] = scoring;
-          merged = true;
-        }
-      }
-      if (!merged) {
-        YAML::Node pc(YAML::NodeType::Map);
-        pc["name"] = "NodeResourcesFit";
-        pc["args"]["scoringStrategy"] = scoring;
-        pcs.push_back(pc);
-      }
-    }
-    if (pcs.IsSequence() && pcs.size() > 0) {
-      profile["pluginConfig"] = pcs;
-    } else if (profile["pluginConfig"]) {
-      profile.remove("pluginConfig");
-    }
+    TranslateProfile(profile, absl::StrCat("profiles[", i, "]"), notes);
   }
   YAML::Emitter out;
   out << root;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -38,6 +39,195 @@ std::string DecisionText(const Report& r) {
   }
   return absl::StrCat(r.chosen, " (total ", c.total, " tied with ", tied,
                       "; broken deterministically by the smallest node name)");
+}
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void String(JsonWriter& w, absl::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void Key(JsonWriter& w, absl::string_view s) {
+  w.Key(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void StringArray(JsonWriter& w, const std::vector<std::string>& values) {
+  w.StartArray();
+  for (const std::string& v : values) String(w, v);
+  w.EndArray();
+}
+
+// "pod", "profile", "now", "nowSource".
+void WritePodAndProfile(JsonWriter& w, const Report& r) {
+  Key(w, "pod");
+  w.StartObject();
+  Key(w, "namespace");
+  String(w, r.pod_namespace);
+  Key(w, "name");
+  String(w, r.pod_name);
+  w.EndObject();
+  Key(w, "profile");
+  String(w, r.profile);
+  Key(w, "now");
+  String(w, kube::FormatRfc3339(r.now));
+  Key(w, "nowSource");
+  String(w, r.now_source);
+}
+
+void WriteMetrics(JsonWriter& w, const Report& r) {
+  Key(w, "metrics");
+  if (!r.metrics.has_value()) {
+    w.Null();
+    return;
+  }
+  w.StartObject();
+  Key(w, "timestamp");
+  w.Int64(r.metrics->timestamp);
+  Key(w, "source");
+  String(w, r.metrics->source);
+  Key(w, "window");
+  String(w, r.metrics->window.duration);
+  Key(w, "hosts");
+  w.Uint64(r.metrics->data.node_metrics_map.size());
+  w.EndObject();
+}
+
+void WriteScorePlugins(JsonWriter& w, const Report& r) {
+  Key(w, "scorePlugins");
+  w.StartArray();
+  for (const auto& [name, weight] : r.score_plugins) {
+    w.StartObject();
+    Key(w, "name");
+    String(w, name);
+    Key(w, "weight");
+    w.Int64(weight);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteFilter(JsonWriter& w, const NodeReport& n) {
+  Key(w, "filter");
+  w.StartObject();
+  Key(w, "code");
+  String(w, n.code);
+  Key(w, "plugin");
+  String(w, n.plugin);
+  Key(w, "reasons");
+  StringArray(w, n.reasons);
+  Key(w, "message");
+  String(w, absl::StrJoin(n.reasons, ", "));
+  w.EndObject();
+}
+
+void WriteScore(JsonWriter& w, const PluginScore& s) {
+  w.StartObject();
+  Key(w, "plugin");
+  String(w, s.plugin);
+  Key(w, "weight");
+  w.Int64(s.weight);
+  Key(w, "skipped");
+  w.Bool(s.skipped);
+  Key(w, "score");
+  w.Int64(s.score);
+  Key(w, "exact");
+  if (s.exact.has_value() && std::isfinite(*s.exact)) {
+    w.Double(*s.exact);
+  } else {
+    w.Null();
+  }
+  Key(w, "weighted");
+  w.Int64(s.weight * s.score);
+  w.EndObject();
+}
+
+void WriteNode(JsonWriter& w, const NodeReport& n) {
+  w.StartObject();
+  Key(w, "name");
+  String(w, n.name);
+  Key(w, "feasible");
+  w.Bool(n.feasible);
+  Key(w, "rank");
+  if (n.feasible) {
+    w.Int(n.rank);
+  } else {
+    w.Null();
+  }
+  WriteFilter(w, n);
+  Key(w, "scores");
+  w.StartArray();
+  for (const PluginScore& s : n.scores) WriteScore(w, s);
+  w.EndArray();
+  Key(w, "total");
+  if (n.feasible) {
+    w.Int64(n.total);
+  } else {
+    w.Null();
+  }
+  Key(w, "exactTotal");
+  if (n.feasible) {
+    w.Double(n.exact_total);
+  } else {
+    w.Null();
+  }
+  w.EndObject();
+}
+
+// "chosen", "decidedBy", "tiedNodes", "notes".
+void WriteDecision(JsonWriter& w, const Report& r) {
+  Key(w, "chosen");
+  if (r.chosen.empty()) {
+    w.Null();
+  } else {
+    String(w, r.chosen);
+  }
+  Key(w, "decidedBy");
+  String(w, r.decided_by);
+  Key(w, "tiedNodes");
+  StringArray(w, r.tied);
+  Key(w, "notes");
+  StringArray(w, r.notes);
+}
+
+void WritePreemption(JsonWriter& w, const PreemptionPreview& p) {
+  Key(w, "preemption");
+  w.StartObject();
+  Key(w, "wouldPreempt");
+  w.Bool(p.would_preempt);
+  Key(w, "node");
+  String(w, p.node);
+  Key(w, "victims");
+  StringArray(w, p.victims);
+  Key(w, "pdbViolations");
+  w.Int64(p.pdb_violations);
+  Key(w, "candidateNodes");
+  w.Int(p.candidates);
+  Key(w, "message");
+  String(w, p.message);
+  w.EndObject();
+}
+
+void WritePluginState(JsonWriter& w, const Report& r) {
+  Key(w, "pluginState");
+  w.StartObject();
+  for (const auto& [plugin, rows] : r.plugin_state) {
+    Key(w, plugin);
+    w.StartArray();
+    for (const StateCount& row : rows) {
+      w.StartObject();
+      Key(w, "table");
+      String(w, row.table);
+      Key(w, "key");
+      String(w, row.key);
+      Key(w, "value");
+      String(w, row.value);
+      Key(w, "count");
+      w.Int64(row.count);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
 }
 
 }  // namespace
@@ -115,178 +305,21 @@ std::string FormatTable(const Report& r) {
 
 std::string FormatJson(const Report& r) {
   rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  auto str = [&](absl::string_view s) {
-    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-  };
-  auto key = [&](absl::string_view s) {
-    w.Key(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-  };
+  JsonWriter w(buffer);
   w.StartObject();
-  key("schemaVersion");
+  Key(w, "schemaVersion");
   w.Int(kReportSchemaVersion);
-  key("pod");
-  w.StartObject();
-  key("namespace");
-  str(r.pod_namespace);
-  key("name");
-  str(r.pod_name);
-  w.EndObject();
-  key("profile");
-  str(r.profile);
-  key("now");
-  str(kube::FormatRfc3339(r.now));
-  key("nowSource");
-  str(r.now_source);
-  key("metrics");
-  if (r.metrics.has_value()) {
-    w.StartObject();
-    key("timestamp");
-    w.Int64(r.metrics->timestamp);
-    key("source");
-    str(r.metrics->source);
-    key("window");
-    str(r.metrics->window.duration);
-    key("hosts");
-    w.Uint64(r.metrics->data.node_metrics_map.size());
-    w.EndObject();
-  } else {
-    w.Null();
-  }
-  key("scorePlugins");
+  WritePodAndProfile(w, r);
+  WriteMetrics(w, r);
+  WriteScorePlugins(w, r);
+  Key(w, "nodes");
   w.StartArray();
-  for (const auto& [name, weight] : r.score_plugins) {
-    w.StartObject();
-    key("name");
-    str(name);
-    key("weight");
-    w.Int64(weight);
-    w.EndObject();
-  }
+  for (const NodeReport& n : r.nodes) WriteNode(w, n);
   w.EndArray();
-  key("nodes");
-  w.StartArray();
-  for (const NodeReport& n : r.nodes) {
-    w.StartObject();
-    key("name");
-    str(n.name);
-    key("feasible");
-    w.Bool(n.feasible);
-    key("rank");
-    if (n.feasible) {
-      w.Int(n.rank);
-    } else {
-      w.Null();
-    }
-    key("filter");
-    w.StartObject();
-    key("code");
-    str(n.code);
-    key("plugin");
-    str(n.plugin);
-    key("reasons");
-    w.StartArray();
-    for (const std::string& reason : n.reasons) str(reason);
-    w.EndArray();
-    key("message");
-    str(absl::StrJoin(n.reasons, ", "));
-    w.EndObject();
-    key("scores");
-    w.StartArray();
-    for (const PluginScore& s : n.scores) {
-      w.StartObject();
-      key("plugin");
-      str(s.plugin);
-      key("weight");
-      w.Int64(s.weight);
-      key("skipped");
-      w.Bool(s.skipped);
-      key("score");
-      w.Int64(s.score);
-      key("exact");
-      if (s.exact.has_value() && std::isfinite(*s.exact)) {
-        w.Double(*s.exact);
-      } else {
-        w.Null();
-      }
-      key("weighted");
-      w.Int64(s.weight * s.score);
-      w.EndObject();
-    }
-    w.EndArray();
-    key("total");
-    if (n.feasible) {
-      w.Int64(n.total);
-    } else {
-      w.Null();
-    }
-    key("exactTotal");
-    if (n.feasible) {
-      w.Double(n.exact_total);
-    } else {
-      w.Null();
-    }
-    w.EndObject();
-  }
-  w.EndArray();
-  key("chosen");
-  if (r.chosen.empty()) {
-    w.Null();
-  } else {
-    str(r.chosen);
-  }
-  key("decidedBy");
-  str(r.decided_by);
-  key("tiedNodes");
-  w.StartArray();
-  for (const std::string& t : r.tied) str(t);
-  w.EndArray();
-  key("notes");
-  w.StartArray();
-  for (const std::string& note : r.notes) str(note);
-  w.EndArray();
-  if (r.preemption.has_value()) {
-    key("preemption");
-    w.StartObject();
-    key("wouldPreempt");
-    w.Bool(r.preemption->would_preempt);
-    key("node");
-    str(r.preemption->node);
-    key("victims");
-    w.StartArray();
-    for (const std::string& v : r.preemption->victims) str(v);
-    w.EndArray();
-    key("pdbViolations");
-    w.Int64(r.preemption->pdb_violations);
-    key("candidateNodes");
-    w.Int(r.preemption->candidates);
-    key("message");
-    str(r.preemption->message);
-    w.EndObject();
-  }
+  WriteDecision(w, r);
+  if (r.preemption.has_value()) WritePreemption(w, *r.preemption);
   // Only when a plugin explained its state (keeps reports without them as they were).
-  if (!r.plugin_state.empty()) {
-    key("pluginState");
-    w.StartObject();
-    for (const auto& [plugin, rows] : r.plugin_state) {
-      key(plugin);
-      w.StartArray();
-      for (const StateCount& row : rows) {
-        w.StartObject();
-        key("table");
-        str(row.table);
-        key("key");
-        str(row.key);
-        key("value");
-        str(row.value);
-        key("count");
-        w.Int64(row.count);
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-    w.EndObject();
-  }
+  if (!r.plugin_state.empty()) WritePluginState(w, r);
   w.EndObject();
   return absl::StrCat(absl::string_view(buffer.GetString(), buffer.GetSize()), "\n");
 }
