@@ -97,4 +97,18 @@ absl::Status AddWatcherRoutes(const Watcher& watcher, http::HttpServer& server) 
   return absl::OkStatus();
 }
 
+std::string ReadyzBody(const absl::Status& provider_health, bool verbose) {
+  const std::string why(provider_health.message());
+  if (!verbose) {
+    return provider_health.ok()
+               ? std::string("ok")
+               : absl::StrCat("ok (degraded: metrics provider not answering: ", why, ")");
+  }
+  return absl::StrCat("[+]serving ok\n",
+                      provider_health.ok() ? std::string("[+]metrics-provider ok\n")
+                                           : absl::StrCat("[-]metrics-provider degraded: ", why,
+                                                          " (does not fail readiness)\n"),
+                      "readyz check passed\n");
+}
+
 }  // namespace trimaran::lw

@@ -13,12 +13,22 @@
 //   GET /watcher/health
 //       200 {"status":"ok"} when the provider's Health() is OK, else 503 {"error":...}.
 //
+// ReadyzBody is the text of the daemon's /readyz (kube-style, text/plain, always 200
+// while serving): a provider that does not answer makes the watcher degraded, never
+// unready (issue 34, trap 1: an unready pod hangs `kubectl rollout status` and holds
+// the PodDisruptionBudget while the scheduler beside it packs by requests):
+//   healthy           "ok"
+//   not answering     "ok (degraded: metrics provider not answering: <why>)"
+//   ?verbose          "[+]serving ok\n[+]metrics-provider ok\nreadyz check passed\n", or
+//                     "[-]metrics-provider degraded: <why> (does not fail readiness)"
+//
 // Every answer is Content-Type: application/json. Upstream does not check the method;
 // we serve GET (and HEAD).
 //
 // Thread-safety: the handlers are safe for concurrent use. They borrow the Watcher,
 // which must outlive the server.
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -34,5 +44,8 @@ std::vector<http::Route> WatcherRoutes(const Watcher& watcher);
 
 // Adds WatcherRoutes to `server` (before Start).
 absl::Status AddWatcherRoutes(const Watcher& watcher, http::HttpServer& server);
+
+// The body of /readyz for a provider whose Health() is `provider_health`; see above.
+std::string ReadyzBody(const absl::Status& provider_health, bool verbose);
 
 }  // namespace trimaran::lw

@@ -102,6 +102,17 @@ TEST_F(HttpTest, HealthFollowsProvider) {
   EXPECT_THAT(r.body, HasSubstr("prometheus down"));
 }
 
+TEST(ReadyzBodyTest, AProviderThatDoesNotAnswerIsDegradedNeverUnready) {
+  EXPECT_EQ(ReadyzBody(absl::OkStatus(), false), "ok");
+  EXPECT_EQ(ReadyzBody(absl::UnavailableError("metrics.k8s.io: 404"), false),
+            "ok (degraded: metrics provider not answering: metrics.k8s.io: 404)");
+  EXPECT_EQ(ReadyzBody(absl::OkStatus(), true),
+            "[+]serving ok\n[+]metrics-provider ok\nreadyz check passed\n");
+  EXPECT_EQ(ReadyzBody(absl::UnavailableError("connection refused"), true),
+            "[+]serving ok\n[-]metrics-provider degraded: connection refused (does not fail "
+            "readiness)\nreadyz check passed\n");
+}
+
 TEST_F(HttpTest, HttpClientRoundTrip) {
   HttpClient client(*transport_, {.address = server_->url()});
   EXPECT_THAT(client.GetLatestMetrics(),

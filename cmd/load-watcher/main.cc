@@ -295,15 +295,19 @@ absl::Status LoadWatcher::AddRoutes() {
            response.body = "ok";
          }}));
   }
-  // Readiness for the kubelet, which sends no token: /watcher/health's answer, open.
+  // Readiness for the kubelet, which sends no token: ready while the server serves. A
+  // provider that does not answer (no metrics-server on EKS, Prometheus down) makes the
+  // watcher degraded, not unready: the scheduler beside it then packs by requests, and
+  // an unready pod would hang `kubectl rollout status` and hold the PDB (issue 34, trap
+  // 1). The body says what is missing; /watcher/health keeps upstream's 503.
   routes.Update(server_->AddRoute(
       {.path = "/readyz",
-       .help = "readiness: 200 ok while the metrics provider is healthy (no token needed)",
-       .handler = [watcher = watcher_](const http::ServerRequest&, http::ServerResponse& response) {
-         absl::Status health = watcher->provider().Health();
-         response.status = health.ok() ? 200 : 503;
+       .help = "readiness: 200 while serving; the body (?verbose: per check) says whether "
+               "the metrics provider answers (no token needed)",
+       .handler = [watcher = watcher_](const http::ServerRequest& request,
+                                       http::ServerResponse& response) {
          response.body =
-             health.ok() ? std::string("ok") : absl::StrCat("unhealthy: ", health.message());
+             lw::ReadyzBody(watcher->provider().Health(), request.query.contains("verbose"));
        }}));
   return routes;
 }

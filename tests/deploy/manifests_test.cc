@@ -207,6 +207,8 @@ TEST_P(ManifestsTest, DeploymentIsHighlyAvailableAndRestricted) {
   ASSERT_TRUE(pdb.IsMap()) << "no PodDisruptionBudget trimaran-scheduler";
   EXPECT_EQ(Str(pdb["apiVersion"]), "policy/v1");
   EXPECT_EQ(pdb["spec"]["maxUnavailable"].as<int>(0), 1);
+  // An unready replica never blocks a drain (issue 34, trap 1).
+  EXPECT_EQ(Str(pdb["spec"]["unhealthyPodEvictionPolicy"]), "AlwaysAllow");
   EXPECT_EQ(Str(pdb["spec"]["selector"]["matchLabels"]["app.kubernetes.io/component"]),
             Str(spec["selector"]["matchLabels"]["app.kubernetes.io/component"]));
 

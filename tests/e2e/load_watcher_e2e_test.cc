@@ -503,6 +503,16 @@ TEST_F(LoadWatcherE2eTest, BackendDisappearsDaemonKeepsLastGoodData) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(http::HttpResponse health,
                                 Get(*transport_, base_ + "/watcher/health"));
   EXPECT_EQ(health.status_code, 503);
+  // ... but the watcher stays Ready (degraded, saying why): an unready pod would hang the
+  // rollout and hold the PDB while the scheduler packs by requests (issue 34, trap 1).
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(http::HttpResponse ready, Get(*transport_, base_ + "/readyz"));
+  EXPECT_EQ(ready.status_code, 200);
+  EXPECT_THAT(ready.body, ::testing::StartsWith("ok (degraded: metrics provider not answering"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(http::HttpResponse verbose,
+                                Get(*transport_, base_ + "/readyz?verbose"));
+  EXPECT_EQ(verbose.status_code, 200);
+  EXPECT_THAT(verbose.body, ::testing::HasSubstr("[-]metrics-provider degraded: "));
+  EXPECT_THAT(verbose.body, ::testing::EndsWith("readyz check passed\n"));
 
   daemon_->Signal(SIGTERM);
   TRIMARAN_ASSERT_OK_AND_ASSIGN(int code, daemon_->Wait(absl::Seconds(15)));
