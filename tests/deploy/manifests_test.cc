@@ -716,6 +716,46 @@ TEST(DeployTest, Arm64ComponentSelectsArm64NodesOnly) {
   EXPECT_EQ(ToYamlStream({want}), ToYamlStream({got}));
 }
 
+// Every overlay (and the base) with every optional component a user adds to it
+// (issue 34, trap 2: components/monitoring once duplicated a ClusterRoleBinding of the
+// base). Each combination renders, holds no object twice, keeps every object of the
+// overlay alone and adds the component's.
+TEST(DeployTest, EveryOverlayComposesWithEveryOptionalComponent) {
+  const auto key = [](const YAML::Node& doc) {
+    std::string api = Str(doc["apiVersion"]);
+    api = api.substr(0, api.find('/') == std::string::npos ? 0 : api.find('/'));
+    // A generated ConfigMap's name ends in the hash of its content, which a component
+    // that changes the content (coscheduling's profile) changes.
+    std::string name = Str(doc["metadata"]["name"]);
+    const size_t dash = name.rfind('-');
+    if (Str(doc["kind"]) == "ConfigMap" && dash != std::string::npos && name.size() - dash == 11) {
+      name.resize(dash);
+    }
+    return absl::StrCat(api, "/", Str(doc["kind"]), "/", Str(doc["metadata"]["namespace"]), "/",
+                        name);
+  };
+  for (const char* overlay :
+       {"base", "overlays/prometheus", "overlays/metrics-server", "overlays/single-container",
+        "overlays/request-only", "overlays/extender", "overlays/secure-load-watcher"}) {
+    absl::StatusOr<std::vector<YAML::Node>> alone = Render(DeployPath(overlay));
+    ASSERT_TRUE(alone.ok()) << overlay << ": " << alone.status();
+    std::set<std::string> alone_keys;
+    for (const YAML::Node& doc : *alone) alone_keys.insert(key(doc));
+    for (const char* component : {"components/monitoring", "components/coscheduling",
+                                  "components/load-watcher-dashboard", "components/arm64"}) {
+      SCOPED_TRACE(absl::StrCat(overlay, " + ", component));
+      absl::StatusOr<std::vector<YAML::Node>> both = RenderWithComponent(overlay, component);
+      ASSERT_TRUE(both.ok()) << both.status();
+      std::set<std::string> keys;
+      for (const YAML::Node& doc : *both) {
+        EXPECT_TRUE(keys.insert(key(doc)).second) << "twice: " << key(doc);
+      }
+      for (const std::string& k : alone_keys) EXPECT_TRUE(keys.contains(k)) << "lost: " << k;
+      EXPECT_GE(keys.size(), alone_keys.size());
+    }
+  }
+}
+
 TEST(DeployTest, EveryOverlayIsTested) {
   std::vector<std::string> on_disk;
   for (const auto& entry : std::filesystem::directory_iterator(DeployPath("overlays"))) {
