@@ -10,6 +10,13 @@
 
 namespace trimaran::sched::plugins::load_aware {
 
+using helper::ChildPath;
+using helper::DecodeBool;
+using helper::DecodeMapKeys;
+using helper::DecodeString;
+using helper::FieldErrors;
+using helper::Present;
+
 absl::string_view FallbackPolicyName(FallbackPolicy policy) {
   return policy == FallbackPolicy::kMinScore ? "MinScore" : "Requests";
 }

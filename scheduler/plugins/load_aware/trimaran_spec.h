@@ -39,7 +39,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "loadwatcher/source_pool.h"
-#include "scheduler/plugins/load_aware/args_decoding.h"
+#include "scheduler/plugins/helper/args_decoding.h"
 #include "yaml-cpp/yaml.h"
 
 namespace trimaran::sched::plugins::load_aware {
@@ -81,12 +81,13 @@ const std::vector<absl::string_view>& TrimaranSpecFields();
 // mapping) into `spec`, applies the defaults above and validates. Errors are added
 // with their paths under `path`.
 void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, TrimaranSpec& spec,
-                        FieldErrors& errors);
+                        helper::FieldErrors& errors);
 
 // The spec of args that were not given at all (a Null args node).
 TrimaranSpec DefaultTrimaranSpec();
 
 // Validates an already decoded spec (also used for programmatically built args).
-void ValidateTrimaranSpec(const TrimaranSpec& spec, absl::string_view path, FieldErrors& errors);
+void ValidateTrimaranSpec(const TrimaranSpec& spec, absl::string_view path,
+                          helper::FieldErrors& errors);
 
 }  // namespace trimaran::sched::plugins::load_aware
