@@ -63,6 +63,17 @@ void CheckKind(const YAML::Node& node, absl::string_view path, absl::string_view
   }
 }
 
+bool DecodeList(const YAML::Node& node, absl::string_view path, FieldErrors& errors,
+                absl::FunctionRef<void(const YAML::Node& item, const std::string& item_path)> item,
+                absl::string_view not_a_list) {
+  if (!node.IsSequence()) {
+    errors.Add(path, not_a_list);
+    return false;
+  }
+  for (size_t i = 0; i < node.size(); ++i) item(node[i], IndexPath(path, i));
+  return true;
+}
+
 bool DecodeArgsFields(const PluginArgs& args, absl::string_view kind, FieldErrors& errors,
                       absl::FunctionRef<bool(const ArgsField& field)> decode) {
   const YAML::Node& node = args.args;

@@ -96,6 +96,12 @@ bool DecodeMapKeys(const YAML::Node& node, absl::string_view path,
 void CheckKind(const YAML::Node& node, absl::string_view path, absl::string_view kind,
                FieldErrors& errors);
 
+// Walks a list: false (with "<path>: <not_a_list>") when `node` is not a sequence; else
+// `item(node[i], IndexPath(path, i))` for every element, in order.
+bool DecodeList(const YAML::Node& node, absl::string_view path, FieldErrors& errors,
+                absl::FunctionRef<void(const YAML::Node& item, const std::string& item_path)> item,
+                absl::string_view not_a_list = "must be a list");
+
 // One field of an args mapping, as DecodeArgsFields hands it to the plugin.
 struct ArgsField {
   std::string key;         // "" when the key is not a scalar

@@ -32,6 +32,7 @@
 //
 // Thread-safety: plain values and pure functions.
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,15 @@ const std::vector<absl::string_view>& TrimaranSpecFields();
 // mapping) into `spec`, applies the defaults above and validates. Errors are added
 // with their paths under `path`.
 void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, TrimaranSpec& spec,
+                        helper::FieldErrors& errors);
+
+// The start every load-aware plugin's args decoder shares, for args `node` that are
+// present: the keys are only apiVersion, kind, the TrimaranSpec fields and the plugin's
+// own `fields` (helper::DecodeMapKeys), `kind` is `kind` (helper::CheckKind), and the
+// TrimaranSpec is decoded into `spec` (DecodeTrimaranSpec). False (with the error) when
+// `node` is not a mapping: there is nothing more to decode.
+bool DecodeTrimaranArgs(const YAML::Node& node, absl::string_view path, absl::string_view kind,
+                        std::initializer_list<absl::string_view> fields, TrimaranSpec& spec,
                         helper::FieldErrors& errors);
 
 // The spec of args that were not given at all (a Null args node).

@@ -1,7 +1,5 @@
 #include "scheduler/plugins/load_variation_risk_balancing/args.h"
 
-#include <vector>
-
 #include "scheduler/plugins/helper/args_decoding.h"
 
 namespace trimaran::sched::plugins {
@@ -20,12 +18,11 @@ absl::StatusOr<LoadVariationRiskBalancingArgs> DecodeLoadVariationRiskBalancingA
   if (!helper::Present(node)) return args;
 
   helper::FieldErrors errors;
-  std::vector<absl::string_view> known = {"apiVersion", "kind", "safeVarianceMargin",
-                                          "safeVarianceSensitivity"};
-  for (absl::string_view f : load_aware::TrimaranSpecFields()) known.push_back(f);
-  if (!helper::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
-  helper::CheckKind(node, path, "LoadVariationRiskBalancingArgs", errors);
-  load_aware::DecodeTrimaranSpec(node, path, args.trimaran, errors);
+  if (!load_aware::DecodeTrimaranArgs(node, path, "LoadVariationRiskBalancingArgs",
+                                      {"safeVarianceMargin", "safeVarianceSensitivity"},
+                                      args.trimaran, errors)) {
+    return errors.ToStatus();
+  }
   // Upstream v1 defaulting: nil or < 0 -> 1.
   if (helper::Present(node["safeVarianceMargin"])) {
     const double v = helper::DecodeDouble(node["safeVarianceMargin"],

@@ -1,7 +1,5 @@
 #include "scheduler/plugins/low_risk_over_commitment/args.h"
 
-#include <vector>
-
 #include "absl/strings/str_cat.h"
 #include "scheduler/plugins/helper/args_decoding.h"
 
@@ -21,12 +19,11 @@ absl::StatusOr<LowRiskOverCommitmentArgs> DecodeLowRiskOverCommitmentArgs(
   if (!helper::Present(node)) return args;
 
   helper::FieldErrors errors;
-  std::vector<absl::string_view> known = {"apiVersion", "kind", "smoothingWindowSize",
-                                          "riskLimitWeights"};
-  for (absl::string_view f : load_aware::TrimaranSpecFields()) known.push_back(f);
-  if (!helper::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
-  helper::CheckKind(node, path, "LowRiskOverCommitmentArgs", errors);
-  load_aware::DecodeTrimaranSpec(node, path, args.trimaran, errors);
+  if (!load_aware::DecodeTrimaranArgs(node, path, "LowRiskOverCommitmentArgs",
+                                      {"smoothingWindowSize", "riskLimitWeights"}, args.trimaran,
+                                      errors)) {
+    return errors.ToStatus();
+  }
   if (helper::Present(node["smoothingWindowSize"])) {
     const int64_t w =
         helper::DecodeDecimalInt(node["smoothingWindowSize"],

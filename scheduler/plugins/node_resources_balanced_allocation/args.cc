@@ -69,25 +69,23 @@ absl::StatusOr<NodeResourcesBalancedAllocationArgs> DecodeNodeResourcesBalancedA
   FieldErrors errors;
   if (Present(node) && DecodeMapKeys(node, path, {"apiVersion", "kind", "resources"}, errors)) {
     helper::CheckKind(node, path, kKind, errors);
-    const YAML::Node resources = node["resources"];
-    const std::string resources_path = ChildPath(path, "resources");
-    if (Present(resources) && !resources.IsSequence()) {
-      errors.Add(resources_path, "must be a list");
-    } else if (Present(resources)) {
-      for (size_t i = 0; i < resources.size(); ++i) {
-        const std::string item_path = IndexPath(resources_path, i);
-        const YAML::Node item = resources[i];
-        if (!DecodeMapKeys(item, item_path, {"name", "weight"}, errors)) continue;
-        ResourceSpec spec;
-        if (Present(item["name"])) {
-          spec.name = DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
-        }
-        if (Present(item["weight"])) {
-          spec.weight =
-              helper::DecodeInt(item["weight"], ChildPath(item_path, "weight"), errors).value_or(1);
-        }
-        args.resources.push_back(std::move(spec));
-      }
+    if (const YAML::Node resources = node["resources"]; Present(resources)) {
+      helper::DecodeList(
+          resources, ChildPath(path, "resources"), errors,
+          [&](const YAML::Node& item, const std::string& item_path) {
+            if (!DecodeMapKeys(item, item_path, {"name", "weight"}, errors)) return;
+            ResourceSpec spec;
+            if (Present(item["name"])) {
+              spec.name =
+                  DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
+            }
+            if (Present(item["weight"])) {
+              spec.weight =
+                  helper::DecodeInt(item["weight"], ChildPath(item_path, "weight"), errors)
+                      .value_or(1);
+            }
+            args.resources.push_back(std::move(spec));
+          });
     }
   }
   SetDefaults(args);

@@ -76,27 +76,20 @@ std::optional<int64_t> DecodeInt(const YAML::Node& node, absl::string_view path,
 void DecodeStringList(const YAML::Node& node, absl::string_view path, std::vector<std::string>& out,
                       FieldErrors& errors) {
   if (!Present(node)) return;
-  if (!node.IsSequence()) {
-    errors.Add(path, "must be a list of strings");
-    return;
-  }
-  for (size_t i = 0; i < node.size(); ++i) {
-    if (auto s = DecodeString(node[i], IndexPath(path, i), errors)) out.push_back(std::move(*s));
-  }
+  helper::DecodeList(
+      node, path, errors,
+      [&](const YAML::Node& item, const std::string& item_path) {
+        if (auto s = DecodeString(item, item_path, errors)) out.push_back(std::move(*s));
+      },
+      "must be a list of strings");
 }
 
 void DecodeResources(const YAML::Node& node, absl::string_view path, std::vector<ResourceSpec>& out,
                      FieldErrors& errors) {
   if (!Present(node)) return;
-  if (!node.IsSequence()) {
-    errors.Add(path, "must be a list");
-    return;
-  }
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string item_path = IndexPath(path, i);
-    const YAML::Node item = node[i];
+  helper::DecodeList(node, path, errors, [&](const YAML::Node& item, const std::string& item_path) {
     ResourceSpec spec;
-    if (!DecodeMapKeys(item, item_path, {"name", "weight"}, errors)) continue;
+    if (!DecodeMapKeys(item, item_path, {"name", "weight"}, errors)) return;
     if (Present(item["name"])) {
       spec.name = DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
     }
@@ -108,23 +101,17 @@ void DecodeResources(const YAML::Node& node, absl::string_view path, std::vector
                         .value_or(1);
     }
     out.push_back(std::move(spec));
-  }
+  });
 }
 
 void DecodeShape(const YAML::Node& node, absl::string_view path,
                  std::vector<UtilizationShapePoint>& out, FieldErrors& errors) {
   if (!Present(node)) return;
-  if (!node.IsSequence()) {
-    errors.Add(path, "must be a list");
-    return;
-  }
   constexpr int64_t kMin = std::numeric_limits<int32_t>::min();
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string item_path = IndexPath(path, i);
-    const YAML::Node item = node[i];
+  helper::DecodeList(node, path, errors, [&](const YAML::Node& item, const std::string& item_path) {
     UtilizationShapePoint point;
-    if (!DecodeMapKeys(item, item_path, {"utilization", "score"}, errors)) continue;
+    if (!DecodeMapKeys(item, item_path, {"utilization", "score"}, errors)) return;
     if (Present(item["utilization"])) {
       point.utilization = static_cast<int32_t>(
           DecodeInt(item["utilization"], ChildPath(item_path, "utilization"), kMin, kMax, errors)
@@ -135,7 +122,7 @@ void DecodeShape(const YAML::Node& node, absl::string_view path,
           DecodeInt(item["score"], ChildPath(item_path, "score"), kMin, kMax, errors).value_or(0));
     }
     out.push_back(point);
-  }
+  });
 }
 
 // Decodes scoringStrategy; a missing or unknown type is reported (upstream has no

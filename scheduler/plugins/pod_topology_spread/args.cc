@@ -91,25 +91,21 @@ absl::StatusOr<PodTopologySpreadArgs> DecodePodTopologySpreadArgs(const PluginAr
           }
         } else if (f.key == "defaultConstraints") {
           if (v.IsNull()) return true;
-          if (!v.IsSequence()) {
-            errors.Add(f.path, "must be a list");
-            return true;
-          }
           std::set<std::pair<std::string, kube::UnsatisfiableConstraintAction>> seen;
-          for (size_t i = 0; i < v.size(); ++i) {
-            const std::string item = helper::IndexPath(f.path, i);
-            DefaultSpreadConstraint c;
-            const size_t before = errors.size();
-            DecodeConstraint(v[i], item, errors, c);
-            if (errors.size() != before) continue;
-            if (!seen.insert({c.topology_key, c.when_unsatisfiable}).second) {
-              errors.Add(item,
-                         absl::StrCat("Duplicate value: {", c.topology_key, ", ",
-                                      std::string(kube::ToString(c.when_unsatisfiable)), "}"));
-              continue;
-            }
-            args.default_constraints.push_back(std::move(c));
-          }
+          helper::DecodeList(
+              v, f.path, errors, [&](const YAML::Node& item, const std::string& path) {
+                DefaultSpreadConstraint c;
+                const size_t before = errors.size();
+                DecodeConstraint(item, path, errors, c);
+                if (errors.size() != before) return;
+                if (!seen.insert({c.topology_key, c.when_unsatisfiable}).second) {
+                  errors.Add(path,
+                             absl::StrCat("Duplicate value: {", c.topology_key, ", ",
+                                          std::string(kube::ToString(c.when_unsatisfiable)), "}"));
+                  return;
+                }
+                args.default_constraints.push_back(std::move(c));
+              });
         } else {
           return false;
         }

@@ -47,15 +47,9 @@ void DecodeDefaultRequests(const YAML::Node& node, absl::string_view path,
 
 void DecodeResources(const YAML::Node& node, absl::string_view path, std::optional<int64_t> target,
                      std::vector<TargetLoadPackingResource>& out, FieldErrors& errors) {
-  if (!node.IsSequence()) {
-    errors.Add(path, "must be a list");
-    return;
-  }
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string item_path = IndexPath(path, i);
-    const YAML::Node item = node[i];
+  helper::DecodeList(node, path, errors, [&](const YAML::Node& item, const std::string& item_path) {
     if (!helper::DecodeMapKeys(item, item_path, {"name", "weight", "targetUtilization"}, errors)) {
-      continue;
+      return;
     }
     TargetLoadPackingResource r;
     r.target_utilization = target.value_or(0);  // resolved after the top level is defaulted
@@ -74,7 +68,7 @@ void DecodeResources(const YAML::Node& node, absl::string_view path, std::option
               .value_or(40);
     }
     out.push_back(std::move(r));
-  }
+  });
 }
 
 void Validate(const TargetLoadPackingArgs& args, absl::string_view path, FieldErrors& errors) {
@@ -132,13 +126,12 @@ absl::StatusOr<TargetLoadPackingArgs> DecodeTargetLoadPackingArgs(const PluginAr
   if (!Present(node)) return args;
 
   FieldErrors errors;
-  std::vector<absl::string_view> known = {"apiVersion",        "kind",
-                                          "defaultRequests",   "defaultRequestsMultiplier",
-                                          "targetUtilization", "resources"};
-  for (absl::string_view f : load_aware::TrimaranSpecFields()) known.push_back(f);
-  if (!helper::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
-  helper::CheckKind(node, path, kKind, errors);
-  load_aware::DecodeTrimaranSpec(node, path, args.trimaran, errors);
+  if (!load_aware::DecodeTrimaranArgs(
+          node, path, kKind,
+          {"defaultRequests", "defaultRequestsMultiplier", "targetUtilization", "resources"},
+          args.trimaran, errors)) {
+    return errors.ToStatus();
+  }
 
   std::optional<int64_t> explicit_target;
   if (Present(node["targetUtilization"])) {
