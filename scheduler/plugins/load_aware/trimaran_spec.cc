@@ -191,9 +191,12 @@ void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, Trimaran
   ValidateTrimaranSpec(spec, path, errors);
 }
 
-bool DecodeTrimaranArgs(const YAML::Node& node, absl::string_view path, absl::string_view kind,
+bool DecodeTrimaranArgs(const PluginArgs& args, absl::string_view kind,
                         std::initializer_list<absl::string_view> fields, TrimaranSpec& spec,
                         FieldErrors& errors) {
+  const YAML::Node& node = args.args;
+  const absl::string_view path = args.path;
+  if (!Present(node)) return false;
   std::vector<absl::string_view> known = {"apiVersion", "kind"};
   known.insert(known.end(), fields.begin(), fields.end());
   known.insert(known.end(), TrimaranSpecFields().begin(), TrimaranSpecFields().end());

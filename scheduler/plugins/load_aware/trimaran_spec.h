@@ -40,6 +40,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "loadwatcher/source_pool.h"
+#include "scheduler/framework/plugin_args.h"
 #include "scheduler/plugins/helper/args_decoding.h"
 #include "yaml-cpp/yaml.h"
 
@@ -84,12 +85,13 @@ const std::vector<absl::string_view>& TrimaranSpecFields();
 void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, TrimaranSpec& spec,
                         helper::FieldErrors& errors);
 
-// The start every load-aware plugin's args decoder shares, for args `node` that are
-// present: the keys are only apiVersion, kind, the TrimaranSpec fields and the plugin's
-// own `fields` (helper::DecodeMapKeys), `kind` is `kind` (helper::CheckKind), and the
-// TrimaranSpec is decoded into `spec` (DecodeTrimaranSpec). False (with the error) when
-// `node` is not a mapping: there is nothing more to decode.
-bool DecodeTrimaranArgs(const YAML::Node& node, absl::string_view path, absl::string_view kind,
+// The start every load-aware plugin's args decoder shares. False when there is nothing
+// more to decode: the args are absent or null (no error; `spec` is left as it is) or not
+// a mapping (the error is in `errors`). Otherwise the keys are only apiVersion, kind, the
+// TrimaranSpec fields and the plugin's own `fields` (helper::DecodeMapKeys), `kind` is
+// `kind` (helper::CheckKind), and the TrimaranSpec is decoded into `spec`
+// (DecodeTrimaranSpec).
+bool DecodeTrimaranArgs(const PluginArgs& args, absl::string_view kind,
                         std::initializer_list<absl::string_view> fields, TrimaranSpec& spec,
                         helper::FieldErrors& errors);
 

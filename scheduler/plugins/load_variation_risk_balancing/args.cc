@@ -1,5 +1,7 @@
 #include "scheduler/plugins/load_variation_risk_balancing/args.h"
 
+#include <utility>
+
 #include "scheduler/plugins/helper/args_decoding.h"
 
 namespace trimaran::sched::plugins {
@@ -12,17 +14,15 @@ LoadVariationRiskBalancingArgs DefaultLoadVariationRiskBalancingArgs() {
 
 absl::StatusOr<LoadVariationRiskBalancingArgs> DecodeLoadVariationRiskBalancingArgs(
     const PluginArgs& plugin_args) {
-  const YAML::Node& node = plugin_args.args;
-  const absl::string_view path = plugin_args.path;
   LoadVariationRiskBalancingArgs args = DefaultLoadVariationRiskBalancingArgs();
-  if (!helper::Present(node)) return args;
-
   helper::FieldErrors errors;
-  if (!load_aware::DecodeTrimaranArgs(node, path, "LoadVariationRiskBalancingArgs",
+  if (!load_aware::DecodeTrimaranArgs(plugin_args, "LoadVariationRiskBalancingArgs",
                                       {"safeVarianceMargin", "safeVarianceSensitivity"},
                                       args.trimaran, errors)) {
-    return errors.ToStatus();
+    return errors.ToStatusOr(std::move(args));
   }
+  const YAML::Node& node = plugin_args.args;
+  const absl::string_view path = plugin_args.path;
   // Upstream v1 defaulting: nil or < 0 -> 1.
   if (helper::Present(node["safeVarianceMargin"])) {
     const double v = helper::DecodeDouble(node["safeVarianceMargin"],

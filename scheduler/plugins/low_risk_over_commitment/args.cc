@@ -1,5 +1,7 @@
 #include "scheduler/plugins/low_risk_over_commitment/args.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "scheduler/plugins/helper/args_decoding.h"
 
@@ -13,17 +15,15 @@ LowRiskOverCommitmentArgs DefaultLowRiskOverCommitmentArgs() {
 
 absl::StatusOr<LowRiskOverCommitmentArgs> DecodeLowRiskOverCommitmentArgs(
     const PluginArgs& plugin_args) {
-  const YAML::Node& node = plugin_args.args;
-  const absl::string_view path = plugin_args.path;
   LowRiskOverCommitmentArgs args = DefaultLowRiskOverCommitmentArgs();
-  if (!helper::Present(node)) return args;
-
   helper::FieldErrors errors;
-  if (!load_aware::DecodeTrimaranArgs(node, path, "LowRiskOverCommitmentArgs",
+  if (!load_aware::DecodeTrimaranArgs(plugin_args, "LowRiskOverCommitmentArgs",
                                       {"smoothingWindowSize", "riskLimitWeights"}, args.trimaran,
                                       errors)) {
-    return errors.ToStatus();
+    return errors.ToStatusOr(std::move(args));
   }
+  const YAML::Node& node = plugin_args.args;
+  const absl::string_view path = plugin_args.path;
   if (helper::Present(node["smoothingWindowSize"])) {
     const int64_t w =
         helper::DecodeDecimalInt(node["smoothingWindowSize"],

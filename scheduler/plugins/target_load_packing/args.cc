@@ -120,18 +120,16 @@ TargetLoadPackingArgs DefaultTargetLoadPackingArgs() {
 }
 
 absl::StatusOr<TargetLoadPackingArgs> DecodeTargetLoadPackingArgs(const PluginArgs& plugin_args) {
-  const YAML::Node& node = plugin_args.args;
-  const absl::string_view path = plugin_args.path;
   TargetLoadPackingArgs args = DefaultTargetLoadPackingArgs();
-  if (!Present(node)) return args;
-
   FieldErrors errors;
   if (!load_aware::DecodeTrimaranArgs(
-          node, path, kKind,
+          plugin_args, kKind,
           {"defaultRequests", "defaultRequestsMultiplier", "targetUtilization", "resources"},
           args.trimaran, errors)) {
-    return errors.ToStatus();
+    return errors.ToStatusOr(std::move(args));
   }
+  const YAML::Node& node = plugin_args.args;
+  const absl::string_view path = plugin_args.path;
 
   std::optional<int64_t> explicit_target;
   if (Present(node["targetUtilization"])) {
