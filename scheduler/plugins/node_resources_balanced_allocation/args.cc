@@ -17,10 +17,7 @@ namespace {
 constexpr absl::string_view kKind = "NodeResourcesBalancedAllocationArgs";
 
 using helper::ChildPath;
-using helper::DecodeMapKeys;
-using helper::DecodeString;
 using helper::FieldErrors;
-using helper::IndexPath;
 using helper::Present;
 
 void Validate(const NodeResourcesBalancedAllocationArgs& args, absl::string_view path,
@@ -29,7 +26,7 @@ void Validate(const NodeResourcesBalancedAllocationArgs& args, absl::string_view
   absl::flat_hash_set<std::string> seen;
   for (size_t i = 0; i < args.resources.size(); ++i) {
     const ResourceSpec& r = args.resources[i];
-    const std::string item = IndexPath(resources_path, i);
+    const std::string item = helper::IndexPath(resources_path, i);
     if (r.name.empty()) {
       errors.Add(ChildPath(item, "name"), "Required value");
     } else if (!seen.insert(r.name).second) {
@@ -67,17 +64,18 @@ absl::StatusOr<NodeResourcesBalancedAllocationArgs> DecodeNodeResourcesBalancedA
   const absl::string_view path = plugin_args.path;
   NodeResourcesBalancedAllocationArgs args;
   FieldErrors errors;
-  if (Present(node) && DecodeMapKeys(node, path, {"apiVersion", "kind", "resources"}, errors)) {
+  if (Present(node) &&
+      helper::DecodeMapKeys(node, path, {"apiVersion", "kind", "resources"}, errors)) {
     helper::CheckKind(node, path, kKind, errors);
     if (const YAML::Node resources = node["resources"]; Present(resources)) {
       helper::DecodeList(
           resources, ChildPath(path, "resources"), errors,
           [&](const YAML::Node& item, const std::string& item_path) {
-            if (!DecodeMapKeys(item, item_path, {"name", "weight"}, errors)) return;
+            if (!helper::DecodeMapKeys(item, item_path, {"name", "weight"}, errors)) return;
             ResourceSpec spec;
             if (Present(item["name"])) {
-              spec.name =
-                  DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
+              spec.name = helper::DecodeString(item["name"], ChildPath(item_path, "name"), errors)
+                              .value_or("");
             }
             if (Present(item["weight"])) {
               spec.weight =
