@@ -1,6 +1,7 @@
 #pragma once
 // Reading a whole file: the one implementation (the kube config loaders and credential
-// sources, the trimaranctl front ends' optional files, /proc for the process metrics).
+// sources, the self-signed serving pair, the trimaranctl front ends' optional files, /proc
+// for the process metrics).
 //
 // Thread-safety: reentrant.
 
