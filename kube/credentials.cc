@@ -18,8 +18,8 @@
 #include "absl/strings/str_split.h"
 #include "common/json_parse.h"
 #include "common/logging.h"
+#include "common/read_file.h"
 #include "common/status_macros.h"
-#include "kube/internal/read_file.h"
 
 namespace trimaran::kube {
 namespace {
@@ -133,7 +133,7 @@ absl::StatusOr<Credentials> TokenFileCredentialSource::GetLocked() {
     return Credentials{.bearer_token = token_};
   }
 
-  absl::StatusOr<std::string> content = kube_internal::ReadFileToString(path_);
+  absl::StatusOr<std::string> content = ReadFileToString(path_);
   std::string token;
   if (content.ok()) {
     token = std::string(absl::StripAsciiWhitespace(*content));
@@ -247,7 +247,7 @@ absl::StatusOr<std::unique_ptr<ExecCredentialSource>> ExecCredentialSource::Crea
   }
   std::string ca_pem = config.tls.ca_pem;
   if (exec.provide_cluster_info && ca_pem.empty() && !config.tls.ca_file.empty()) {
-    absl::StatusOr<std::string> ca = kube_internal::ReadFileToString(config.tls.ca_file);
+    absl::StatusOr<std::string> ca = ReadFileToString(config.tls.ca_file);
     if (!ca.ok()) return Annotate(ca.status(), absl::StrCat(context, ": reading the cluster CA"));
     ca_pem = *std::move(ca);
   }

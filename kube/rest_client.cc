@@ -9,6 +9,7 @@
 #include "common/http/status_mapping.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/url_escape.h"
 #include "kube/api/json_codec.h"
 
 namespace trimaran::kube {
@@ -81,23 +82,6 @@ struct RestClient::Stats {
   stats::Family<stats::Histogram>& duration;
   stats::Family<stats::Counter>& retries;
 };
-
-std::string QueryEscape(absl::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
 
 namespace {
 void AppendParam(std::string& q, absl::string_view key, absl::string_view value) {

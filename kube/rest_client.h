@@ -192,7 +192,5 @@ class RestClient final : public Client {
 // "labelSelector=a%3Db&limit=500": the query string of list/watch options (no '?').
 std::string EncodeListQuery(const ListOptions& options);
 std::string EncodeWatchQuery(const WatchOptions& options);
-// Percent-encodes a query component (RFC 3986 unreserved characters kept).
-std::string QueryEscape(absl::string_view s);
 
 }  // namespace trimaran::kube

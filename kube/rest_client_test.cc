@@ -4,6 +4,7 @@
 #include "common/stats/registry.h"
 #include "common/testing/fake_clock.h"
 #include "common/testing/status_matchers.h"
+#include "common/url_escape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/api/json_codec.h"

@@ -18,15 +18,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/logging.h"
+#include "common/read_file.h"
 #include "common/status_macros.h"
-#include "kube/internal/read_file.h"
 
 namespace trimaran::kube {
 namespace {
-
-using kube_internal::CheckReadable;
-using kube_internal::PathExists;
-using kube_internal::ReadFileToString;
 
 EnvLookup OrProcessEnv(const EnvLookup& getenv) {
   return getenv ? getenv : EnvLookup(GetProcessEnv);

@@ -3,9 +3,9 @@
 # (static token, rotating token file, exec credential plugins).
 trimaran_cc_library(
   NAME kube_rest_config
-  HDRS rest_config.h credentials.h internal/read_file.h
-  SRCS rest_config.cc credentials.cc internal/read_file.cc
-  DEPS trimaran::common_http trimaran::common_subprocess trimaran::common_clock
+  HDRS rest_config.h credentials.h
+  SRCS rest_config.cc credentials.cc
+  DEPS trimaran::common_http trimaran::common_read_file trimaran::common_subprocess trimaran::common_clock
        trimaran::common_status trimaran::common_logging trimaran::common_json_parse yaml-cpp
        absl::status
        absl::statusor absl::strings absl::time absl::synchronization absl::flat_hash_set)

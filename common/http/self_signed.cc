@@ -14,12 +14,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/read_file.h"
 #include "common/status_macros.h"
 
 namespace trimaran::http {
@@ -67,14 +66,6 @@ absl::StatusOr<std::string> BioString(BIO* bio) {
 
 absl::Time Now(const SelfSignedOptions& options) {
   return options.now == absl::InfinitePast() ? absl::Now() : options.now;
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 // Writes `data` to `path` through a temporary file and a rename.
@@ -232,8 +223,8 @@ absl::StatusOr<ServingCertFiles> EnsureSelfSignedCert(const std::string& dir,
   const std::vector<std::string> hosts =
       options.hosts.empty() ? DefaultServingHosts() : options.hosts;
 
-  absl::StatusOr<std::string> cert_pem = ReadFile(files.cert_file);
-  absl::StatusOr<std::string> key_pem = ReadFile(files.key_file);
+  absl::StatusOr<std::string> cert_pem = ReadFileToString(files.cert_file);
+  absl::StatusOr<std::string> key_pem = ReadFileToString(files.key_file);
   if (cert_pem.ok() && key_pem.ok() &&
       ExistingPairUsable(*cert_pem, *key_pem, hosts, Now(options), options.min_remaining)) {
     files.generated = false;

@@ -4,30 +4,22 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "common/read_file.h"
 #include "common/version.h"
 
 namespace trimaran::stats {
 namespace {
 
-std::string ReadFile(const char* path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // btime from /proc/stat, seconds since the epoch; 0 when unknown.
 double BootTimeSeconds() {
   static const double kBoot = [] {
-    for (absl::string_view line : absl::StrSplit(ReadFile("/proc/stat"), '\n')) {
+    for (absl::string_view line : absl::StrSplit(ReadFileOrEmpty("/proc/stat"), '\n')) {
       if (absl::ConsumePrefix(&line, "btime ")) {
         double v = 0;
         if (absl::SimpleAtod(line, &v)) return v;
@@ -75,8 +67,8 @@ std::optional<ProcessStats> ParseProcStat(absl::string_view stat, long ticks_per
 }
 
 std::optional<ProcessStats> ReadProcessStats() {
-  return ParseProcStat(ReadFile("/proc/self/stat"), sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
-                       BootTimeSeconds());
+  return ParseProcStat(ReadFileOrEmpty("/proc/self/stat"), sysconf(_SC_CLK_TCK),
+                       sysconf(_SC_PAGESIZE), BootTimeSeconds());
 }
 
 void RegisterProcessMetrics(Registry& registry) {

@@ -10,6 +10,13 @@
 
 namespace trimaran::sched::plugins::load_aware {
 
+using helper::ChildPath;
+using helper::DecodeBool;
+using helper::DecodeMapKeys;
+using helper::DecodeString;
+using helper::FieldErrors;
+using helper::Present;
+
 absl::string_view FallbackPolicyName(FallbackPolicy policy) {
   return policy == FallbackPolicy::kMinScore ? "MinScore" : "Requests";
 }
@@ -103,16 +110,13 @@ void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, Trimaran
         }
       }
       if (const YAML::Node labels = mp["nodeLabels"]; Present(labels)) {
-        const std::string l_path = ChildPath(mp_path, "nodeLabels");
-        if (!labels.IsSequence()) {
-          errors.Add(l_path, "must be a list of label names");
-        } else {
-          for (size_t i = 0; i < labels.size(); ++i) {
-            std::optional<std::string> label =
-                DecodeString(labels[i], absl::StrCat(l_path, "[", i, "]"), errors);
-            if (label.has_value() && !label->empty()) p.node_labels.push_back(*label);
-          }
-        }
+        helper::DecodeList(
+            labels, ChildPath(mp_path, "nodeLabels"), errors,
+            [&](const YAML::Node& item, const std::string& item_path) {
+              std::optional<std::string> label = DecodeString(item, item_path, errors);
+              if (label.has_value() && !label->empty()) p.node_labels.push_back(*label);
+            },
+            "must be a list of label names");
       }
       if (!p.token_file.empty() && Present(mp["token"])) {
         errors.Add(ChildPath(mp_path, "tokenFile"), "give token or tokenFile, not both");
@@ -185,6 +189,21 @@ void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, Trimaran
     }
   }
   ValidateTrimaranSpec(spec, path, errors);
+}
+
+bool DecodeTrimaranArgs(const PluginArgs& args, absl::string_view kind,
+                        std::initializer_list<absl::string_view> fields, TrimaranSpec& spec,
+                        FieldErrors& errors) {
+  const YAML::Node& node = args.args;
+  const absl::string_view path = args.path;
+  if (!Present(node)) return false;
+  std::vector<absl::string_view> known = {"apiVersion", "kind"};
+  known.insert(known.end(), fields.begin(), fields.end());
+  known.insert(known.end(), TrimaranSpecFields().begin(), TrimaranSpecFields().end());
+  if (!DecodeMapKeys(node, path, known, errors)) return false;
+  helper::CheckKind(node, path, kind, errors);
+  DecodeTrimaranSpec(node, path, spec, errors);
+  return true;
 }
 
 }  // namespace trimaran::sched::plugins::load_aware

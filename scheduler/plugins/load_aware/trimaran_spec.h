@@ -32,6 +32,7 @@
 //
 // Thread-safety: plain values and pure functions.
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,7 +40,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "loadwatcher/source_pool.h"
-#include "scheduler/plugins/load_aware/args_decoding.h"
+#include "scheduler/framework/plugin_args.h"
+#include "scheduler/plugins/helper/args_decoding.h"
 #include "yaml-cpp/yaml.h"
 
 namespace trimaran::sched::plugins::load_aware {
@@ -81,12 +83,23 @@ const std::vector<absl::string_view>& TrimaranSpecFields();
 // mapping) into `spec`, applies the defaults above and validates. Errors are added
 // with their paths under `path`.
 void DecodeTrimaranSpec(const YAML::Node& node, absl::string_view path, TrimaranSpec& spec,
-                        FieldErrors& errors);
+                        helper::FieldErrors& errors);
+
+// The start every load-aware plugin's args decoder shares. False when there is nothing
+// more to decode: the args are absent or null (no error; `spec` is left as it is) or not
+// a mapping (the error is in `errors`). Otherwise the keys are only apiVersion, kind, the
+// TrimaranSpec fields and the plugin's own `fields` (helper::DecodeMapKeys), `kind` is
+// `kind` (helper::CheckKind), and the TrimaranSpec is decoded into `spec`
+// (DecodeTrimaranSpec).
+bool DecodeTrimaranArgs(const PluginArgs& args, absl::string_view kind,
+                        std::initializer_list<absl::string_view> fields, TrimaranSpec& spec,
+                        helper::FieldErrors& errors);
 
 // The spec of args that were not given at all (a Null args node).
 TrimaranSpec DefaultTrimaranSpec();
 
 // Validates an already decoded spec (also used for programmatically built args).
-void ValidateTrimaranSpec(const TrimaranSpec& spec, absl::string_view path, FieldErrors& errors);
+void ValidateTrimaranSpec(const TrimaranSpec& spec, absl::string_view path,
+                          helper::FieldErrors& errors);
 
 }  // namespace trimaran::sched::plugins::load_aware

@@ -84,10 +84,4 @@ Status ScoreEach(std::span<const NodeInfo* const> nodes, std::span<NodeScore> sc
   return Status();
 }
 
-// The state a plugin scores a node in: the cycle's when that is not kOk (no metrics,
-// stale), else the record's.
-inline MetricsState NodeState(MetricsState cycle_state, const UsageRecord& record) {
-  return cycle_state != MetricsState::kOk ? cycle_state : record.state;
-}
-
 }  // namespace trimaran::sched::plugins::load_aware

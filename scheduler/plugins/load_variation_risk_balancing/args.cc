@@ -1,8 +1,8 @@
 #include "scheduler/plugins/load_variation_risk_balancing/args.h"
 
-#include <vector>
+#include <utility>
 
-#include "scheduler/plugins/load_aware/args_decoding.h"
+#include "scheduler/plugins/helper/args_decoding.h"
 
 namespace trimaran::sched::plugins {
 
@@ -14,30 +14,26 @@ LoadVariationRiskBalancingArgs DefaultLoadVariationRiskBalancingArgs() {
 
 absl::StatusOr<LoadVariationRiskBalancingArgs> DecodeLoadVariationRiskBalancingArgs(
     const PluginArgs& plugin_args) {
+  LoadVariationRiskBalancingArgs args = DefaultLoadVariationRiskBalancingArgs();
+  helper::FieldErrors errors;
+  if (!load_aware::DecodeTrimaranArgs(plugin_args, "LoadVariationRiskBalancingArgs",
+                                      {"safeVarianceMargin", "safeVarianceSensitivity"},
+                                      args.trimaran, errors)) {
+    return errors.ToStatusOr(std::move(args));
+  }
   const YAML::Node& node = plugin_args.args;
   const absl::string_view path = plugin_args.path;
-  LoadVariationRiskBalancingArgs args = DefaultLoadVariationRiskBalancingArgs();
-  if (!load_aware::Present(node)) return args;
-
-  load_aware::FieldErrors errors;
-  std::vector<absl::string_view> known = {"apiVersion", "kind", "safeVarianceMargin",
-                                          "safeVarianceSensitivity"};
-  for (absl::string_view f : load_aware::TrimaranSpecFields()) known.push_back(f);
-  if (!load_aware::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
-  load_aware::CheckKind(node, path, "LoadVariationRiskBalancingArgs", errors);
-  load_aware::DecodeTrimaranSpec(node, path, args.trimaran, errors);
   // Upstream v1 defaulting: nil or < 0 -> 1.
-  if (load_aware::Present(node["safeVarianceMargin"])) {
-    const double v =
-        load_aware::DecodeDouble(node["safeVarianceMargin"],
-                                 load_aware::ChildPath(path, "safeVarianceMargin"), errors)
-            .value_or(1);
+  if (helper::Present(node["safeVarianceMargin"])) {
+    const double v = helper::DecodeDouble(node["safeVarianceMargin"],
+                                          helper::ChildPath(path, "safeVarianceMargin"), errors)
+                         .value_or(1);
     args.safe_variance_margin = v < 0 ? 1 : v;
   }
-  if (load_aware::Present(node["safeVarianceSensitivity"])) {
+  if (helper::Present(node["safeVarianceSensitivity"])) {
     const double v =
-        load_aware::DecodeDouble(node["safeVarianceSensitivity"],
-                                 load_aware::ChildPath(path, "safeVarianceSensitivity"), errors)
+        helper::DecodeDouble(node["safeVarianceSensitivity"],
+                             helper::ChildPath(path, "safeVarianceSensitivity"), errors)
             .value_or(1);
     args.safe_variance_sensitivity = v < 0 ? 1 : v;
   }

@@ -19,13 +19,8 @@ using load_aware::StatsResource;
 
 }  // namespace
 
-struct LoadVariationRiskBalancing::CycleData final : public StateData {
-  load_aware::CycleMetrics metrics;
-  bool attached = false;  // PreScore attached metrics.view to the tracker
+struct LoadVariationRiskBalancing::CycleData final : public load_aware::CycleBase<NodeRecord> {
   CpuMem request;
-  std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
-  // The plugin's fallback counters when PreScore ran (AppendFallbackNotes).
-  load_aware::FallbackCounts fallbacks_before{};
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
 
@@ -46,7 +41,10 @@ PluginDescriptor LoadVariationRiskBalancing::Descriptor() {
 
 LoadVariationRiskBalancing::LoadVariationRiskBalancing(
     LoadVariationRiskBalancingArgs args, std::unique_ptr<load_aware::PluginMetrics> metrics)
-    : args_(std::move(args)), metrics_(std::move(metrics)), tracker_(metrics_->clock()) {}
+    : args_(std::move(args)),
+      metrics_(std::move(metrics)),
+      tracker_(metrics_->clock()),
+      cycle_(*metrics_, &tracker_, &load_aware::MakeUsageRecord, nullptr) {}
 
 double LoadVariationRiskBalancing::RiskScore(const ResourceStats& stats, double margin,
                                              double sensitivity) {
@@ -67,39 +65,22 @@ double LoadVariationRiskBalancing::RiskScore(const ResourceStats& stats, double 
 Status LoadVariationRiskBalancing::PreScore(CycleState& state, const kube::Pod& pod,
                                             std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
-  data->metrics = metrics_->ForCycle();
-  data->fallbacks_before = metrics_->CountsNow();
+  cycle_.Begin(*data, nodes);
   data->request = load_aware::PodRequests(pod);
-  if (data->metrics.view != nullptr) {
-    // Once per new view: prune what its window covers and link the pending sums.
-    tracker_.AttachView(data->metrics.view,
-                        metrics_->clock().Now() - metrics_->spec().metrics_max_age -
-                            absl::Seconds(load_aware::kMetricsReportingAllowanceSeconds));
-    data->attached = true;
-  }
-  // Once per (view × node set) change, not per cycle (see TargetLoadPacking::PreScore).
-  if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
-    table_ = Table::Build(data->metrics.view, nodes, table_.get(), &load_aware::MakeUsageRecord,
-                          nullptr);
-  }
-  data->table = table_;
   state.Write(kStateKey, std::move(data));
   return Status();
 }
 
 ScoreResult LoadVariationRiskBalancing::Score(const CycleState& state, const kube::Pod& pod,
                                               const NodeInfo& node_info) const {
-  const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
   size_t cursor = 0;
-  return ScoreOne(data, pod, node_info, cursor);
+  return ScoreOne(load_aware::ReadCycle<CycleData>(state, kStateKey), pod, node_info, cursor);
 }
 
 Status LoadVariationRiskBalancing::ScoreNodes(const CycleState& state, const kube::Pod& pod,
                                               std::span<const NodeInfo* const> nodes,
                                               std::span<NodeScore> scores) const {
-  const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+  const CycleData* data = load_aware::ReadCycle<CycleData>(state, kStateKey);
   return load_aware::ScoreEach(nodes, scores, [&](const NodeInfo& node_info, size_t& cursor) {
     return ScoreOne(data, pod, node_info, cursor);
   });
@@ -111,9 +92,7 @@ ScoreResult LoadVariationRiskBalancing::ScoreOne(const CycleData* data, const ku
   // No PreScore in the profile: compute the cycle data here.
   std::optional<CycleData> local;
   if (data == nullptr) {
-    local.emplace();
-    local->metrics = metrics_->ForCycleNonBlocking();
-    local->request = load_aware::PodRequests(pod);
+    cycle_.BeginLocal(local).request = load_aware::PodRequests(pod);
     data = &*local;
   }
   NodeRecord fresh;
@@ -127,12 +106,8 @@ ScoreResult LoadVariationRiskBalancing::ScoreRecord(const CycleData& data, const
                                                     const NodeInfo& node_info,
                                                     bool cached_report) const {
   const kube::Node& node = *record.key;
-  const MetricsState mstate = load_aware::NodeState(data.metrics.state, record);
-  if (cached_report) {
-    metrics_->ReportCached(node.metadata.name, mstate, record.reported);
-  } else {
-    metrics_->Report(node.metadata.name, mstate);
-  }
+  const MetricsState mstate =
+      load_aware::ReportNodeState(*metrics_, data.metrics.state, record, cached_report);
 
   const double margin = args_.safe_variance_margin;
   const double sensitivity = args_.safe_variance_sensitivity;
@@ -178,11 +153,10 @@ ScoreResult LoadVariationRiskBalancing::ScoreRecord(const CycleData& data, const
 
 Status LoadVariationRiskBalancing::Reserve(CycleState& state, const kube::Pod& pod,
                                            absl::string_view node_name) {
-  // Tracked only when PreScore attached a metrics view (see TargetLoadPacking::Reserve).
-  auto read = state.Read<CycleData>(kStateKey);
-  if (!read.ok() || !(*read)->attached) return Status();
-  const CpuMem& req = (*read)->request;
-  tracker_.Assume(pod, node_name, load_aware::PodLoad{req.milli_cpu, req.memory});
+  if (const CycleData* data = load_aware::ReadCycle<CycleData>(state, kStateKey)) {
+    cycle_.Assume(*data, pod, node_name,
+                  load_aware::PodLoad{data->request.milli_cpu, data->request.memory});
+  }
   return Status();
 }
 
@@ -193,9 +167,7 @@ void LoadVariationRiskBalancing::Unreserve(CycleState& /*state*/, const kube::Po
 
 void LoadVariationRiskBalancing::AppendFallbackNotes(const CycleState& state,
                                                      std::vector<std::string>& out) const {
-  auto read = state.Read<CycleData>(kStateKey);
-  if (!read.ok()) return;  // no PreScore ran: nothing to compare with
-  metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);
+  cycle_.AppendFallbackNotes(kName, load_aware::ReadCycle<CycleData>(state, kStateKey), out);
 }
 
 }  // namespace trimaran::sched::plugins

@@ -36,6 +36,7 @@
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/pod_deletion_listener.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/load_aware/cycle_skeleton.h"
 #include "scheduler/plugins/load_aware/node_table.h"
 #include "scheduler/plugins/load_aware/plugin_metrics.h"
 #include "scheduler/plugins/load_aware/recent_pods.h"
@@ -89,7 +90,6 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
  private:
   struct CycleData;
   using NodeRecord = load_aware::UsageRecord;
-  using Table = load_aware::NodeTable<NodeRecord>;
 
   // One node from its record (found in the cycle's table, or made on the spot).
   ScoreResult ScoreRecord(const CycleData& data, const NodeRecord& record,
@@ -101,8 +101,8 @@ class LoadVariationRiskBalancing final : public PreScorePlugin,
   LoadVariationRiskBalancingArgs args_;
   std::unique_ptr<load_aware::PluginMetrics> metrics_;
   load_aware::RecentPodTracker tracker_;
-  // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
-  std::shared_ptr<const Table> table_;
+  // PreScore, Reserve and the fallback notes (the newest table is its).
+  load_aware::CycleSkeleton<NodeRecord> cycle_;
 };
 
 }  // namespace trimaran::sched::plugins

@@ -1,9 +1,9 @@
 #include "scheduler/plugins/low_risk_over_commitment/args.h"
 
-#include <vector>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/plugins/load_aware/args_decoding.h"
+#include "scheduler/plugins/helper/args_decoding.h"
 
 namespace trimaran::sched::plugins {
 
@@ -15,33 +15,30 @@ LowRiskOverCommitmentArgs DefaultLowRiskOverCommitmentArgs() {
 
 absl::StatusOr<LowRiskOverCommitmentArgs> DecodeLowRiskOverCommitmentArgs(
     const PluginArgs& plugin_args) {
+  LowRiskOverCommitmentArgs args = DefaultLowRiskOverCommitmentArgs();
+  helper::FieldErrors errors;
+  if (!load_aware::DecodeTrimaranArgs(plugin_args, "LowRiskOverCommitmentArgs",
+                                      {"smoothingWindowSize", "riskLimitWeights"}, args.trimaran,
+                                      errors)) {
+    return errors.ToStatusOr(std::move(args));
+  }
   const YAML::Node& node = plugin_args.args;
   const absl::string_view path = plugin_args.path;
-  LowRiskOverCommitmentArgs args = DefaultLowRiskOverCommitmentArgs();
-  if (!load_aware::Present(node)) return args;
-
-  load_aware::FieldErrors errors;
-  std::vector<absl::string_view> known = {"apiVersion", "kind", "smoothingWindowSize",
-                                          "riskLimitWeights"};
-  for (absl::string_view f : load_aware::TrimaranSpecFields()) known.push_back(f);
-  if (!load_aware::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
-  load_aware::CheckKind(node, path, "LowRiskOverCommitmentArgs", errors);
-  load_aware::DecodeTrimaranSpec(node, path, args.trimaran, errors);
-  if (load_aware::Present(node["smoothingWindowSize"])) {
+  if (helper::Present(node["smoothingWindowSize"])) {
     const int64_t w =
-        load_aware::DecodeInt(node["smoothingWindowSize"],
-                              load_aware::ChildPath(path, "smoothingWindowSize"), errors)
+        helper::DecodeDecimalInt(node["smoothingWindowSize"],
+                                 helper::ChildPath(path, "smoothingWindowSize"), errors)
             .value_or(5);
     args.smoothing_window_size = w <= 0 ? 5 : w;
   }
-  if (const YAML::Node weights = node["riskLimitWeights"]; load_aware::Present(weights)) {
-    const std::string w_path = load_aware::ChildPath(path, "riskLimitWeights");
+  if (const YAML::Node weights = node["riskLimitWeights"]; helper::Present(weights)) {
+    const std::string w_path = helper::ChildPath(path, "riskLimitWeights");
     if (!weights.IsMap()) {
       errors.Add(w_path, "must be a mapping of resource name to weight");
     } else {
       for (const auto& entry : weights) {
         const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
-        const std::string item_path = load_aware::ChildPath(w_path, key);
+        const std::string item_path = helper::ChildPath(w_path, key);
         double* target = key == "cpu"      ? &args.cpu_risk_limit_weight
                          : key == "memory" ? &args.memory_risk_limit_weight
                                            : nullptr;
@@ -50,7 +47,7 @@ absl::StatusOr<LowRiskOverCommitmentArgs> DecodeLowRiskOverCommitmentArgs(
                                              "\": supported values: \"cpu\", \"memory\""));
           continue;
         }
-        const std::optional<double> v = load_aware::DecodeDouble(entry.second, item_path, errors);
+        const std::optional<double> v = helper::DecodeDouble(entry.second, item_path, errors);
         if (!v.has_value()) continue;
         if (*v < 0 || *v > 1) {
           errors.Add(item_path, absl::StrCat("must be in [0, 1], got ", *v));

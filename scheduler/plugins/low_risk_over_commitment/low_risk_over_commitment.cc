@@ -15,15 +15,19 @@ using load_aware::CpuMem;
 using load_aware::MetricsState;
 using load_aware::StatsResource;
 
+// The pod's requests and limits, the limits raised to the requests (SetMaxLimits).
+void SetPodTerms(const kube::Pod& pod, CpuMem& request, CpuMem& limit) {
+  request = load_aware::PodRequests(pod);
+  limit = load_aware::PodLimits(pod);
+  load_aware::SetMaxLimits(request, limit);
+}
+
 }  // namespace
 
-struct LowRiskOverCommitment::CycleData final : public StateData {
-  load_aware::CycleMetrics metrics;
+struct LowRiskOverCommitment::CycleData final
+    : public load_aware::CycleBase<load_aware::UsageRecord> {
   CpuMem request;
   CpuMem limit;
-  std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
-  // The plugin's fallback counters when PreScore ran (AppendFallbackNotes).
-  load_aware::FallbackCounts fallbacks_before{};
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
 
@@ -43,22 +47,15 @@ PluginDescriptor LowRiskOverCommitment::Descriptor() {
 
 LowRiskOverCommitment::LowRiskOverCommitment(LowRiskOverCommitmentArgs args,
                                              std::unique_ptr<load_aware::PluginMetrics> metrics)
-    : args_(std::move(args)), metrics_(std::move(metrics)) {}
+    : args_(std::move(args)),
+      metrics_(std::move(metrics)),
+      cycle_(*metrics_, /*tracker=*/nullptr, &load_aware::MakeUsageRecord, nullptr) {}
 
 Status LowRiskOverCommitment::PreScore(CycleState& state, const kube::Pod& pod,
                                        std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
-  data->metrics = metrics_->ForCycle();
-  data->fallbacks_before = metrics_->CountsNow();
-  data->request = load_aware::PodRequests(pod);
-  data->limit = load_aware::PodLimits(pod);
-  load_aware::SetMaxLimits(data->request, data->limit);
-  // Once per (view × node set) change, not per cycle (see TargetLoadPacking::PreScore).
-  if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
-    table_ = Table::Build(data->metrics.view, nodes, table_.get(), &load_aware::MakeUsageRecord,
-                          nullptr);
-  }
-  data->table = table_;
+  cycle_.Begin(*data, nodes);
+  SetPodTerms(pod, data->request, data->limit);
   state.Write(kStateKey, std::move(data));
   return Status();
 }
@@ -114,17 +111,14 @@ double LowRiskOverCommitment::Risk(const NodeInfo& node_info, const load_aware::
 
 ScoreResult LowRiskOverCommitment::Score(const CycleState& state, const kube::Pod& pod,
                                          const NodeInfo& node_info) const {
-  const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
   size_t cursor = 0;
-  return ScoreOne(data, pod, node_info, cursor);
+  return ScoreOne(load_aware::ReadCycle<CycleData>(state, kStateKey), pod, node_info, cursor);
 }
 
 Status LowRiskOverCommitment::ScoreNodes(const CycleState& state, const kube::Pod& pod,
                                          std::span<const NodeInfo* const> nodes,
                                          std::span<NodeScore> scores) const {
-  const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+  const CycleData* data = load_aware::ReadCycle<CycleData>(state, kStateKey);
   return load_aware::ScoreEach(nodes, scores, [&](const NodeInfo& node_info, size_t& cursor) {
     return ScoreOne(data, pod, node_info, cursor);
   });
@@ -135,12 +129,9 @@ ScoreResult LowRiskOverCommitment::ScoreOne(const CycleData* data, const kube::P
   if (node_info.node() == nullptr) return ScoreResult::Of(kMinNodeScore);
   std::optional<CycleData> local;
   if (data == nullptr) {
-    local.emplace();
-    local->metrics = metrics_->ForCycleNonBlocking();
-    local->request = load_aware::PodRequests(pod);
-    local->limit = load_aware::PodLimits(pod);
-    load_aware::SetMaxLimits(local->request, local->limit);
-    data = &*local;
+    CycleData& made = cycle_.BeginLocal(local);
+    SetPodTerms(pod, made.request, made.limit);
+    data = &made;
   }
   // 1. Best effort: skipped (upstream), before any metrics lookup or fallback count.
   if (data->request == CpuMem{} && data->limit == CpuMem{}) return ScoreResult::Of(kMinNodeScore);
@@ -155,12 +146,8 @@ ScoreResult LowRiskOverCommitment::ScoreRecord(const CycleData& data,
                                                const load_aware::UsageRecord& record,
                                                const NodeInfo& node_info,
                                                bool cached_report) const {
-  const MetricsState mstate = load_aware::NodeState(data.metrics.state, record);
-  if (cached_report) {
-    metrics_->ReportCached(record.key->metadata.name, mstate, record.reported);
-  } else {
-    metrics_->Report(record.key->metadata.name, mstate);
-  }
+  const MetricsState mstate =
+      load_aware::ReportNodeState(*metrics_, data.metrics.state, record, cached_report);
   // MinScore is upstream's behaviour: 0 when the node has no metrics (§4 step 2). A node
   // listed with metrics of other kinds only is not "no metrics" upstream: it is scored
   // by its limit risk (its load risk is 0 without a CPU or Memory metric), as here.
@@ -182,9 +169,7 @@ ScoreResult LowRiskOverCommitment::ScoreRecord(const CycleData& data,
 
 void LowRiskOverCommitment::AppendFallbackNotes(const CycleState& state,
                                                 std::vector<std::string>& out) const {
-  auto read = state.Read<CycleData>(kStateKey);
-  if (!read.ok()) return;  // no PreScore ran: nothing to compare with
-  metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);
+  cycle_.AppendFallbackNotes(kName, load_aware::ReadCycle<CycleData>(state, kStateKey), out);
 }
 
 }  // namespace trimaran::sched::plugins

@@ -42,6 +42,7 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/load_aware/cycle_skeleton.h"
 #include "scheduler/plugins/load_aware/node_table.h"
 #include "scheduler/plugins/load_aware/plugin_metrics.h"
 #include "scheduler/plugins/load_aware/resource_stats.h"
@@ -88,7 +89,6 @@ class LowRiskOverCommitment final : public PreScorePlugin,
 
  private:
   struct CycleData;
-  using Table = load_aware::NodeTable<load_aware::UsageRecord>;
 
   // Score with `data` already read (null: no PreScore ran) and the run's table cursor.
   ScoreResult ScoreOne(const CycleData* data, const kube::Pod& pod, const NodeInfo& node_info,
@@ -98,8 +98,8 @@ class LowRiskOverCommitment final : public PreScorePlugin,
 
   LowRiskOverCommitmentArgs args_;
   std::unique_ptr<load_aware::PluginMetrics> metrics_;
-  // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
-  std::shared_ptr<const Table> table_;
+  // PreScore and the fallback notes (the newest table is its); no recent pods.
+  load_aware::CycleSkeleton<load_aware::UsageRecord> cycle_;
 };
 
 }  // namespace trimaran::sched::plugins

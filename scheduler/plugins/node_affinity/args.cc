@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/plugins/helper/args_decoding.h"
 #include "scheduler/plugins/helper/node_affinity.h"
 #include "yaml-cpp/yaml.h"
 
@@ -143,10 +144,6 @@ class Decoder {
   std::vector<std::string> errors_;
 };
 
-std::string Join(absl::string_view prefix, absl::string_view field) {
-  return prefix.empty() ? std::string(field) : absl::StrCat(prefix, ".", field);
-}
-
 absl::Status ToStatus(const std::vector<std::string>& errors) {
   if (errors.empty()) return absl::OkStatus();
   return absl::InvalidArgumentError(
@@ -160,12 +157,12 @@ NodeAffinityArgs DefaultNodeAffinityArgs() { return NodeAffinityArgs{}; }
 absl::StatusOr<NodeAffinityArgs> DecodeNodeAffinityArgs(const PluginArgs& args) {
   NodeAffinityArgs out = DefaultNodeAffinityArgs();
   const YAML::Node& root = args.args;
-  if (!root || root.IsNull()) return out;
+  if (!helper::Present(root)) return out;
   Decoder d;
-  const std::string root_path = args.path.empty() ? std::string("args") : args.path;
+  const std::string root_path = helper::RootPath(args.path);
   if (d.ExpectMap(root, root_path, {"apiVersion", "kind", "addedAffinity"})) {
-    if (const YAML::Node added = root["addedAffinity"]; added && !added.IsNull()) {
-      const std::string path = Join(args.path, "addedAffinity");
+    if (const YAML::Node added = root["addedAffinity"]; helper::Present(added)) {
+      const std::string path = helper::ChildPath(args.path, "addedAffinity");
       if (d.ExpectMap(added, path,
                       {"requiredDuringSchedulingIgnoredDuringExecution",
                        "preferredDuringSchedulingIgnoredDuringExecution"})) {
@@ -191,7 +188,7 @@ absl::StatusOr<NodeAffinityArgs> DecodeNodeAffinityArgs(const PluginArgs& args) 
 absl::Status ValidateNodeAffinityArgs(const NodeAffinityArgs& args, absl::string_view path) {
   if (!args.added_affinity.has_value()) return absl::OkStatus();
   std::vector<std::string> errors;
-  const std::string base = Join(path, "addedAffinity");
+  const std::string base = helper::ChildPath(path, "addedAffinity");
   const kube::NodeAffinity& a = *args.added_affinity;
   if (a.required.has_value()) {
     const std::string rpath =

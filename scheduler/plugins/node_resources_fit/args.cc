@@ -6,7 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "scheduler/plugins/helper/args_decoding.h"
 #include "yaml-cpp/yaml.h"
 
 namespace trimaran::sched::plugins {
@@ -17,26 +17,12 @@ constexpr int64_t kMaxResourceWeight = 100;
 constexpr int32_t kMaxUtilization = 100;
 constexpr int32_t kMaxCustomPriorityScore = 10;
 
-// Field errors, in the order found.
-class Errors {
- public:
-  void Add(absl::string_view path, absl::string_view message) {
-    list_.push_back(absl::StrCat(path, ": ", message));
-  }
-  bool empty() const { return list_.empty(); }
-  absl::Status ToStatus() const {
-    if (list_.empty()) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrJoin(list_, "; "));
-  }
-
- private:
-  std::vector<std::string> list_;
-};
-
-std::string Child(absl::string_view path, absl::string_view field) {
-  return path.empty() ? std::string(field) : absl::StrCat(path, ".", field);
-}
-std::string Index(absl::string_view path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
+using helper::ChildPath;
+using helper::DecodeMapKeys;
+using helper::DecodeString;
+using helper::FieldErrors;
+using helper::IndexPath;
+using helper::Present;
 
 // ---- Qualified names (metav1validation.ValidateLabelName) ----
 
@@ -78,122 +64,73 @@ constexpr absl::string_view kQualifiedNameMessage =
 
 // ---- YAML decoding helpers ----
 
-bool Present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
-
-// Checks that `node` is a mapping whose keys are all in `known`.
-bool DecodeMap(const YAML::Node& node, absl::string_view path,
-               std::initializer_list<absl::string_view> known, Errors& errors) {
-  if (!node.IsMap()) {
-    errors.Add(path.empty() ? "args" : path, "must be a mapping");
-    return false;
-  }
-  for (const auto& entry : node) {
-    if (!entry.first.IsScalar()) {
-      errors.Add(path.empty() ? "args" : path, "keys must be strings");
-      continue;
-    }
-    const std::string& key = entry.first.Scalar();
-    bool found = false;
-    for (absl::string_view k : known) found = found || k == key;
-    if (!found) errors.Add(Child(path, key), "unknown field");
-  }
-  return true;
-}
-
-std::optional<std::string> DecodeString(const YAML::Node& node, absl::string_view path,
-                                        Errors& errors) {
-  if (!node.IsScalar()) {
-    errors.Add(path, "must be a string");
-    return std::nullopt;
-  }
-  return node.Scalar();
-}
-
 std::optional<int64_t> DecodeInt(const YAML::Node& node, absl::string_view path, int64_t min,
-                                 int64_t max, Errors& errors) {
-  if (node.IsScalar()) {
-    try {
-      const int64_t v = node.as<int64_t>();
-      if (v >= min && v <= max) return v;
-    } catch (const YAML::Exception&) {
-      // Falls through to the error below.
-    }
+                                 int64_t max, FieldErrors& errors) {
+  if (const std::optional<int64_t> v = helper::ParseInt(node); v && *v >= min && *v <= max) {
+    return v;
   }
   errors.Add(path, absl::StrCat("must be an integer in [", min, ", ", max, "]"));
   return std::nullopt;
 }
 
 void DecodeStringList(const YAML::Node& node, absl::string_view path, std::vector<std::string>& out,
-                      Errors& errors) {
+                      FieldErrors& errors) {
   if (!Present(node)) return;
-  if (!node.IsSequence()) {
-    errors.Add(path, "must be a list of strings");
-    return;
-  }
-  for (size_t i = 0; i < node.size(); ++i) {
-    if (auto s = DecodeString(node[i], Index(path, i), errors)) out.push_back(std::move(*s));
-  }
+  helper::DecodeList(
+      node, path, errors,
+      [&](const YAML::Node& item, const std::string& item_path) {
+        if (auto s = DecodeString(item, item_path, errors)) out.push_back(std::move(*s));
+      },
+      "must be a list of strings");
 }
 
 void DecodeResources(const YAML::Node& node, absl::string_view path, std::vector<ResourceSpec>& out,
-                     Errors& errors) {
+                     FieldErrors& errors) {
   if (!Present(node)) return;
-  if (!node.IsSequence()) {
-    errors.Add(path, "must be a list");
-    return;
-  }
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string item_path = Index(path, i);
-    const YAML::Node item = node[i];
+  helper::DecodeList(node, path, errors, [&](const YAML::Node& item, const std::string& item_path) {
     ResourceSpec spec;
-    if (!DecodeMap(item, item_path, {"name", "weight"}, errors)) continue;
+    if (!DecodeMapKeys(item, item_path, {"name", "weight"}, errors)) return;
     if (Present(item["name"])) {
-      spec.name = DecodeString(item["name"], Child(item_path, "name"), errors).value_or("");
+      spec.name = DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
     }
     if (Present(item["weight"])) {
       // Range errors beyond int64 only; (0, 100] is Validate's job.
-      spec.weight =
-          DecodeInt(item["weight"], Child(item_path, "weight"), std::numeric_limits<int64_t>::min(),
-                    std::numeric_limits<int64_t>::max(), errors)
-              .value_or(1);
+      spec.weight = DecodeInt(item["weight"], ChildPath(item_path, "weight"),
+                              std::numeric_limits<int64_t>::min(),
+                              std::numeric_limits<int64_t>::max(), errors)
+                        .value_or(1);
     }
     out.push_back(std::move(spec));
-  }
+  });
 }
 
 void DecodeShape(const YAML::Node& node, absl::string_view path,
-                 std::vector<UtilizationShapePoint>& out, Errors& errors) {
+                 std::vector<UtilizationShapePoint>& out, FieldErrors& errors) {
   if (!Present(node)) return;
-  if (!node.IsSequence()) {
-    errors.Add(path, "must be a list");
-    return;
-  }
   constexpr int64_t kMin = std::numeric_limits<int32_t>::min();
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string item_path = Index(path, i);
-    const YAML::Node item = node[i];
+  helper::DecodeList(node, path, errors, [&](const YAML::Node& item, const std::string& item_path) {
     UtilizationShapePoint point;
-    if (!DecodeMap(item, item_path, {"utilization", "score"}, errors)) continue;
+    if (!DecodeMapKeys(item, item_path, {"utilization", "score"}, errors)) return;
     if (Present(item["utilization"])) {
       point.utilization = static_cast<int32_t>(
-          DecodeInt(item["utilization"], Child(item_path, "utilization"), kMin, kMax, errors)
+          DecodeInt(item["utilization"], ChildPath(item_path, "utilization"), kMin, kMax, errors)
               .value_or(0));
     }
     if (Present(item["score"])) {
       point.score = static_cast<int32_t>(
-          DecodeInt(item["score"], Child(item_path, "score"), kMin, kMax, errors).value_or(0));
+          DecodeInt(item["score"], ChildPath(item_path, "score"), kMin, kMax, errors).value_or(0));
     }
     out.push_back(point);
-  }
+  });
 }
 
 // Decodes scoringStrategy; a missing or unknown type is reported (upstream has no
 // default type inside an explicit strategy).
 void DecodeScoringStrategy(const YAML::Node& node, absl::string_view path, ScoringStrategy& out,
-                           Errors& errors) {
-  if (!DecodeMap(node, path, {"type", "resources", "requestedToCapacityRatio"}, errors)) return;
-  const std::string type_path = Child(path, "type");
+                           FieldErrors& errors) {
+  if (!DecodeMapKeys(node, path, {"type", "resources", "requestedToCapacityRatio"}, errors)) return;
+  const std::string type_path = ChildPath(path, "type");
   std::string type;
   if (Present(node["type"])) type = DecodeString(node["type"], type_path, errors).value_or("");
   if (type == ScoringStrategyTypeName(ScoringStrategyType::kLeastAllocated)) {
@@ -207,48 +144,49 @@ void DecodeScoringStrategy(const YAML::Node& node, absl::string_view path, Scori
                                        "\": supported values: \"LeastAllocated\", "
                                        "\"MostAllocated\", \"RequestedToCapacityRatio\""));
   }
-  DecodeResources(node["resources"], Child(path, "resources"), out.resources, errors);
+  DecodeResources(node["resources"], ChildPath(path, "resources"), out.resources, errors);
   const YAML::Node rtcr = node["requestedToCapacityRatio"];
   if (Present(rtcr)) {
-    const std::string rtcr_path = Child(path, "requestedToCapacityRatio");
-    if (DecodeMap(rtcr, rtcr_path, {"shape"}, errors)) {
+    const std::string rtcr_path = ChildPath(path, "requestedToCapacityRatio");
+    if (DecodeMapKeys(rtcr, rtcr_path, {"shape"}, errors)) {
       RequestedToCapacityRatioParam param;
-      DecodeShape(rtcr["shape"], Child(rtcr_path, "shape"), param.shape, errors);
+      DecodeShape(rtcr["shape"], ChildPath(rtcr_path, "shape"), param.shape, errors);
       out.requested_to_capacity_ratio = std::move(param);
     }
   }
 }
 
-void Validate(const NodeResourcesFitArgs& args, absl::string_view path, Errors& errors) {
-  const std::string ignored_path = Child(path, "ignoredResources");
+void Validate(const NodeResourcesFitArgs& args, absl::string_view path, FieldErrors& errors) {
+  const std::string ignored_path = ChildPath(path, "ignoredResources");
   for (size_t i = 0; i < args.ignored_resources.size(); ++i) {
     if (!IsQualifiedName(args.ignored_resources[i])) {
-      errors.Add(Index(ignored_path, i), kQualifiedNameMessage);
+      errors.Add(IndexPath(ignored_path, i), kQualifiedNameMessage);
     }
   }
-  const std::string groups_path = Child(path, "ignoredResourceGroups");
+  const std::string groups_path = ChildPath(path, "ignoredResourceGroups");
   for (size_t i = 0; i < args.ignored_resource_groups.size(); ++i) {
     const std::string& group = args.ignored_resource_groups[i];
     if (group.find('/') != std::string::npos) {
-      errors.Add(Index(groups_path, i), "resource group name can't contain '/'");
+      errors.Add(IndexPath(groups_path, i), "resource group name can't contain '/'");
     } else if (!IsQualifiedName(group)) {
-      errors.Add(Index(groups_path, i), kQualifiedNameMessage);
+      errors.Add(IndexPath(groups_path, i), kQualifiedNameMessage);
     }
   }
 
   const ScoringStrategy& strategy = args.scoring_strategy;
-  const std::string strategy_path = Child(path, "scoringStrategy");
-  const std::string resources_path = Child(strategy_path, "resources");
+  const std::string strategy_path = ChildPath(path, "scoringStrategy");
+  const std::string resources_path = ChildPath(strategy_path, "resources");
   for (size_t i = 0; i < strategy.resources.size(); ++i) {
     const ResourceSpec& r = strategy.resources[i];
-    if (r.name.empty()) errors.Add(Child(Index(resources_path, i), "name"), "Required value");
+    if (r.name.empty())
+      errors.Add(ChildPath(IndexPath(resources_path, i), "name"), "Required value");
     if (r.weight <= 0 || r.weight > kMaxResourceWeight) {
-      errors.Add(Child(Index(resources_path, i), "weight"),
+      errors.Add(ChildPath(IndexPath(resources_path, i), "weight"),
                  absl::StrCat("must be in (0, 100], got ", r.weight));
     }
   }
 
-  const std::string rtcr_path = Child(strategy_path, "requestedToCapacityRatio");
+  const std::string rtcr_path = ChildPath(strategy_path, "requestedToCapacityRatio");
   const bool is_rtcr = strategy.type == ScoringStrategyType::kRequestedToCapacityRatio;
   if (!is_rtcr) {
     if (strategy.requested_to_capacity_ratio.has_value()) {
@@ -263,14 +201,14 @@ void Validate(const NodeResourcesFitArgs& args, absl::string_view path, Errors& 
     return;
   }
   const std::vector<UtilizationShapePoint>& shape = strategy.requested_to_capacity_ratio->shape;
-  const std::string shape_path = Child(rtcr_path, "shape");
+  const std::string shape_path = ChildPath(rtcr_path, "shape");
   if (shape.empty()) {
     errors.Add(shape_path, "Required value: at least one point must be specified");
     return;
   }
   for (size_t i = 1; i < shape.size(); ++i) {
     if (shape[i - 1].utilization >= shape[i].utilization) {
-      errors.Add(Child(Index(shape_path, i), "utilization"),
+      errors.Add(ChildPath(IndexPath(shape_path, i), "utilization"),
                  absl::StrCat("utilization values must be sorted in strictly increasing order, "
                               "got ",
                               shape[i].utilization, " after ", shape[i - 1].utilization));
@@ -279,11 +217,11 @@ void Validate(const NodeResourcesFitArgs& args, absl::string_view path, Errors& 
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i].utilization < 0 || shape[i].utilization > kMaxUtilization) {
-      errors.Add(Child(Index(shape_path, i), "utilization"),
+      errors.Add(ChildPath(IndexPath(shape_path, i), "utilization"),
                  absl::StrCat("must be in [0, 100], got ", shape[i].utilization));
     }
     if (shape[i].score < 0 || shape[i].score > kMaxCustomPriorityScore) {
-      errors.Add(Child(Index(shape_path, i), "score"),
+      errors.Add(ChildPath(IndexPath(shape_path, i), "score"),
                  absl::StrCat("must be in [0, 10], got ", shape[i].score));
     }
   }
@@ -322,7 +260,7 @@ void SetDefaults(NodeResourcesFitArgs& args) {
 
 absl::Status ValidateNodeResourcesFitArgs(const NodeResourcesFitArgs& args,
                                           absl::string_view path) {
-  Errors errors;
+  FieldErrors errors;
   Validate(args, path, errors);
   return errors.ToStatus();
 }
@@ -333,27 +271,21 @@ absl::StatusOr<NodeResourcesFitArgs> DecodeNodeResourcesFitArgs(const PluginArgs
   NodeResourcesFitArgs args = DefaultNodeResourcesFitArgs();
   if (!Present(node)) return args;
 
-  Errors errors;
-  if (DecodeMap(
+  FieldErrors errors;
+  if (DecodeMapKeys(
           node, path,
           {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups", "scoringStrategy"},
           errors)) {
-    if (Present(node["kind"])) {
-      const std::string kind_path = Child(path, "kind");
-      const std::optional<std::string> kind = DecodeString(node["kind"], kind_path, errors);
-      if (kind.has_value() && *kind != kKind) {
-        errors.Add(kind_path, absl::StrCat("must be \"", kKind, "\", got \"", *kind, "\""));
-      }
-    }
-    DecodeStringList(node["ignoredResources"], Child(path, "ignoredResources"),
+    helper::CheckKind(node, path, kKind, errors);
+    DecodeStringList(node["ignoredResources"], ChildPath(path, "ignoredResources"),
                      args.ignored_resources, errors);
-    DecodeStringList(node["ignoredResourceGroups"], Child(path, "ignoredResourceGroups"),
+    DecodeStringList(node["ignoredResourceGroups"], ChildPath(path, "ignoredResourceGroups"),
                      args.ignored_resource_groups, errors);
     if (Present(node["scoringStrategy"])) {
       // An explicit strategy replaces the default one entirely (then SetDefaults fills
       // in resources and weights).
       args.scoring_strategy = ScoringStrategy{};
-      DecodeScoringStrategy(node["scoringStrategy"], Child(path, "scoringStrategy"),
+      DecodeScoringStrategy(node["scoringStrategy"], ChildPath(path, "scoringStrategy"),
                             args.scoring_strategy, errors);
     }
   }

@@ -1,45 +1,41 @@
 #include "scheduler/plugins/pod_topology_spread/args.h"
 
+#include <optional>
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "scheduler/plugins/helper/args_decoding.h"
 #include "yaml-cpp/yaml.h"
 
 namespace trimaran::sched::plugins {
 namespace {
 
-std::string Child(absl::string_view path, absl::string_view field) {
-  return path.empty() ? std::string(field) : absl::StrCat(path, ".", field);
-}
+using helper::ChildPath;
 
-void DecodeConstraint(const YAML::Node& node, const std::string& path,
-                      std::vector<std::string>& errors, DefaultSpreadConstraint& out) {
+void DecodeConstraint(const YAML::Node& node, const std::string& path, helper::FieldErrors& errors,
+                      DefaultSpreadConstraint& out) {
   if (!node.IsMap()) {
-    errors.push_back(absl::StrCat(path, ": must be a mapping"));
+    errors.Add(path, "must be a mapping");
     return;
   }
   bool has_skew = false, has_key = false, has_when = false;
   for (const auto& entry : node) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
-    const std::string field = Child(path, key);
+    const std::string field = ChildPath(path, key);
     const YAML::Node& v = entry.second;
     if (key == "maxSkew") {
-      int32_t skew = 0;
       has_skew = true;
-      if (!v.IsScalar() || !YAML::convert<int32_t>::decode(v, skew)) {
-        errors.push_back(absl::StrCat(field, ": must be an integer"));
-      } else if (skew <= 0) {
-        errors.push_back(
-            absl::StrCat(field, ": Invalid value: ", skew, ": must be greater than zero"));
-      } else {
-        out.max_skew = skew;
+      const std::optional<int32_t> skew = helper::DecodeInt<int32_t>(v, field, errors);
+      if (skew.has_value() && *skew <= 0) {
+        errors.AddInvalidValue(field, *skew, "must be greater than zero");
+      } else if (skew.has_value()) {
+        out.max_skew = *skew;
       }
     } else if (key == "topologyKey") {
       has_key = true;
       if (!v.IsScalar() || v.Scalar().empty()) {
-        errors.push_back(absl::StrCat(field, ": Required value: can not be empty"));
+        errors.Add(field, "Required value: can not be empty");
       } else {
         out.topology_key = v.Scalar();
       }
@@ -51,27 +47,22 @@ void DecodeConstraint(const YAML::Node& node, const std::string& path,
       } else if (w == "ScheduleAnyway") {
         out.when_unsatisfiable = kube::UnsatisfiableConstraintAction::kScheduleAnyway;
       } else {
-        errors.push_back(
-            absl::StrCat(field, ": Unsupported value: \"", w,
-                         "\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\""));
+        errors.Add(field,
+                   absl::StrCat("Unsupported value: \"", w,
+                                "\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\""));
       }
     } else if (key == "labelSelector") {
-      errors.push_back(absl::StrCat(field,
-                                    ": Forbidden: constraint must not define a selector, "
-                                    "as they deduced for each pod"));
+      errors.Add(field,
+                 "Forbidden: constraint must not define a selector, as they deduced for each pod");
     } else {
-      errors.push_back(absl::StrCat(field, ": unknown field"));
+      errors.Add(field, "unknown field");
     }
   }
-  if (!has_skew)
-    errors.push_back(absl::StrCat(Child(path, "maxSkew"), ": must be greater than zero"));
-  if (!has_key)
-    errors.push_back(
-        absl::StrCat(Child(path, "topologyKey"), ": Required value: can not be empty"));
+  if (!has_skew) errors.Add(ChildPath(path, "maxSkew"), "must be greater than zero");
+  if (!has_key) errors.Add(ChildPath(path, "topologyKey"), "Required value: can not be empty");
   if (!has_when) {
-    errors.push_back(absl::StrCat(Child(path, "whenUnsatisfiable"),
-                                  ": Unsupported value: \"\": supported values: \"DoNotSchedule\", "
-                                  "\"ScheduleAnyway\""));
+    errors.Add(ChildPath(path, "whenUnsatisfiable"),
+               "Unsupported value: \"\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"");
   }
 }
 
@@ -84,64 +75,48 @@ std::vector<DefaultSpreadConstraint> SystemDefaultSpreadConstraints() {
 
 absl::StatusOr<PodTopologySpreadArgs> DecodePodTopologySpreadArgs(const PluginArgs& plugin_args) {
   PodTopologySpreadArgs args;
-  const YAML::Node& node = plugin_args.args;
-  const absl::string_view path = plugin_args.path;
-  if (!node.IsDefined() || node.IsNull()) return args;
-  if (!node.IsMap()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path.empty() ? "args" : path, ": must be a mapping"));
-  }
-  std::vector<std::string> errors;
-  for (const auto& entry : node) {
-    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
-    const std::string field = Child(path, key);
-    const YAML::Node& v = entry.second;
-    if (key == "apiVersion") continue;
-    if (key == "kind") {
-      if (!v.IsScalar() || v.Scalar() != "PodTopologySpreadArgs") {
-        errors.push_back(absl::StrCat(field, ": must be \"PodTopologySpreadArgs\""));
-      }
-    } else if (key == "defaultingType") {
-      const std::string t = v.IsScalar() ? v.Scalar() : "";
-      if (t == "System") {
-        args.defaulting_type = SpreadDefaultingType::kSystem;
-      } else if (t == "List") {
-        args.defaulting_type = SpreadDefaultingType::kList;
-      } else {
-        errors.push_back(absl::StrCat(field, ": Unsupported value: \"", t,
-                                      "\": supported values: \"List\", \"System\""));
-      }
-    } else if (key == "defaultConstraints") {
-      if (v.IsNull()) continue;
-      if (!v.IsSequence()) {
-        errors.push_back(absl::StrCat(field, ": must be a list"));
-        continue;
-      }
-      std::set<std::pair<std::string, kube::UnsatisfiableConstraintAction>> seen;
-      for (size_t i = 0; i < v.size(); ++i) {
-        const std::string item = absl::StrCat(field, "[", i, "]");
-        DefaultSpreadConstraint c;
-        const size_t before = errors.size();
-        DecodeConstraint(v[i], item, errors, c);
-        if (errors.size() != before) continue;
-        if (!seen.insert({c.topology_key, c.when_unsatisfiable}).second) {
-          errors.push_back(absl::StrCat(item, ": Duplicate value: {", c.topology_key, ", ",
-                                        std::string(kube::ToString(c.when_unsatisfiable)), "}"));
-          continue;
+  helper::FieldErrors errors;
+  const bool decoded = helper::DecodeArgsFields(
+      plugin_args, "PodTopologySpreadArgs", errors, [&](const helper::ArgsField& f) {
+        const YAML::Node& v = f.value;
+        if (f.key == "defaultingType") {
+          const std::string t = v.IsScalar() ? v.Scalar() : "";
+          if (t == "System") {
+            args.defaulting_type = SpreadDefaultingType::kSystem;
+          } else if (t == "List") {
+            args.defaulting_type = SpreadDefaultingType::kList;
+          } else {
+            errors.Add(f.path, absl::StrCat("Unsupported value: \"", t,
+                                            "\": supported values: \"List\", \"System\""));
+          }
+        } else if (f.key == "defaultConstraints") {
+          if (v.IsNull()) return true;
+          std::set<std::pair<std::string, kube::UnsatisfiableConstraintAction>> seen;
+          helper::DecodeList(
+              v, f.path, errors, [&](const YAML::Node& item, const std::string& path) {
+                DefaultSpreadConstraint c;
+                const size_t before = errors.size();
+                DecodeConstraint(item, path, errors, c);
+                if (errors.size() != before) return;
+                if (!seen.insert({c.topology_key, c.when_unsatisfiable}).second) {
+                  errors.Add(path,
+                             absl::StrCat("Duplicate value: {", c.topology_key, ", ",
+                                          std::string(kube::ToString(c.when_unsatisfiable)), "}"));
+                  return;
+                }
+                args.default_constraints.push_back(std::move(c));
+              });
+        } else {
+          return false;
         }
-        args.default_constraints.push_back(std::move(c));
-      }
-    } else {
-      errors.push_back(absl::StrCat(field, ": unknown field"));
-    }
+        return true;
+      });
+  if (decoded && args.defaulting_type == SpreadDefaultingType::kSystem &&
+      !args.default_constraints.empty()) {
+    errors.Add(ChildPath(plugin_args.path, "defaultingType"),
+               "Invalid value: \"System\": when .defaultConstraints are not empty");
   }
-  if (args.defaulting_type == SpreadDefaultingType::kSystem && !args.default_constraints.empty()) {
-    errors.push_back(absl::StrCat(Child(path, "defaultingType"),
-                                  ": Invalid value: \"System\": when .defaultConstraints are not "
-                                  "empty"));
-  }
-  if (!errors.empty()) return absl::InvalidArgumentError(absl::StrJoin(errors, "; "));
-  return args;
+  return errors.ToStatusOr(std::move(args));
 }
 
 }  // namespace trimaran::sched::plugins

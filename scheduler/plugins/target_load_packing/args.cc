@@ -5,18 +5,17 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "kube/api/quantity.h"
-#include "scheduler/plugins/load_aware/args_decoding.h"
+#include "scheduler/plugins/helper/args_decoding.h"
 
 namespace trimaran::sched::plugins {
 namespace {
 
-using load_aware::ChildPath;
-using load_aware::FieldErrors;
-using load_aware::Present;
+using helper::ChildPath;
+using helper::FieldErrors;
+using helper::IndexPath;
+using helper::Present;
 
 constexpr absl::string_view kKind = "TargetLoadPackingArgs";
-
-std::string Index(absl::string_view path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
 
 void DecodeDefaultRequests(const YAML::Node& node, absl::string_view path,
                            TargetLoadPackingArgs& args, FieldErrors& errors) {
@@ -30,7 +29,7 @@ void DecodeDefaultRequests(const YAML::Node& node, absl::string_view path,
   for (const auto& entry : node) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
     const std::string item_path = ChildPath(path, key);
-    auto text = load_aware::DecodeString(entry.second, item_path, errors);
+    auto text = helper::DecodeString(entry.second, item_path, errors);
     if (!text.has_value()) continue;
     absl::StatusOr<kube::Quantity> q = kube::Quantity::Parse(*text);
     if (!q.ok()) {
@@ -48,35 +47,28 @@ void DecodeDefaultRequests(const YAML::Node& node, absl::string_view path,
 
 void DecodeResources(const YAML::Node& node, absl::string_view path, std::optional<int64_t> target,
                      std::vector<TargetLoadPackingResource>& out, FieldErrors& errors) {
-  if (!node.IsSequence()) {
-    errors.Add(path, "must be a list");
-    return;
-  }
-  for (size_t i = 0; i < node.size(); ++i) {
-    const std::string item_path = Index(path, i);
-    const YAML::Node item = node[i];
-    if (!load_aware::DecodeMapKeys(item, item_path, {"name", "weight", "targetUtilization"},
-                                   errors)) {
-      continue;
+  helper::DecodeList(node, path, errors, [&](const YAML::Node& item, const std::string& item_path) {
+    if (!helper::DecodeMapKeys(item, item_path, {"name", "weight", "targetUtilization"}, errors)) {
+      return;
     }
     TargetLoadPackingResource r;
     r.target_utilization = target.value_or(0);  // resolved after the top level is defaulted
     if (Present(item["name"])) {
       r.name =
-          load_aware::DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
+          helper::DecodeString(item["name"], ChildPath(item_path, "name"), errors).value_or("");
     }
     if (Present(item["weight"])) {
-      r.weight =
-          load_aware::DecodeInt(item["weight"], ChildPath(item_path, "weight"), errors).value_or(1);
+      r.weight = helper::DecodeDecimalInt(item["weight"], ChildPath(item_path, "weight"), errors)
+                     .value_or(1);
     }
     if (Present(item["targetUtilization"])) {
       r.target_utilization =
-          load_aware::DecodeInt(item["targetUtilization"],
-                                ChildPath(item_path, "targetUtilization"), errors)
+          helper::DecodeDecimalInt(item["targetUtilization"],
+                                   ChildPath(item_path, "targetUtilization"), errors)
               .value_or(40);
     }
     out.push_back(std::move(r));
-  }
+  });
 }
 
 void Validate(const TargetLoadPackingArgs& args, absl::string_view path, FieldErrors& errors) {
@@ -94,7 +86,7 @@ void Validate(const TargetLoadPackingArgs& args, absl::string_view path, FieldEr
   bool seen_cpu = false, seen_memory = false;
   for (size_t i = 0; i < args.resources.size(); ++i) {
     const TargetLoadPackingResource& r = args.resources[i];
-    const std::string item_path = Index(resources_path, i);
+    const std::string item_path = IndexPath(resources_path, i);
     bool* seen = r.name == kube::kResourceCPU      ? &seen_cpu
                  : r.name == kube::kResourceMemory ? &seen_memory
                                                    : nullptr;
@@ -128,24 +120,21 @@ TargetLoadPackingArgs DefaultTargetLoadPackingArgs() {
 }
 
 absl::StatusOr<TargetLoadPackingArgs> DecodeTargetLoadPackingArgs(const PluginArgs& plugin_args) {
+  TargetLoadPackingArgs args = DefaultTargetLoadPackingArgs();
+  FieldErrors errors;
+  if (!load_aware::DecodeTrimaranArgs(
+          plugin_args, kKind,
+          {"defaultRequests", "defaultRequestsMultiplier", "targetUtilization", "resources"},
+          args.trimaran, errors)) {
+    return errors.ToStatusOr(std::move(args));
+  }
   const YAML::Node& node = plugin_args.args;
   const absl::string_view path = plugin_args.path;
-  TargetLoadPackingArgs args = DefaultTargetLoadPackingArgs();
-  if (!Present(node)) return args;
-
-  FieldErrors errors;
-  std::vector<absl::string_view> known = {"apiVersion",        "kind",
-                                          "defaultRequests",   "defaultRequestsMultiplier",
-                                          "targetUtilization", "resources"};
-  for (absl::string_view f : load_aware::TrimaranSpecFields()) known.push_back(f);
-  if (!load_aware::DecodeMapKeys(node, path, known, errors)) return errors.ToStatus();
-  load_aware::CheckKind(node, path, kKind, errors);
-  load_aware::DecodeTrimaranSpec(node, path, args.trimaran, errors);
 
   std::optional<int64_t> explicit_target;
   if (Present(node["targetUtilization"])) {
-    explicit_target = load_aware::DecodeInt(node["targetUtilization"],
-                                            ChildPath(path, "targetUtilization"), errors);
+    explicit_target = helper::DecodeDecimalInt(node["targetUtilization"],
+                                               ChildPath(path, "targetUtilization"), errors);
     // Upstream v1 defaulting: nil or <= 0 -> 40.
     args.target_utilization = explicit_target.value_or(40) <= 0 ? 40 : explicit_target.value_or(40);
   }
@@ -155,7 +144,7 @@ absl::StatusOr<TargetLoadPackingArgs> DecodeTargetLoadPackingArgs(const PluginAr
   }
   if (Present(node["defaultRequestsMultiplier"])) {
     const std::string m_path = ChildPath(path, "defaultRequestsMultiplier");
-    if (auto s = load_aware::DecodeString(node["defaultRequestsMultiplier"], m_path, errors)) {
+    if (auto s = helper::DecodeString(node["defaultRequestsMultiplier"], m_path, errors)) {
       args.default_requests_multiplier = *s;
       double m = 0;
       if (!absl::SimpleAtod(*s, &m) || !std::isfinite(m)) {

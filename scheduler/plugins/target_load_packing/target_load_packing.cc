@@ -63,13 +63,8 @@ struct alignas(64) TargetLoadPacking::NodeRecord {
   }
 };
 
-struct TargetLoadPacking::CycleData final : public StateData {
-  load_aware::CycleMetrics metrics;
-  bool attached = false;  // PreScore attached metrics.view to the tracker
+struct TargetLoadPacking::CycleData final : public load_aware::CycleBase<NodeRecord> {
   PodLoad prediction;
-  std::shared_ptr<const Table> table;  // for metrics.view; null without PreScore
-  // The plugin's fallback counters when PreScore ran (AppendFallbackNotes).
-  load_aware::FallbackCounts fallbacks_before{};
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<CycleData>(*this); }
 };
 
@@ -91,7 +86,10 @@ PluginDescriptor TargetLoadPacking::Descriptor() {
 
 TargetLoadPacking::TargetLoadPacking(TargetLoadPackingArgs args,
                                      std::unique_ptr<load_aware::PluginMetrics> metrics)
-    : args_(std::move(args)), metrics_(std::move(metrics)), tracker_(metrics_->clock()) {
+    : args_(std::move(args)),
+      metrics_(std::move(metrics)),
+      tracker_(metrics_->clock()),
+      cycle_(*metrics_, &tracker_, &MakeRecord, this) {
   TRIMARAN_CHECK(!args_.resources.empty());
   for (const TargetLoadPackingResource& r : args_.resources) {
     terms_.push_back(Term{r.name == kube::kResourceCPU ? 0 : 1,
@@ -164,22 +162,8 @@ void TargetLoadPacking::MakeRecord(const void* self, const load_aware::MetricsVi
 Status TargetLoadPacking::PreScore(CycleState& state, const kube::Pod& pod,
                                    std::span<const NodeInfo* const> nodes) {
   auto data = std::make_unique<CycleData>();
-  data->metrics = metrics_->ForCycle();
-  data->fallbacks_before = metrics_->CountsNow();
+  cycle_.Begin(*data, nodes);
   data->prediction = Predict(pod);
-  if (data->metrics.view != nullptr) {
-    // Once per new view: prune what its window covers and link the pending sums.
-    tracker_.AttachView(data->metrics.view,
-                        metrics_->clock().Now() - metrics_->spec().metrics_max_age -
-                            absl::Seconds(load_aware::kMetricsReportingAllowanceSeconds));
-    data->attached = true;
-  }
-  // Once per (view × node set) change, not per cycle: a new view, or a node the table
-  // lacked in an earlier cycle (records of unchanged nodes are reused).
-  if (table_ == nullptr || table_->view() != data->metrics.view.get() || table_->had_misses()) {
-    table_ = Table::Build(data->metrics.view, nodes, table_.get(), &MakeRecord, this);
-  }
-  data->table = table_;
   state.Write(kStateKey, std::move(data));
   return Status();
 }
@@ -220,8 +204,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline double TargetLoadPacking::ScoreNode(
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline std::optional<double> TargetLoadPacking::ScoreRecord(
     const CycleData& data, const NodeRecord& record, const NodeInfo& node_info) const {
   const MetricsState mstate =
-      data.metrics.state != MetricsState::kOk ? data.metrics.state : record.state;
-  metrics_->ReportCached(record.key->metadata.name, mstate, record.reported);
+      load_aware::ReportNodeState(*metrics_, data.metrics.state, record, /*cached_report=*/true);
   if (mstate != MetricsState::kOk &&
       metrics_->fallback() == load_aware::FallbackPolicy::kMinScore) {
     return std::nullopt;
@@ -250,8 +233,7 @@ ScoreResult TargetLoadPacking::Score(const CycleState& state, const kube::Pod& p
 Status TargetLoadPacking::ScoreNodes(const CycleState& state, const kube::Pod& pod,
                                      std::span<const NodeInfo* const> nodes,
                                      std::span<NodeScore> scores) const {
-  const CycleData* data = nullptr;
-  if (auto read = state.Read<CycleData>(kStateKey); read.ok()) data = *read;
+  const CycleData* data = load_aware::ReadCycle<CycleData>(state, kStateKey);
   const Table* table = data == nullptr ? nullptr : data->table.get();
   if (table == nullptr || terms_.size() != 1) {
     // No PreScore ran, or several resources: node by node.
@@ -346,16 +328,14 @@ ScoreResult TargetLoadPacking::ScoreSlow(const CycleData* data, const kube::Pod&
   // here).
   std::optional<CycleData> local;
   if (data == nullptr) {
-    local.emplace();
-    local->metrics = metrics_->ForCycleNonBlocking();
-    local->prediction = Predict(pod);
+    cycle_.BeginLocal(local).prediction = Predict(pod);
     data = &*local;
   }
   NodeRecord fresh;
+  fresh.key = node_info.node();
   MakeRecord(this, data->metrics.view.get(), node_info, fresh);
   const MetricsState mstate =
-      data->metrics.state != MetricsState::kOk ? data->metrics.state : fresh.state;
-  metrics_->Report(node_info.name(), mstate);
+      load_aware::ReportNodeState(*metrics_, data->metrics.state, fresh, /*cached_report=*/false);
   if (mstate != MetricsState::kOk &&
       metrics_->fallback() == load_aware::FallbackPolicy::kMinScore) {
     return ScoreResult::Of(kMinNodeScore);
@@ -377,13 +357,10 @@ ScoreResult TargetLoadPacking::ToResult(std::optional<double> exact) {
 
 Status TargetLoadPacking::Reserve(CycleState& state, const kube::Pod& pod,
                                   absl::string_view node_name) {
-  // Tracked only when PreScore attached a metrics view this cycle: the view's arrival is
-  // what prunes the tracker, so without one (no metrics yet, or no PreScore in the
-  // profile) entries would only accumulate; the fallback counts assumed pods through the
-  // node's requested resources anyway.
-  auto read = state.Read<CycleData>(kStateKey);
-  if (!read.ok() || !(*read)->attached) return Status();
-  tracker_.Assume(pod, node_name, (*read)->prediction);
+  // Tracked only when PreScore attached a metrics view (load_aware/cycle_skeleton.h).
+  if (const CycleData* data = load_aware::ReadCycle<CycleData>(state, kStateKey)) {
+    cycle_.Assume(*data, pod, node_name, data->prediction);
+  }
   return Status();
 }
 
@@ -394,9 +371,7 @@ void TargetLoadPacking::Unreserve(CycleState& /*state*/, const kube::Pod& pod,
 
 void TargetLoadPacking::AppendFallbackNotes(const CycleState& state,
                                             std::vector<std::string>& out) const {
-  auto read = state.Read<CycleData>(kStateKey);
-  if (!read.ok()) return;  // no PreScore ran: nothing to compare with
-  metrics_->AppendFallbackNotes(kName, (*read)->fallbacks_before, out);
+  cycle_.AppendFallbackNotes(kName, load_aware::ReadCycle<CycleData>(state, kStateKey), out);
 }
 
 }  // namespace trimaran::sched::plugins

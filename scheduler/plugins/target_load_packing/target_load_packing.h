@@ -63,6 +63,7 @@
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/pod_deletion_listener.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/load_aware/cycle_skeleton.h"
 #include "scheduler/plugins/load_aware/node_table.h"
 #include "scheduler/plugins/load_aware/plugin_metrics.h"
 #include "scheduler/plugins/load_aware/recent_pods.h"
@@ -161,8 +162,8 @@ class TargetLoadPacking final : public PreScorePlugin,
   std::vector<Term> terms_;
   std::unique_ptr<load_aware::PluginMetrics> metrics_;
   load_aware::RecentPodTracker tracker_;
-  // The newest table (PreScore only, scheduling thread); cycles hold their own reference.
-  std::shared_ptr<const Table> table_;
+  // PreScore, Reserve and the fallback notes (the newest table is its).
+  load_aware::CycleSkeleton<NodeRecord> cycle_;
 };
 
 }  // namespace trimaran::sched::plugins

@@ -1,4 +1,4 @@
-#include "kube/internal/read_file.h"
+#include "common/read_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -6,10 +6,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
-namespace trimaran::kube::kube_internal {
+namespace trimaran {
 namespace {
 
 absl::Status ErrnoStatus(int err, absl::string_view path) {
@@ -77,6 +78,11 @@ absl::StatusOr<std::string> ReadFileToString(absl::string_view path) {
   return content;
 }
 
+std::string ReadFileOrEmpty(absl::string_view path) {
+  absl::StatusOr<std::string> content = ReadFileToString(path);
+  return content.ok() ? *std::move(content) : std::string();
+}
+
 absl::Status CheckReadable(absl::string_view path) {
   absl::StatusOr<int> fd = OpenRegularFile(std::string(path));
   if (!fd.ok()) return fd.status();
@@ -89,4 +95,4 @@ bool PathExists(absl::string_view path) {
   return ::stat(std::string(path).c_str(), &st) == 0;
 }
 
-}  // namespace trimaran::kube::kube_internal
+}  // namespace trimaran
