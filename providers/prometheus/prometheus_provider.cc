@@ -21,6 +21,7 @@
 #include "common/json_parse.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/url_escape.h"
 
 namespace trimaran::providers::prometheus {
 
@@ -54,23 +55,6 @@ std::string ExpandQuery(const std::string& expr, const std::string& window) {
 }
 
 namespace {
-
-// application/x-www-form-urlencoded / query-string escaping of one value.
-std::string FormEscape(absl::string_view in) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(in.size() * 3);
-  for (unsigned char c : in) {
-    if (absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
 
 bool IsIpv4(absl::string_view s) {
   int dots = 0;
@@ -239,7 +223,7 @@ absl::StatusOr<http::HttpResponse> PrometheusProvider::Send(std::string method, 
 absl::StatusOr<std::vector<PrometheusProvider::Sample>> PrometheusProvider::RunQuery(
     absl::string_view expr, int64_t time_unix, absl::string_view token,
     const NodeTable& table) const {
-  std::string params = absl::StrCat("query=", FormEscape(expr));
+  std::string params = absl::StrCat("query=", QueryEscape(expr));
   if (time_unix > 0) absl::StrAppend(&params, "&time=", time_unix);
   const std::string url = absl::StrCat(options_.address, "/api/v1/query");
   const std::string context = absl::StrCat("prometheus query \"", expr, "\"");

@@ -17,6 +17,7 @@
 #include "common/json_parse.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/url_escape.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 
@@ -25,22 +26,6 @@ namespace {
 
 // At most this many skipped series ids are named in a report.
 constexpr size_t kMaxNamedSkips = 5;
-
-// RFC 3986 percent-encoding of a query parameter value (unreserved characters kept).
-std::string QueryEscape(absl::string_view s) {
-  std::string out;
-  out.reserve(s.size() * 3);
-  for (unsigned char c : s) {
-    if (absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof(buf), "%%%02X", c);
-      out.append(buf, 3);
-    }
-  }
-  return out;
-}
 
 absl::StatusOr<rapidjson::Document> ParseObject(absl::string_view body, absl::string_view what) {
   rapidjson::Document doc;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/text_table.h"
 #include "kube/api/json_codec.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -273,18 +274,7 @@ std::string FormatTable(const Report& r) {
     if (n.feasible && n.name == r.chosen) row.back() += "  <- chosen";
     rows.push_back(std::move(row));
   }
-  std::vector<size_t> width(header.size(), 0);
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-    }
-    absl::StrAppend(&out, line, "\n");
-  }
+  AppendAlignedTable(rows, out);
   absl::StrAppend(&out, "\nTOTAL = sum of weight x score (scores after NormalizeScore, 0..100)\n");
   absl::StrAppend(&out, "Chosen: ", DecisionText(r), "\n");
   if (r.preemption.has_value()) {
