@@ -1,7 +1,7 @@
 #pragma once
-// `trimaranctl explain` output: the real decision the scheduler recorded for one pod
-// (scheduler/decisions/), next to the pod as the API shows it now. The table form
-// follows `trimaranctl score`'s (scheduler/explain/report_format.h): a header of
+// `trimaranctl explain`'s output (cmd/trimaranctl/explain_command.h): the real decision the
+// scheduler recorded for one pod (scheduler/decisions/), next to the pod as the API shows it now.
+// The table form follows `trimaranctl score`'s (scheduler/explain/report_format.h): a header of
 // "Key:  value" lines, then one row per node with a column per Score plugin and TOTAL,
 // the chosen node marked "<- chosen". The JSON form is
 //   {"pod": "ns/name", "uid": "...", "nodeName": "<spec.nodeName now>",
@@ -15,10 +15,10 @@
 #include "kube/api/pod.h"
 #include "scheduler/decisions/decision_json.h"
 
-namespace trimaran::cmd::trimaranctl {
+namespace trimaran::sched::decisions {
 
 // `decisions` holds the pod's decisions, newest first, at least one.
-std::string FormatExplainTable(const kube::Pod& pod, const sched::decisions::DecisionList& list);
-std::string FormatExplainJson(const kube::Pod& pod, const sched::decisions::DecisionList& list);
+std::string FormatExplainTable(const kube::Pod& pod, const DecisionList& list);
+std::string FormatExplainJson(const kube::Pod& pod, const DecisionList& list);
 
-}  // namespace trimaran::cmd::trimaranctl
+}  // namespace trimaran::sched::decisions

@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/explain_format.h"
+#include "scheduler/decisions/explain_format.h"
 
 #include <algorithm>
 #include <memory>
@@ -9,15 +9,8 @@
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
-namespace trimaran::cmd::trimaranctl {
+namespace trimaran::sched::decisions {
 namespace {
-
-using sched::decisions::Decision;
-using sched::decisions::DecisionList;
-using sched::decisions::DecisionResult;
-using sched::decisions::DecisionResultName;
-using sched::decisions::FormatDecisionTime;
-using sched::decisions::TopNode;
 
 std::string PodKey(const kube::Pod& pod) {
   return absl::StrCat(pod.metadata.namespace_name, "/", pod.metadata.name);
@@ -157,8 +150,7 @@ std::string FormatExplainJson(const kube::Pod& pod, const DecisionList& list) {
   if (bound != nullptr) agrees = bound->node == pod.spec.node_name ? "true" : "false";
   return absl::StrCat("{\"pod\":", quoted(PodKey(pod)), ",\"uid\":", quoted(pod.metadata.uid),
                       ",\"nodeName\":", quoted(pod.spec.node_name), ",\"nodeNameAgrees\":", agrees,
-                      ",\"scheduler\":", sched::decisions::EncodeDecisions(list.capacity, shared),
-                      "}\n");
+                      ",\"scheduler\":", EncodeDecisions(list.capacity, shared), "}\n");
 }
 
-}  // namespace trimaran::cmd::trimaranctl
+}  // namespace trimaran::sched::decisions
