@@ -4,9 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -30,24 +28,12 @@
 #include "kube/rest_config.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
-namespace {
-
 using dashboard::web::DashboardOptions;
 using dashboard::web::DashboardService;
 using dashboard::web::HttpDecisionsOptions;
 using dashboard::web::HttpDecisionsSource;
 using dashboard::web::MakeFixedToken;
 using dashboard::web::RandomToken;
-
-std::string ReadFileOrEmpty(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
-
-}  // namespace
 
 absl::Status ParseListen(const std::string& listen, std::string& host, int& port) {
   const size_t colon = listen.rfind(':');
@@ -162,13 +148,6 @@ absl::StatusOr<DashboardFlags> ParseDashboardFlags(const std::vector<std::string
 
 namespace {
 
-// The defaults file, ~/.trimaran-viewer ("" when there is none).
-std::string ReadDefaultsFile() {
-  const char* home = std::getenv("HOME");
-  if (home == nullptr || *home == '\0') return "";
-  return ReadFileOrEmpty(absl::StrCat(home, "/.trimaran-viewer"));
-}
-
 void SetDashboardLogging(int verbosity) {
   if (verbosity >= 0) {
     SetVerbosity(verbosity);
@@ -189,20 +168,6 @@ struct DashboardClients {
   std::unique_ptr<http::CurlTransport> scheduler_transport;
   std::unique_ptr<HttpDecisionsSource> decisions;
 };
-
-// The kubeconfig's client; its bearer token is dropped for an http:// server.
-absl::StatusOr<kube::RestConfig> LoadKubeconfig(const NodesFlags& flags) {
-  kube::LoadOptions load;
-  load.kubeconfig_path = flags.kubeconfig;
-  load.context = flags.context;
-  load.master_override = flags.master;
-  TRIMARAN_ASSIGN_OR_RETURN(kube::RestConfig rest, kube::LoadRestConfig(load));
-  if (std::string w = DropCredentialsOverPlainHttp(rest); !w.empty()) {
-    std::fprintf(stderr, "trimaranctl dashboard: %s\n", w.c_str());
-  }
-  rest.user_agent = "trimaranctl";
-  return rest;
-}
 
 // The scheduler's credentials: --scheduler-token-file, else (over https only) the
 // kubeconfig's token (file, static or exec plugin) or client certificate.
@@ -253,12 +218,16 @@ absl::StatusOr<DashboardClients> MakeDashboardClients(const DashboardFlags& flag
   DashboardClients clients;
   TRIMARAN_ASSIGN_OR_RETURN(clients.prices, dashboard::LoadPrices(flags.nodes.view));
   TRIMARAN_ASSIGN_OR_RETURN(clients.targets, dashboard::ResolveTargets(flags.nodes.view));
-  TRIMARAN_ASSIGN_OR_RETURN(const kube::RestConfig rest, LoadKubeconfig(flags.nodes));
-  TRIMARAN_ASSIGN_OR_RETURN(clients.kube, kube::RestClient::Create(rest, RealClock::Get()));
+  TRIMARAN_ASSIGN_OR_RETURN(KubeConnection kube,
+                            ConnectKube({.kubeconfig_path = flags.nodes.kubeconfig,
+                                         .context = flags.nodes.context,
+                                         .master_override = flags.nodes.master},
+                                        "dashboard"));
+  clients.kube = std::move(kube.client);
   TRIMARAN_ASSIGN_OR_RETURN(clients.watcher,
                             MakeWatcherClient(flags.nodes.watcher, flags.nodes.watcher_ca_file,
                                               flags.nodes.watcher_token_file));
-  TRIMARAN_RETURN_IF_ERROR(AddDecisionsSource(flags, rest, clients));
+  TRIMARAN_RETURN_IF_ERROR(AddDecisionsSource(flags, kube.config, clients));
   return clients;
 }
 
@@ -346,7 +315,7 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
     absl::StrAppend(&err, "trimaranctl dashboard: error: ", message, "\n");
     return 1;
   };
-  absl::StatusOr<DashboardFlags> flags = ParseDashboardFlags(args, ReadDefaultsFile());
+  absl::StatusOr<DashboardFlags> flags = ParseDashboardFlags(args, ReadViewerDefaults());
   if (!flags.ok()) {
     absl::StrAppend(&err, "trimaranctl dashboard: error: ", flags.status().message(),
                     "\nRun 'trimaranctl dashboard --help' for usage.\n");

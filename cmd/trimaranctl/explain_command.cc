@@ -9,7 +9,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cmd/trimaranctl/flag_args.h"
 #include "cmd/trimaranctl/kube_plain_http.h"
@@ -175,22 +174,7 @@ int RunExplain(const ExplainFlags& flags, kube::Client& client, http::HttpTransp
         all.ok()) {
       for (const auto& d : all->decisions) profiles.insert(d.profile);
     }
-    const std::string& scheduler_name = pod->spec.scheduler_name;
-    if (!profiles.empty() && !profiles.contains(scheduler_name)) {
-      return fail(absl::StrCat(
-          "pod ", key, " is not scheduled by trimaran: its schedulerName is \"", scheduler_name,
-          "\", and the scheduler's recent decisions are for profile(s) ",
-          absl::StrJoin(profiles, ", ")));
-    }
-    return fail(absl::StrCat(
-        "no decision for pod ", key, " in the scheduler's ring (it keeps the last ", list->capacity,
-        " decisions): ",
-        pod->spec.node_name.empty()
-            ? "the pod has not been attempted yet, or its decision was replaced by newer ones"
-            : absl::StrCat("the pod (on ", pod->spec.node_name, ") was scheduled more than ",
-                           list->capacity,
-                           " decisions ago, by another scheduler replica, or by another "
-                           "scheduler")));
+    return fail(sched::decisions::ExplainMissingDecision(*pod, key, list->capacity, profiles));
   }
   out += flags.output == "json" ? FormatExplainJson(*pod, *list) : FormatExplainTable(*pod, *list);
   return 0;
@@ -218,18 +202,9 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
       SetComponentLevel(ComponentName(static_cast<Component>(c)), "off").IgnoreError();
     }
   }
-  kube::LoadOptions load;
-  load.kubeconfig_path = flags->kubeconfig;
-  load.context = flags->context;
-  absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
-  if (!rest.ok()) return fail(rest.status());
-  if (std::string w = DropCredentialsOverPlainHttp(*rest); !w.empty()) {
-    std::fprintf(stderr, "trimaranctl %s: %s\n", "explain", w.c_str());
-  }
-  rest->user_agent = "trimaranctl";
-  absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
-      kube::RestClient::Create(*rest, RealClock::Get());
-  if (!client.ok()) return fail(client.status());
+  absl::StatusOr<KubeConnection> kube =
+      ConnectKube({.kubeconfig_path = flags->kubeconfig, .context = flags->context}, "explain");
+  if (!kube.ok()) return fail(kube.status());
   std::string token;
   if (!flags->token_file.empty()) {
     token = std::string(absl::StripAsciiWhitespace(ReadFileOrEmpty(flags->token_file)));
@@ -242,7 +217,7 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
                  PlainHttpSchedulerWarning("--scheduler", flags->scheduler).c_str());
   } else {
     absl::StatusOr<kube::CredentialSourcePtr> creds =
-        kube::MakeCredentialSource(*rest, RealClock::Get());
+        kube::MakeCredentialSource(kube->config, RealClock::Get());
     if (creds.ok() && *creds != nullptr) {
       absl::StatusOr<kube::Credentials> c = (*creds)->Get();
       if (c.ok()) token = c->bearer_token;
@@ -250,7 +225,7 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
   }
   absl::StatusOr<std::unique_ptr<http::CurlTransport>> transport = http::CurlTransport::Create();
   if (!transport.ok()) return fail(transport.status());
-  return RunExplain(*flags, **client, **transport, token, out, err);
+  return RunExplain(*flags, *kube->client, **transport, token, out, err);
 }
 
 }  // namespace trimaran::cmd::trimaranctl

@@ -13,12 +13,18 @@
 //   KubeconfigCredentialsAllowed(url)     true only for an https:// URL: callers skip
 //       the kubeconfig's credentials for a scheduler URL that is not.
 //   PlainHttpSchedulerWarning(flag, url)  the warning for that case.
+//   ConnectKube(load, command)            every command's API client: the config
+//       loaded, DropCredentialsOverPlainHttp's warning on stderr ("trimaranctl
+//       COMMAND: warning: ..."), user agent "trimaranctl".
 //
 // Thread-safety: reentrant.
 
+#include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kube/rest_client.h"
 #include "kube/rest_config.h"
 
 namespace trimaran::cmd::trimaranctl {
@@ -28,5 +34,12 @@ std::string DropCredentialsOverPlainHttp(kube::RestConfig& config);
 bool KubeconfigCredentialsAllowed(absl::string_view url);
 
 std::string PlainHttpSchedulerWarning(absl::string_view flag, absl::string_view url);
+
+struct KubeConnection {
+  kube::RestConfig config;  // as the client uses it (credentials dropped over http)
+  std::unique_ptr<kube::RestClient> client;
+};
+absl::StatusOr<KubeConnection> ConnectKube(const kube::LoadOptions& load,
+                                           absl::string_view command);
 
 }  // namespace trimaran::cmd::trimaranctl

@@ -153,4 +153,23 @@ std::string FormatExplainJson(const kube::Pod& pod, const DecisionList& list) {
                       ",\"scheduler\":", EncodeDecisions(list.capacity, shared), "}\n");
 }
 
+std::string ExplainMissingDecision(const kube::Pod& pod, absl::string_view key, size_t capacity,
+                                   const std::set<std::string>& ring_profiles) {
+  const std::string& scheduler_name = pod.spec.scheduler_name;
+  if (!ring_profiles.empty() && !ring_profiles.contains(scheduler_name)) {
+    return absl::StrCat("pod ", key, " is not scheduled by trimaran: its schedulerName is \"",
+                        scheduler_name,
+                        "\", and the scheduler's recent decisions are for profile(s) ",
+                        absl::StrJoin(ring_profiles, ", "));
+  }
+  return absl::StrCat(
+      "no decision for pod ", key, " in the scheduler's ring (it keeps the last ", capacity,
+      " decisions): ",
+      pod.spec.node_name.empty()
+          ? "the pod has not been attempted yet, or its decision was replaced by newer ones"
+          : absl::StrCat("the pod (on ", pod.spec.node_name, ") was scheduled more than ", capacity,
+                         " decisions ago, by another scheduler replica, or by another "
+                         "scheduler"));
+}
+
 }  // namespace trimaran::sched::decisions
