@@ -13,7 +13,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cmd/trimaranctl/flag_args.h"
-#include "cmd/trimaranctl/kube_plain_http.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/http/http_server.h"
@@ -24,6 +23,7 @@
 #include "dashboard/web/guard.h"
 #include "dashboard/web/service.h"
 #include "kube/credentials.h"
+#include "kube/plain_http.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 
@@ -177,9 +177,9 @@ absl::Status AddSchedulerCredentials(const DashboardFlags& flags, const kube::Re
     d.bearer_token_file = flags.scheduler_token_file;
     return absl::OkStatus();
   }
-  if (!KubeconfigCredentialsAllowed(flags.scheduler)) {
+  if (!kube::KubeconfigCredentialsAllowed(flags.scheduler)) {
     std::fprintf(stderr, "trimaranctl dashboard: %s\n",
-                 PlainHttpSchedulerWarning("--scheduler", flags.scheduler).c_str());
+                 kube::PlainHttpSchedulerWarning("--scheduler", flags.scheduler).c_str());
     return absl::OkStatus();
   }
   TRIMARAN_ASSIGN_OR_RETURN(kube::CredentialSourcePtr creds,
@@ -218,16 +218,19 @@ absl::StatusOr<DashboardClients> MakeDashboardClients(const DashboardFlags& flag
   DashboardClients clients;
   TRIMARAN_ASSIGN_OR_RETURN(clients.prices, dashboard::LoadPrices(flags.nodes.view));
   TRIMARAN_ASSIGN_OR_RETURN(clients.targets, dashboard::ResolveTargets(flags.nodes.view));
-  TRIMARAN_ASSIGN_OR_RETURN(KubeConnection kube,
-                            ConnectKube({.kubeconfig_path = flags.nodes.kubeconfig,
-                                         .context = flags.nodes.context,
-                                         .master_override = flags.nodes.master},
-                                        "dashboard"));
-  clients.kube = std::move(kube.client);
+  TRIMARAN_ASSIGN_OR_RETURN(
+      kube::KubeConnection api,
+      kube::ConnectKube({.kubeconfig_path = flags.nodes.kubeconfig,
+                         .context = flags.nodes.context,
+                         .master_override = flags.nodes.master},
+                        "trimaranctl", RealClock::Get(), [](const std::string& w) {
+                          std::fprintf(stderr, "trimaranctl dashboard: %s\n", w.c_str());
+                        }));
+  clients.kube = std::move(api.client);
   TRIMARAN_ASSIGN_OR_RETURN(clients.watcher,
                             MakeWatcherClient(flags.nodes.watcher, flags.nodes.watcher_ca_file,
                                               flags.nodes.watcher_token_file));
-  TRIMARAN_RETURN_IF_ERROR(AddDecisionsSource(flags, kube.config, clients));
+  TRIMARAN_RETURN_IF_ERROR(AddDecisionsSource(flags, api.config, clients));
   return clients;
 }
 

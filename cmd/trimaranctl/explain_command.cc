@@ -11,12 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cmd/trimaranctl/flag_args.h"
-#include "cmd/trimaranctl/kube_plain_http.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "kube/credentials.h"
+#include "kube/plain_http.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 #include "scheduler/decisions/decision_json.h"
@@ -202,9 +202,11 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
       SetComponentLevel(ComponentName(static_cast<Component>(c)), "off").IgnoreError();
     }
   }
-  absl::StatusOr<KubeConnection> kube =
-      ConnectKube({.kubeconfig_path = flags->kubeconfig, .context = flags->context}, "explain");
-  if (!kube.ok()) return fail(kube.status());
+  absl::StatusOr<kube::KubeConnection> api = kube::ConnectKube(
+      {.kubeconfig_path = flags->kubeconfig, .context = flags->context}, "trimaranctl",
+      RealClock::Get(),
+      [](const std::string& w) { std::fprintf(stderr, "trimaranctl explain: %s\n", w.c_str()); });
+  if (!api.ok()) return fail(api.status());
   std::string token;
   if (!flags->token_file.empty()) {
     token = std::string(absl::StripAsciiWhitespace(ReadFileOrEmpty(flags->token_file)));
@@ -212,12 +214,12 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
       return fail(absl::InvalidArgumentError(
           absl::StrCat("--token-file ", flags->token_file, ": empty or unreadable")));
     }
-  } else if (!KubeconfigCredentialsAllowed(flags->scheduler)) {
+  } else if (!kube::KubeconfigCredentialsAllowed(flags->scheduler)) {
     std::fprintf(stderr, "trimaranctl explain: %s\n",
-                 PlainHttpSchedulerWarning("--scheduler", flags->scheduler).c_str());
+                 kube::PlainHttpSchedulerWarning("--scheduler", flags->scheduler).c_str());
   } else {
     absl::StatusOr<kube::CredentialSourcePtr> creds =
-        kube::MakeCredentialSource(kube->config, RealClock::Get());
+        kube::MakeCredentialSource(api->config, RealClock::Get());
     if (creds.ok() && *creds != nullptr) {
       absl::StatusOr<kube::Credentials> c = (*creds)->Get();
       if (c.ok()) token = c->bearer_token;
@@ -225,7 +227,7 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
   }
   absl::StatusOr<std::unique_ptr<http::CurlTransport>> transport = http::CurlTransport::Create();
   if (!transport.ok()) return fail(transport.status());
-  return RunExplain(*flags, *kube->client, **transport, token, out, err);
+  return RunExplain(*flags, *api->client, **transport, token, out, err);
 }
 
 }  // namespace trimaran::cmd::trimaranctl

@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "cmd/trimaranctl/kube_plain_http.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
@@ -21,6 +20,7 @@
 #include "dashboard/informer_source.h"
 #include "dashboard/terminal/layout.h"
 #include "dashboard/terminal/live_view.h"
+#include "kube/plain_http.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 #include "loadwatcher/grpc_client.h"
@@ -315,11 +315,13 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
       SetComponentLevel(ComponentName(static_cast<Component>(c)), level).IgnoreError();
     }
   }
-  absl::StatusOr<KubeConnection> kube = ConnectKube({.kubeconfig_path = flags->kubeconfig,
-                                                     .context = flags->context,
-                                                     .master_override = flags->master},
-                                                    "nodes");
-  if (!kube.ok()) return fail(kube.status());
+  absl::StatusOr<kube::KubeConnection> api = kube::ConnectKube(
+      {.kubeconfig_path = flags->kubeconfig,
+       .context = flags->context,
+       .master_override = flags->master},
+      "trimaranctl", RealClock::Get(),
+      [](const std::string& w) { std::fprintf(stderr, "trimaranctl nodes: %s\n", w.c_str()); });
+  if (!api.ok()) return fail(api.status());
 
   absl::StatusOr<WatcherClient> watcher_client =
       MakeWatcherClient(flags->watcher, flags->watcher_ca_file, flags->watcher_token_file);
@@ -327,12 +329,12 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
   lw::Client* watcher = watcher_client->client.get();
   if (!flags->output.empty()) {
     // One list, never more than a page of full pods in memory.
-    dashboard::ApiClusterSource source(*kube->client, watcher, flags->view.node_selector,
+    dashboard::ApiClusterSource source(*api->client, watcher, flags->view.node_selector,
                                        flags->view.window);
     return RunNodesOnce(source, *flags, RealClock::Get().Now(), out, err);
   }
   // The live view: informers (one list, then watches), so a refresh reads memory.
-  dashboard::InformerClusterSource source(*kube->client, watcher, flags->view.node_selector,
+  dashboard::InformerClusterSource source(*api->client, watcher, flags->view.node_selector,
                                           flags->view.window, RealClock::Get(),
                                           flags->view.refresh);
   absl::Status s = dashboard::terminal::RunTerminalView(
