@@ -4,9 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -15,7 +13,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cmd/trimaranctl/flag_args.h"
-#include "cmd/trimaranctl/kube_plain_http.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/http/http_server.h"
@@ -26,28 +23,17 @@
 #include "dashboard/web/guard.h"
 #include "dashboard/web/service.h"
 #include "kube/credentials.h"
+#include "kube/plain_http.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
-namespace {
-
 using dashboard::web::DashboardOptions;
 using dashboard::web::DashboardService;
 using dashboard::web::HttpDecisionsOptions;
 using dashboard::web::HttpDecisionsSource;
 using dashboard::web::MakeFixedToken;
 using dashboard::web::RandomToken;
-
-std::string ReadFileOrEmpty(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
-
-}  // namespace
 
 absl::Status ParseListen(const std::string& listen, std::string& host, int& port) {
   const size_t colon = listen.rfind(':');
@@ -160,128 +146,149 @@ absl::StatusOr<DashboardFlags> ParseDashboardFlags(const std::vector<std::string
   return f;
 }
 
-int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
-  auto fail = [&](absl::string_view message) {
-    absl::StrAppend(&err, "trimaranctl dashboard: error: ", message, "\n");
-    return 1;
-  };
-  std::string defaults;
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    defaults = ReadFileOrEmpty(absl::StrCat(home, "/.trimaran-viewer"));
-  }
-  absl::StatusOr<DashboardFlags> flags = ParseDashboardFlags(args, defaults);
-  if (!flags.ok()) {
-    absl::StrAppend(&err, "trimaranctl dashboard: error: ", flags.status().message(),
-                    "\nRun 'trimaranctl dashboard --help' for usage.\n");
-    return 1;
-  }
-  if (flags->nodes.help) {
-    out += DashboardHelpText();
-    return 0;
-  }
-  if (flags->nodes.verbosity >= 0) {
-    SetVerbosity(flags->nodes.verbosity);
-  } else {
-    for (int c = 0; c < kNumComponents; ++c) {
-      SetComponentLevel(ComponentName(static_cast<Component>(c)), "warn").IgnoreError();
-    }
-  }
-  absl::StatusOr<dashboard::PriceTable> prices = dashboard::LoadPrices(flags->nodes.view);
-  if (!prices.ok()) return fail(prices.status().message());
-  absl::StatusOr<dashboard::TargetPercent> targets = dashboard::ResolveTargets(flags->nodes.view);
-  if (!targets.ok()) return fail(targets.status().message());
+namespace {
 
-  kube::LoadOptions load;
-  load.kubeconfig_path = flags->nodes.kubeconfig;
-  load.context = flags->nodes.context;
-  load.master_override = flags->nodes.master;
-  absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
-  if (!rest.ok()) return fail(rest.status().message());
-  if (std::string w = DropCredentialsOverPlainHttp(*rest); !w.empty()) {
-    std::fprintf(stderr, "trimaranctl dashboard: %s\n", w.c_str());
+void SetDashboardLogging(int verbosity) {
+  if (verbosity >= 0) {
+    SetVerbosity(verbosity);
+    return;
   }
-  rest->user_agent = "trimaranctl";
-  absl::StatusOr<std::unique_ptr<kube::RestClient>> kube_client =
-      kube::RestClient::Create(*rest, RealClock::Get());
-  if (!kube_client.ok()) return fail(kube_client.status().message());
-  absl::StatusOr<WatcherClient> watcher = MakeWatcherClient(
-      flags->nodes.watcher, flags->nodes.watcher_ca_file, flags->nodes.watcher_token_file);
-  if (!watcher.ok()) return fail(watcher.status().message());
+  for (int c = 0; c < kNumComponents; ++c) {
+    SetComponentLevel(ComponentName(static_cast<Component>(c)), "warn").IgnoreError();
+  }
+}
 
+// What the page reads: prices, targets, the apiserver, the load watcher and (with
+// --scheduler) the scheduler's decisions. Members in construction order.
+struct DashboardClients {
+  dashboard::PriceTable prices;
+  dashboard::TargetPercent targets;
+  std::unique_ptr<kube::RestClient> kube;
+  WatcherClient watcher;
   std::unique_ptr<http::CurlTransport> scheduler_transport;
   std::unique_ptr<HttpDecisionsSource> decisions;
-  if (!flags->scheduler.empty()) {
-    absl::StatusOr<std::unique_ptr<http::CurlTransport>> t = http::CurlTransport::Create();
-    if (!t.ok()) return fail(t.status().message());
-    scheduler_transport = *std::move(t);
-    HttpDecisionsOptions d;
-    d.url = flags->scheduler;
-    d.tls.ca_file = flags->scheduler_ca_file;
-    d.tls.insecure_skip_verify = flags->scheduler_insecure;
-    if (!flags->scheduler_token_file.empty()) {
-      d.bearer_token_file = flags->scheduler_token_file;
-    } else if (!KubeconfigCredentialsAllowed(flags->scheduler)) {
-      std::fprintf(stderr, "trimaranctl dashboard: %s\n",
-                   PlainHttpSchedulerWarning("--scheduler", flags->scheduler).c_str());
-    } else {
-      // The kubeconfig's credentials: its token (file, static or exec plugin), or its
-      // client certificate.
-      absl::StatusOr<kube::CredentialSourcePtr> creds =
-          kube::MakeCredentialSource(*rest, RealClock::Get());
-      if (!creds.ok()) return fail(creds.status().message());
-      if (*creds != nullptr) {
-        std::shared_ptr<kube::CredentialSource> source = *std::move(creds);
-        d.token_source = [source]() -> absl::StatusOr<std::string> {
-          absl::StatusOr<kube::Credentials> c = source->Get();
-          if (!c.ok()) return c.status();
-          return c->bearer_token;
-        };
-      }
-      d.tls.client_cert_file = rest->tls.client_cert_file;
-      d.tls.client_cert_pem = rest->tls.client_cert_pem;
-      d.tls.client_key_file = rest->tls.client_key_file;
-      d.tls.client_key_pem = rest->tls.client_key_pem;
-    }
-    decisions = std::make_unique<HttpDecisionsSource>(*scheduler_transport, std::move(d));
-  }
+};
 
+// The scheduler's credentials: --scheduler-token-file, else (over https only) the
+// kubeconfig's token (file, static or exec plugin) or client certificate.
+absl::Status AddSchedulerCredentials(const DashboardFlags& flags, const kube::RestConfig& rest,
+                                     HttpDecisionsOptions& d) {
+  if (!flags.scheduler_token_file.empty()) {
+    d.bearer_token_file = flags.scheduler_token_file;
+    return absl::OkStatus();
+  }
+  if (!kube::KubeconfigCredentialsAllowed(flags.scheduler)) {
+    std::fprintf(stderr, "trimaranctl dashboard: %s\n",
+                 kube::PlainHttpSchedulerWarning("--scheduler", flags.scheduler).c_str());
+    return absl::OkStatus();
+  }
+  TRIMARAN_ASSIGN_OR_RETURN(kube::CredentialSourcePtr creds,
+                            kube::MakeCredentialSource(rest, RealClock::Get()));
+  if (creds != nullptr) {
+    std::shared_ptr<kube::CredentialSource> source = std::move(creds);
+    d.token_source = [source]() -> absl::StatusOr<std::string> {
+      absl::StatusOr<kube::Credentials> c = source->Get();
+      if (!c.ok()) return c.status();
+      return c->bearer_token;
+    };
+  }
+  d.tls.client_cert_file = rest.tls.client_cert_file;
+  d.tls.client_cert_pem = rest.tls.client_cert_pem;
+  d.tls.client_key_file = rest.tls.client_key_file;
+  d.tls.client_key_pem = rest.tls.client_key_pem;
+  return absl::OkStatus();
+}
+
+// --scheduler: its transport and the decisions source over it; nothing without it.
+absl::Status AddDecisionsSource(const DashboardFlags& flags, const kube::RestConfig& rest,
+                                DashboardClients& clients) {
+  if (flags.scheduler.empty()) return absl::OkStatus();
+  TRIMARAN_ASSIGN_OR_RETURN(clients.scheduler_transport, http::CurlTransport::Create());
+  HttpDecisionsOptions d;
+  d.url = flags.scheduler;
+  d.tls.ca_file = flags.scheduler_ca_file;
+  d.tls.insecure_skip_verify = flags.scheduler_insecure;
+  TRIMARAN_RETURN_IF_ERROR(AddSchedulerCredentials(flags, rest, d));
+  clients.decisions =
+      std::make_unique<HttpDecisionsSource>(*clients.scheduler_transport, std::move(d));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DashboardClients> MakeDashboardClients(const DashboardFlags& flags) {
+  DashboardClients clients;
+  TRIMARAN_ASSIGN_OR_RETURN(clients.prices, dashboard::LoadPrices(flags.nodes.view));
+  TRIMARAN_ASSIGN_OR_RETURN(clients.targets, dashboard::ResolveTargets(flags.nodes.view));
+  TRIMARAN_ASSIGN_OR_RETURN(
+      kube::KubeConnection api,
+      kube::ConnectKube({.kubeconfig_path = flags.nodes.kubeconfig,
+                         .context = flags.nodes.context,
+                         .master_override = flags.nodes.master},
+                        "trimaranctl", RealClock::Get(), [](const std::string& w) {
+                          std::fprintf(stderr, "trimaranctl dashboard: %s\n", w.c_str());
+                        }));
+  clients.kube = std::move(api.client);
+  TRIMARAN_ASSIGN_OR_RETURN(clients.watcher,
+                            MakeWatcherClient(flags.nodes.watcher, flags.nodes.watcher_ca_file,
+                                              flags.nodes.watcher_token_file));
+  TRIMARAN_RETURN_IF_ERROR(AddDecisionsSource(flags, api.config, clients));
+  return clients;
+}
+
+// SIGINT and SIGTERM blocked, to be waited for with sigwait; SIGPIPE ignored.
+sigset_t BlockStopSignals() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  return stop_signals;
+}
 
-  dashboard::InformerClusterSource source(**kube_client, watcher->client.get(),
-                                          flags->nodes.view.node_selector, flags->nodes.view.window,
-                                          RealClock::Get(), flags->nodes.view.refresh);
-  // The per-start token of the URL printed below (dashboard_guard.h).
-  absl::StatusOr<std::string> token = RandomToken();
-  if (!token.ok()) return fail(token.status().message());
+DashboardOptions MakeDashboardOptions(const DashboardFlags& flags, DashboardClients& clients,
+                                      const std::string& token) {
   DashboardOptions options;
-  options.view = flags->nodes.view;
-  options.targets = *std::move(targets);
-  options.history_capacity = static_cast<size_t>(flags->history);
-  options.access.token = MakeFixedToken(*token);
-  options.access.allowed_hosts = flags->allowed_hosts;
+  options.view = flags.nodes.view;
+  options.targets = std::move(clients.targets);
+  options.history_capacity = static_cast<size_t>(flags.history);
+  options.access.token = MakeFixedToken(token);
+  options.access.allowed_hosts = flags.allowed_hosts;
   int unused_port = 0;
-  (void)ParseListen(flags->listen, options.access.bind_address, unused_port);  // validated
-  DashboardService service(source, *std::move(prices), options, RealClock::Get(), decisions.get());
+  (void)ParseListen(flags.listen, options.access.bind_address, unused_port);  // validated
+  return options;
+}
 
+// The HTTP server on --listen with the service's routes, started.
+absl::StatusOr<std::unique_ptr<http::HttpServer>> StartServer(const DashboardFlags& flags,
+                                                              DashboardService& service) {
   http::HttpServerOptions server_options;
   server_options.name = "dashboard";
-  (void)ParseListen(flags->listen, server_options.address, server_options.port);  // validated
+  (void)ParseListen(flags.listen, server_options.address, server_options.port);  // validated
   server_options.worker_threads = 8;
   server_options.index = false;
-  absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
-      http::HttpServer::Create(server_options);
-  if (!server.ok()) return fail(server.status().message());
-  if (absl::Status s = service.AddRoutes(**server, ""); !s.ok()) return fail(s.message());
-  if (absl::Status s = (*server)->Start(); !s.ok()) {
-    return fail(absl::StrCat(s.message(),
-                             " (is another dashboard running? choose another port "
-                             "with --listen 127.0.0.1:PORT)"));
+  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<http::HttpServer> server,
+                            http::HttpServer::Create(server_options));
+  TRIMARAN_RETURN_IF_ERROR(service.AddRoutes(*server, ""));
+  if (absl::Status s = server->Start(); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(s.message(),
+                                               " (is another dashboard running? choose another "
+                                               "port with --listen 127.0.0.1:PORT)"));
   }
+  return server;
+}
+
+// Serves the page until a stop signal; an error when it cannot start.
+absl::Status ServeUntilStopped(const DashboardFlags& flags, DashboardClients& clients,
+                               const sigset_t& stop_signals) {
+  dashboard::InformerClusterSource source(*clients.kube, clients.watcher.client.get(),
+                                          flags.nodes.view.node_selector, flags.nodes.view.window,
+                                          RealClock::Get(), flags.nodes.view.refresh);
+  // The per-start token of the URL printed below (dashboard_guard.h).
+  TRIMARAN_ASSIGN_OR_RETURN(const std::string token, RandomToken());
+  DashboardService service(source, std::move(clients.prices),
+                           MakeDashboardOptions(flags, clients, token), RealClock::Get(),
+                           clients.decisions.get());
+  TRIMARAN_ASSIGN_OR_RETURN(std::unique_ptr<http::HttpServer> server, StartServer(flags, service));
   // Short waits, retried every refresh: a stop signal is noticed within seconds even
   // while the apiserver is unreachable (the page shows the reason meanwhile).
   service.Start([&source]() -> absl::Status {
@@ -294,13 +301,40 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, 
   // The token is the URL's: whoever has the URL reads the dashboard (as a notebook
   // server's). The page moves it into a cookie at once.
   std::fprintf(stderr, "trimaranctl dashboard: serving %s/?token=%s (Ctrl-C to stop)\n",
-               (*server)->url().c_str(), token->c_str());
+               server->url().c_str(), token.c_str());
   std::fflush(stderr);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
-  (*server)->Stop();
+  server->Stop();
   service.Stop();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunDashboardCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  auto fail = [&](absl::string_view message) {
+    absl::StrAppend(&err, "trimaranctl dashboard: error: ", message, "\n");
+    return 1;
+  };
+  absl::StatusOr<DashboardFlags> flags = ParseDashboardFlags(args, ReadViewerDefaults());
+  if (!flags.ok()) {
+    absl::StrAppend(&err, "trimaranctl dashboard: error: ", flags.status().message(),
+                    "\nRun 'trimaranctl dashboard --help' for usage.\n");
+    return 1;
+  }
+  if (flags->nodes.help) {
+    out += DashboardHelpText();
+    return 0;
+  }
+  SetDashboardLogging(flags->nodes.verbosity);
+  absl::StatusOr<DashboardClients> clients = MakeDashboardClients(*flags);
+  if (!clients.ok()) return fail(clients.status().message());
+  const sigset_t stop_signals = BlockStopSignals();
+  if (absl::Status s = ServeUntilStopped(*flags, *clients, stop_signals); !s.ok()) {
+    return fail(s.message());
+  }
   return 0;
 }
 

@@ -6,7 +6,7 @@
 // decisions with --scheduler. Runs until SIGINT or SIGTERM. Prints the URL with a
 // random per-start token (http://127.0.0.1:8088/?token=...) that every request needs
 // (dashboard/web/guard.h); the kubeconfig's bearer token is never sent over http://
-// (kube_plain_http.h).
+// (kube/plain_http.h).
 //
 //   --listen HOST:PORT               where to serve (127.0.0.1 by default: the page
 //                                    shows the cluster's nodes; bind wider on purpose)

@@ -9,97 +9,34 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "cmd/trimaranctl/explain_format.h"
 #include "cmd/trimaranctl/flag_args.h"
-#include "cmd/trimaranctl/kube_plain_http.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "kube/credentials.h"
+#include "kube/plain_http.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 #include "scheduler/decisions/decision_json.h"
+#include "scheduler/decisions/decisions_client.h"
+#include "scheduler/decisions/explain_format.h"
 
 namespace trimaran::cmd::trimaranctl {
 namespace {
 
 using sched::decisions::DecisionList;
+using sched::decisions::FetchDecisions;
+using sched::decisions::FormatExplainJson;
+using sched::decisions::FormatExplainTable;
 
-// "ns/name" percent-encoded for a query value.
-std::string QueryEscape(absl::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
-        c == '~') {
-      out += c;
-    } else {
-      absl::StrAppend(&out, absl::StrFormat("%%%02X", static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
-}
-
-// GET /debug/decisions[?pod=...]: the decoded answer, or the failure as one message.
-absl::StatusOr<DecisionList> FetchDecisions(const ExplainFlags& flags,
-                                            http::HttpTransport& transport,
-                                            const std::string& token, absl::string_view pod) {
-  std::string base = flags.scheduler;
-  while (absl::EndsWith(base, "/")) base.pop_back();
-  http::HttpRequest req;
-  req.url = absl::StrCat(base, "/debug/decisions");
-  if (!pod.empty()) absl::StrAppend(&req.url, "?pod=", QueryEscape(pod));
-  req.timeout = absl::Seconds(15);
-  req.connect_timeout = absl::Seconds(5);
-  req.max_body_bytes = 64 << 20;
-  req.headers.Add("Accept", "application/json");
-  if (!token.empty()) req.headers.Add("Authorization", absl::StrCat("Bearer ", token));
-  http::TlsOptions tls;
-  tls.ca_file = flags.scheduler_ca_file;
-  tls.insecure_skip_verify = flags.insecure_skip_tls_verify;
-  req.tls = tls;
-  absl::StatusOr<http::HttpResponse> res = transport.Send(req);
-  if (!res.ok()) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot reach the scheduler at ", base, ": ", res.status().message(),
-        " (is it running? `kubectl -n trimaran port-forward deploy/trimaran-scheduler "
-        "10259` makes the default --scheduler work; a self-signed serving certificate needs "
-        "--scheduler-ca-file or --insecure-skip-tls-verify)"));
-  }
-  const std::string body(absl::StripAsciiWhitespace(res->body));
-  if (res->status_code == 401) {
-    return absl::UnauthenticatedError(absl::StrCat(
-        "the scheduler at ", base, " did not accept the credentials (401 ", body,
-        "): give a valid bearer token with --token-file, or use a kubeconfig user with a "
-        "token or exec plugin"));
-  }
-  if (res->status_code == 403) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "the scheduler at ", base, " refused access to /debug/decisions (403 ", body,
-        "): bind the ClusterRole ", kDecisionsViewerRole,
-        " to your user, e.g. `kubectl create clusterrolebinding my-decisions --clusterrole=",
-        kDecisionsViewerRole, " --user=$USER`"));
-  }
-  if (res->status_code == 404) {
-    return absl::NotFoundError(absl::StrCat("the scheduler at ", base,
-                                            " does not serve /debug/decisions (404): is it a "
-                                            "trimaran-scheduler with decision recording?"));
-  }
-  if (res->status_code != 200) {
-    return absl::UnavailableError(
-        absl::StrCat("the scheduler at ", base, " answered ", res->status_code, ": ", body));
-  }
-  absl::StatusOr<DecisionList> list = sched::decisions::DecodeDecisions(res->body);
-  if (!list.ok()) {
-    return absl::InternalError(
-        absl::StrCat("the scheduler's /debug/decisions answer does not "
-                     "decode: ",
-                     list.status().message()));
-  }
-  return list;
+sched::decisions::DecisionsClientOptions ClientOptions(const ExplainFlags& flags,
+                                                       const std::string& token) {
+  return {.scheduler = flags.scheduler,
+          .ca_file = flags.scheduler_ca_file,
+          .insecure_skip_tls_verify = flags.insecure_skip_tls_verify,
+          .token = token};
 }
 
 std::string ReadFileOrEmpty(const std::string& path) {
@@ -221,7 +158,7 @@ int RunExplain(const ExplainFlags& flags, kube::Client& client, http::HttpTransp
     }
     return fail(absl::StrCat("reading pod ", key, ": ", pod.status().message()));
   }
-  absl::StatusOr<DecisionList> list = FetchDecisions(flags, transport, token, key);
+  absl::StatusOr<DecisionList> list = FetchDecisions(transport, ClientOptions(flags, token), key);
   if (!list.ok()) return fail(list.status().message());
   if (list->capacity == 0) {
     return fail(
@@ -232,25 +169,12 @@ int RunExplain(const ExplainFlags& flags, kube::Client& client, http::HttpTransp
     // Another scheduler's pod, or a decision the ring no longer holds? The ring's
     // profiles say which schedulerNames trimaran has been deciding for.
     std::set<std::string> profiles;
-    if (absl::StatusOr<DecisionList> all = FetchDecisions(flags, transport, token, ""); all.ok()) {
+    if (absl::StatusOr<DecisionList> all =
+            FetchDecisions(transport, ClientOptions(flags, token), "");
+        all.ok()) {
       for (const auto& d : all->decisions) profiles.insert(d.profile);
     }
-    const std::string& scheduler_name = pod->spec.scheduler_name;
-    if (!profiles.empty() && !profiles.contains(scheduler_name)) {
-      return fail(absl::StrCat(
-          "pod ", key, " is not scheduled by trimaran: its schedulerName is \"", scheduler_name,
-          "\", and the scheduler's recent decisions are for profile(s) ",
-          absl::StrJoin(profiles, ", ")));
-    }
-    return fail(absl::StrCat(
-        "no decision for pod ", key, " in the scheduler's ring (it keeps the last ", list->capacity,
-        " decisions): ",
-        pod->spec.node_name.empty()
-            ? "the pod has not been attempted yet, or its decision was replaced by newer ones"
-            : absl::StrCat("the pod (on ", pod->spec.node_name, ") was scheduled more than ",
-                           list->capacity,
-                           " decisions ago, by another scheduler replica, or by another "
-                           "scheduler")));
+    return fail(sched::decisions::ExplainMissingDecision(*pod, key, list->capacity, profiles));
   }
   out += flags.output == "json" ? FormatExplainJson(*pod, *list) : FormatExplainTable(*pod, *list);
   return 0;
@@ -278,18 +202,11 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
       SetComponentLevel(ComponentName(static_cast<Component>(c)), "off").IgnoreError();
     }
   }
-  kube::LoadOptions load;
-  load.kubeconfig_path = flags->kubeconfig;
-  load.context = flags->context;
-  absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
-  if (!rest.ok()) return fail(rest.status());
-  if (std::string w = DropCredentialsOverPlainHttp(*rest); !w.empty()) {
-    std::fprintf(stderr, "trimaranctl %s: %s\n", "explain", w.c_str());
-  }
-  rest->user_agent = "trimaranctl";
-  absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
-      kube::RestClient::Create(*rest, RealClock::Get());
-  if (!client.ok()) return fail(client.status());
+  absl::StatusOr<kube::KubeConnection> api = kube::ConnectKube(
+      {.kubeconfig_path = flags->kubeconfig, .context = flags->context}, "trimaranctl",
+      RealClock::Get(),
+      [](const std::string& w) { std::fprintf(stderr, "trimaranctl explain: %s\n", w.c_str()); });
+  if (!api.ok()) return fail(api.status());
   std::string token;
   if (!flags->token_file.empty()) {
     token = std::string(absl::StripAsciiWhitespace(ReadFileOrEmpty(flags->token_file)));
@@ -297,12 +214,12 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
       return fail(absl::InvalidArgumentError(
           absl::StrCat("--token-file ", flags->token_file, ": empty or unreadable")));
     }
-  } else if (!KubeconfigCredentialsAllowed(flags->scheduler)) {
+  } else if (!kube::KubeconfigCredentialsAllowed(flags->scheduler)) {
     std::fprintf(stderr, "trimaranctl explain: %s\n",
-                 PlainHttpSchedulerWarning("--scheduler", flags->scheduler).c_str());
+                 kube::PlainHttpSchedulerWarning("--scheduler", flags->scheduler).c_str());
   } else {
     absl::StatusOr<kube::CredentialSourcePtr> creds =
-        kube::MakeCredentialSource(*rest, RealClock::Get());
+        kube::MakeCredentialSource(api->config, RealClock::Get());
     if (creds.ok() && *creds != nullptr) {
       absl::StatusOr<kube::Credentials> c = (*creds)->Get();
       if (c.ok()) token = c->bearer_token;
@@ -310,7 +227,7 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
   }
   absl::StatusOr<std::unique_ptr<http::CurlTransport>> transport = http::CurlTransport::Create();
   if (!transport.ok()) return fail(transport.status());
-  return RunExplain(*flags, **client, **transport, token, out, err);
+  return RunExplain(*flags, *api->client, **transport, token, out, err);
 }
 
 }  // namespace trimaran::cmd::trimaranctl

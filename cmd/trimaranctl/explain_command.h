@@ -4,7 +4,8 @@
 // other commands) and the pod's decisions from the scheduler's authenticated
 // /debug/decisions?pod=NAMESPACE/POD (scheduler/decisions/), and prints where the pod
 // was bound (and whether spec.nodeName agrees), the best nodes with each Score plugin's
-// weighted score, the fallbacks, the node counts and the time (explain_format.h).
+// weighted score, the fallbacks, the node counts and the time
+// (scheduler/decisions/explain_format.h; the client: decisions_client.h there).
 //
 // The scheduler's secure port: --scheduler (default https://127.0.0.1:10259, so that
 // `kubectl -n trimaran port-forward deploy/trimaran-scheduler 10259` works), with
@@ -32,7 +33,6 @@
 namespace trimaran::cmd::trimaranctl {
 
 inline constexpr char kDefaultSchedulerAddress[] = "https://127.0.0.1:10259";
-inline constexpr char kDecisionsViewerRole[] = "trimaran-scheduler-decisions-viewer";
 
 struct ExplainFlags {
   std::string pod_namespace;

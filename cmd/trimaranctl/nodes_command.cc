@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "cmd/trimaranctl/kube_plain_http.h"
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
@@ -21,6 +20,7 @@
 #include "dashboard/informer_source.h"
 #include "dashboard/terminal/layout.h"
 #include "dashboard/terminal/live_view.h"
+#include "kube/plain_http.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
 #include "loadwatcher/grpc_client.h"
@@ -204,6 +204,12 @@ std::string ReadFileOrEmpty(const std::string& path) {
 
 }  // namespace
 
+std::string ReadViewerDefaults() {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') return "";
+  return ReadFileOrEmpty(absl::StrCat(home, "/.trimaran-viewer"));
+}
+
 absl::StatusOr<NodesFlags> ParseNodesFlags(const std::vector<std::string>& args,
                                            const std::string& defaults_file) {
   NodesFlags f;
@@ -291,11 +297,7 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
                     "\nRun 'trimaranctl nodes --help' for usage.\n");
     return 1;
   };
-  std::string defaults;
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    defaults = ReadFileOrEmpty(absl::StrCat(home, "/.trimaran-viewer"));
-  }
-  absl::StatusOr<NodesFlags> flags = ParseNodesFlags(args, defaults);
+  absl::StatusOr<NodesFlags> flags = ParseNodesFlags(args, ReadViewerDefaults());
   if (!flags.ok()) return usage_error(flags.status().message());
   if (flags->help) {
     out += NodesHelpText();
@@ -313,19 +315,13 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
       SetComponentLevel(ComponentName(static_cast<Component>(c)), level).IgnoreError();
     }
   }
-  kube::LoadOptions load;
-  load.kubeconfig_path = flags->kubeconfig;
-  load.context = flags->context;
-  load.master_override = flags->master;
-  absl::StatusOr<kube::RestConfig> rest = kube::LoadRestConfig(load);
-  if (!rest.ok()) return fail(rest.status());
-  if (std::string w = DropCredentialsOverPlainHttp(*rest); !w.empty()) {
-    std::fprintf(stderr, "trimaranctl %s: %s\n", "nodes", w.c_str());
-  }
-  rest->user_agent = "trimaranctl";
-  absl::StatusOr<std::unique_ptr<kube::RestClient>> kube_client =
-      kube::RestClient::Create(*rest, RealClock::Get());
-  if (!kube_client.ok()) return fail(kube_client.status());
+  absl::StatusOr<kube::KubeConnection> api = kube::ConnectKube(
+      {.kubeconfig_path = flags->kubeconfig,
+       .context = flags->context,
+       .master_override = flags->master},
+      "trimaranctl", RealClock::Get(),
+      [](const std::string& w) { std::fprintf(stderr, "trimaranctl nodes: %s\n", w.c_str()); });
+  if (!api.ok()) return fail(api.status());
 
   absl::StatusOr<WatcherClient> watcher_client =
       MakeWatcherClient(flags->watcher, flags->watcher_ca_file, flags->watcher_token_file);
@@ -333,12 +329,12 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
   lw::Client* watcher = watcher_client->client.get();
   if (!flags->output.empty()) {
     // One list, never more than a page of full pods in memory.
-    dashboard::ApiClusterSource source(**kube_client, watcher, flags->view.node_selector,
+    dashboard::ApiClusterSource source(*api->client, watcher, flags->view.node_selector,
                                        flags->view.window);
     return RunNodesOnce(source, *flags, RealClock::Get().Now(), out, err);
   }
   // The live view: informers (one list, then watches), so a refresh reads memory.
-  dashboard::InformerClusterSource source(**kube_client, watcher, flags->view.node_selector,
+  dashboard::InformerClusterSource source(*api->client, watcher, flags->view.node_selector,
                                           flags->view.window, RealClock::Get(),
                                           flags->view.refresh);
   absl::Status s = dashboard::terminal::RunTerminalView(

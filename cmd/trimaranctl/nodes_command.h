@@ -45,6 +45,9 @@ struct NodesFlags {
   bool help = false;
 };
 
+// The text of the defaults file, ~/.trimaran-viewer ("" when there is none).
+std::string ReadViewerDefaults();
+
 // `args` are the arguments after "nodes"; `defaults_file` the text of the defaults file
 // ("" when there is none).
 absl::StatusOr<NodesFlags> ParseNodesFlags(const std::vector<std::string>& args,

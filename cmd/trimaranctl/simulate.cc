@@ -1,26 +1,15 @@
 #include "cmd/trimaranctl/simulate.h"
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <memory>
-#include <optional>
 #include <set>
-#include <sstream>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "cmd/trimaranctl/flag_args.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "scheduler/config/expand.h"
-#include "scheduler/config/load.h"
-#include "scheduler/config/validate.h"
 #include "scheduler/plugins/registry.h"
 #include "sim/generator.h"
 #include "sim/html_report.h"
@@ -29,8 +18,10 @@
 #include "sim/imported_trace.h"
 #include "sim/pod_file_reader.h"
 #include "sim/report.h"
+#include "sim/simulate_configs.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
+#include "sim/trace_files.h"
 #include "sim/trace_writer.h"
 
 namespace trimaran::cmd::trimaranctl {
@@ -45,66 +36,18 @@ std::string SimulateArgError(const FlagArg& arg) {
   return arg.kind == FlagArg::Kind::kUnknownFlag ? absl::StrCat(message, " (see --help)") : message;
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot open file"));
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  if (file.bad()) return absl::InvalidArgumentError(absl::StrCat(path, ": read error"));
-  return buffer.str();
+// "PREFIX: error: MESSAGE" on `err`; the exit code 1.
+int Fail(std::string& err, absl::string_view prefix, absl::string_view message) {
+  absl::StrAppend(&err, prefix, ": error: ", message, "\n");
+  return 1;
 }
 
-absl::StatusOr<std::vector<sched::ProfileConfig>> LoadProfiles(const std::string& path,
-                                                               const sched::Registry& registry) {
-  namespace config = sched::config;
-  TRIMARAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  absl::StatusOr<config::SchedulerConfig> cfg = config::ParseConfig(text, path);
-  if (!cfg.ok())
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", cfg.status().message()));
-  if (absl::Status s = config::Validate(*cfg, registry); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
-  }
-  absl::StatusOr<std::vector<sched::ProfileConfig>> profiles =
-      config::ExpandProfiles(*cfg, registry);
-  if (!profiles.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", profiles.status().message()));
-  }
-  return profiles;
-}
-
-// --trace: a pods file, or a directory holding pods.csv or pods.jsonl (and maybe
-// node-groups.yaml).
-absl::StatusOr<std::string> PodsFile(const std::string& trace) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(trace, ec)) return trace;
-  for (const char* name : {"pods.csv", "pods.jsonl"}) {
-    const fs::path p = fs::path(trace) / name;
-    if (fs::exists(p, ec)) return p.string();
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat(trace, ": directory holds neither pods.csv nor pods.jsonl"));
-}
-
-// The node groups `gen` writes beside the pods: m5 general purpose and r5 memory
-// optimised, us-east-1 on-demand prices (spec §A4), CA defaults.
-constexpr char kGenNodeGroups[] =
-    R"(# Written by trimaranctl simulate gen. Prices: us-east-1 on demand, Linux (USD/h).
-nodeGroups:
-  - {name: m5-2xlarge, instanceType: m5.2xlarge, cpuMilli: 8000, memoryMiB: 32768,
-     pricePerHour: 0.384, min: 0, max: 500, startupDelay: 180}
-  - {name: m5-4xlarge, instanceType: m5.4xlarge, cpuMilli: 16000, memoryMiB: 65536,
-     pricePerHour: 0.768, min: 0, max: 500, startupDelay: 180}
-  - {name: r5-2xlarge, instanceType: r5.2xlarge, cpuMilli: 8000, memoryMiB: 65536,
-     pricePerHour: 0.504, min: 0, max: 500, startupDelay: 180}
-autoscaler:
-  expander: least-waste
-)";
+// ---------------------------------------------------------------------------------
+// gen
 
 int RunGen(const std::vector<std::string>& args, std::string& out, std::string& err) {
   auto fail = [&](absl::string_view message) {
-    absl::StrAppend(&err, "trimaranctl simulate gen: error: ", message, "\n");
-    return 1;
+    return Fail(err, "trimaranctl simulate gen", message);
   };
   sim::GenOptions o;
   std::string dir;
@@ -151,124 +94,62 @@ int RunGen(const std::vector<std::string>& args, std::string& out, std::string& 
   if (dir.empty()) return fail("-o DIR is required");
   absl::StatusOr<std::vector<sim::TracePod>> pods = sim::GenerateSparkTrace(o);
   if (!pods.ok()) return fail(pods.status().message());
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return fail(absl::StrCat(dir, ": ", ec.message()));
-  const std::string pods_path = (std::filesystem::path(dir) / "pods.csv").string();
-  const std::string groups_path = (std::filesystem::path(dir) / "node-groups.yaml").string();
-  std::ofstream pods_file(pods_path, std::ios::binary);
-  pods_file << sim::FormatPodsCsv(*pods);
-  std::ofstream groups_file(groups_path, std::ios::binary);
-  groups_file << kGenNodeGroups;
-  if (!pods_file || !groups_file) return fail(absl::StrCat(dir, ": cannot write"));
-  absl::StrAppend(&out, "wrote ", pods->size(), " pods to ", pods_path, " and ", groups_path, "\n");
+  absl::StatusOr<sim::WrittenTrace> written = sim::WriteGeneratedTrace(dir, *pods);
+  if (!written.ok()) return fail(written.status().message());
+  absl::StrAppend(&out, "wrote ", pods->size(), " pods to ", written->pods, " and ",
+                  written->node_groups, "\n");
   return 0;
 }
 
-// `import`: the files of one public trace, found from --input (directories or files).
-absl::StatusOr<sim::TraceFile> LoadTraceFile(const std::string& path) {
-  TRIMARAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return sim::TraceFile{path, std::move(text)};
-}
+// ---------------------------------------------------------------------------------
+// import
 
-// The regular files of `inputs` (a directory stands for the files in it, sorted).
-std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> files;
-  for (const std::string& input : inputs) {
-    std::error_code ec;
-    if (!fs::is_directory(input, ec)) {
-      files.push_back(input);
-      continue;
-    }
-    std::vector<std::string> in_dir;
-    for (const fs::directory_entry& e : fs::directory_iterator(input, ec)) {
-      if (e.is_regular_file(ec)) in_dir.push_back(e.path().string());
-    }
-    std::sort(in_dir.begin(), in_dir.end());
-    files.insert(files.end(), in_dir.begin(), in_dir.end());
-  }
-  return files;
-}
-
-absl::StatusOr<sim::AlibabaV2018Input> FindAlibabaV2018(const std::vector<std::string>& inputs,
-                                                        bool& any) {
-  namespace fs = std::filesystem;
-  sim::AlibabaV2018Input in;
-  const std::vector<std::pair<const char*, sim::TraceFile*>> tables = {
-      {"batch_task", &in.batch_task},
-      {"batch_instance", &in.batch_instance},
-      {"container_meta", &in.container_meta},
-      {"container_usage", &in.container_usage},
-      {"machine_meta", &in.machine_meta}};
-  for (const std::string& file : ExpandInputs(inputs)) {
-    const std::string base = fs::path(file).filename().string();
-    const bool given = std::find(inputs.begin(), inputs.end(), file) != inputs.end();
-    // In a directory, only the .csv files (not the downloaded .tar.gz beside them).
-    if (!given && !absl::EndsWith(base, ".csv")) continue;
-    bool matched = false;
-    for (const auto& [table, slot] : tables) {
-      if (!absl::StartsWith(base, table)) continue;
-      matched = true;
-      if (slot->present()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(file, ": a second ", table, " file (first: ", slot->name, ")"));
-      }
-      TRIMARAN_ASSIGN_OR_RETURN(*slot, LoadTraceFile(file));
-      any = true;
-    }
-    // Other files (machine_usage, READMEs) are not read; a file given by name must match.
-    if (!matched && given) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file,
-          ": not a table the importer reads (batch_task, batch_instance, container_meta, "
-          "container_usage, machine_meta)"));
-    }
-  }
-  return in;
-}
-
-absl::StatusOr<sim::OpenbInput> FindOpenb(const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
-  sim::OpenbInput in;
-  for (const std::string& file : ExpandInputs(inputs)) {
-    const std::string base = fs::path(file).filename().string();
-    const bool given = std::find(inputs.begin(), inputs.end(), file) != inputs.end();
-    if (!given && !absl::EndsWith(base, ".csv")) continue;
-    if (absl::StrContains(base, "pod_list")) {
-      if (!given && !in.pod_lists.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("several pod lists in the input directory (",
-                                                       in.pod_lists[0].name, ", ", file,
-                                                       "): give the one to import as a file"));
-      }
-      TRIMARAN_ASSIGN_OR_RETURN(sim::TraceFile f, LoadTraceFile(file));
-      in.pod_lists.push_back(std::move(f));
-    } else if (absl::StrContains(base, "node_list")) {
-      if (in.node_list.present()) {
-        return absl::InvalidArgumentError(absl::StrCat("several node lists (", in.node_list.name,
-                                                       ", ", file,
-                                                       "): give the one to import as a file"));
-      }
-      TRIMARAN_ASSIGN_OR_RETURN(in.node_list, LoadTraceFile(file));
-    } else if (given) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(file, ": neither a pod list (*pod_list*) nor a node list (*node_list*)"));
-    }
-  }
-  return in;
-}
-
-int RunImport(const std::vector<std::string>& args, std::string& out, std::string& err) {
-  auto fail = [&](absl::string_view message) {
-    absl::StrAppend(&err, "trimaranctl simulate import: error: ", message, "\n");
-    return 1;
-  };
+struct ImportFlags {
   std::string format;
   std::vector<std::string> inputs;
   std::string dir;
   sim::AlibabaV2018Options ali;
   sim::OpenbOptions openb;
   sim::NodeGroupOptions nodes;
+  bool help = false;
+};
+
+// One value flag of `import`; `ali_only`/`openb_only` collect the flags of one format.
+absl::Status ApplyImportFlag(ImportFlags& f, const std::string& flag, const std::string& value,
+                             std::set<std::string>& ali_only, std::set<std::string>& openb_only) {
+  bool ok = true;
+  if (flag == "--format") {
+    f.format = value;
+  } else if (flag == "--input") {
+    f.inputs.push_back(value);
+  } else if (flag == "-o" || flag == "--output") {
+    f.dir = value;
+  } else if (flag == "--ref-mem-mib") {
+    ok = absl::SimpleAtoi(value, &f.ali.ref_mem_mib) && f.ali.ref_mem_mib > 0;
+    ali_only.insert(flag);
+  } else if (flag == "--util-base") {
+    ok = value == "request" || value == "machine";
+    f.ali.util_base = value == "machine" ? sim::AlibabaV2018Options::UtilBase::kMachine
+                                         : sim::AlibabaV2018Options::UtilBase::kRequest;
+    ali_only.insert(flag);
+  } else if (flag == "--end") {
+    ok = value == "absolute" || value == "from-bind";
+    f.openb.end = value == "from-bind" ? sim::OpenbOptions::EndMode::kFromBind
+                                       : sim::OpenbOptions::EndMode::kAbsolute;
+    openb_only.insert(flag);
+  } else if (flag == "--price-per-cpu-hour") {
+    ok = absl::SimpleAtod(value, &f.nodes.price_per_cpu_hour) && f.nodes.price_per_cpu_hour >= 0;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", flag, "\" (see --help)"));
+  }
+  if (!ok) return absl::InvalidArgumentError(absl::StrCat(flag, ": invalid value \"", value, "\""));
+  return absl::OkStatus();
+}
+
+// The flags of `import`, checked together (the format, inputs, output and the flags that
+// apply to the format).
+absl::StatusOr<ImportFlags> ParseImportFlags(const std::vector<std::string>& args) {
+  ImportFlags f;
   std::set<std::string> ali_only;
   std::set<std::string> openb_only;
   static const FlagSyntax* const syntax = new FlagSyntax{
@@ -278,94 +159,85 @@ int RunImport(const std::vector<std::string>& args, std::string& out, std::strin
   };
   for (const FlagArg& arg : SplitFlags(args, *syntax)) {
     if (arg.is("-h") || arg.is("--help")) {
-      out += SimulateHelpText();
-      return 0;
+      f.help = true;
+      return f;
     }
-    if (arg.kind != FlagArg::Kind::kFlag) return fail(SimulateArgError(arg));
-    const std::string& flag = arg.name;
-    const std::string& value = arg.value;
-    if (flag == "--fixed-nodes") {
-      nodes.fixed_nodes = true;
-      continue;
-    }
-    if (flag == "--skip-unscheduled") {
-      openb.skip_unscheduled = true;
-      openb_only.insert(flag);
-      continue;
-    }
-    bool ok = true;
-    if (flag == "--format") {
-      format = value;
-    } else if (flag == "--input") {
-      inputs.push_back(value);
-    } else if (flag == "-o" || flag == "--output") {
-      dir = value;
-    } else if (flag == "--ref-mem-mib") {
-      ok = absl::SimpleAtoi(value, &ali.ref_mem_mib) && ali.ref_mem_mib > 0;
-      ali_only.insert(flag);
-    } else if (flag == "--util-base") {
-      ok = value == "request" || value == "machine";
-      ali.util_base = value == "machine" ? sim::AlibabaV2018Options::UtilBase::kMachine
-                                         : sim::AlibabaV2018Options::UtilBase::kRequest;
-      ali_only.insert(flag);
-    } else if (flag == "--end") {
-      ok = value == "absolute" || value == "from-bind";
-      openb.end = value == "from-bind" ? sim::OpenbOptions::EndMode::kFromBind
-                                       : sim::OpenbOptions::EndMode::kAbsolute;
-      openb_only.insert(flag);
-    } else if (flag == "--price-per-cpu-hour") {
-      ok = absl::SimpleAtod(value, &nodes.price_per_cpu_hour) && nodes.price_per_cpu_hour >= 0;
+    if (arg.kind != FlagArg::Kind::kFlag) return absl::InvalidArgumentError(SimulateArgError(arg));
+    if (arg.name == "--fixed-nodes") {
+      f.nodes.fixed_nodes = true;
+    } else if (arg.name == "--skip-unscheduled") {
+      f.openb.skip_unscheduled = true;
+      openb_only.insert(arg.name);
     } else {
-      return fail(absl::StrCat("unknown flag \"", flag, "\" (see --help)"));
+      TRIMARAN_RETURN_IF_ERROR(ApplyImportFlag(f, arg.name, arg.value, ali_only, openb_only));
     }
-    if (!ok) return fail(absl::StrCat(flag, ": invalid value \"", value, "\""));
   }
-  if (format != "alibaba-v2018" && format != "openb") {
-    return fail("--format alibaba-v2018 or --format openb is required");
+  if (f.format != "alibaba-v2018" && f.format != "openb") {
+    return absl::InvalidArgumentError("--format alibaba-v2018 or --format openb is required");
   }
-  if (inputs.empty()) return fail("--input DIR_OR_FILE is required");
-  if (dir.empty()) return fail("-o DIR is required");
-  const std::set<std::string>& wrong = format == "openb" ? ali_only : openb_only;
+  if (f.inputs.empty()) return absl::InvalidArgumentError("--input DIR_OR_FILE is required");
+  if (f.dir.empty()) return absl::InvalidArgumentError("-o DIR is required");
+  const std::set<std::string>& wrong = f.format == "openb" ? ali_only : openb_only;
   if (!wrong.empty()) {
-    return fail(absl::StrCat(*wrong.begin(), ": does not apply to --format ", format));
+    return absl::InvalidArgumentError(
+        absl::StrCat(*wrong.begin(), ": does not apply to --format ", f.format));
   }
+  return f;
+}
 
-  absl::StatusOr<sim::ImportedTrace> trace;
-  if (format == "alibaba-v2018") {
+// The public trace's files found and converted.
+absl::StatusOr<sim::ImportedTrace> ImportTrace(ImportFlags& f) {
+  if (f.format == "alibaba-v2018") {
     bool any = false;
-    absl::StatusOr<sim::AlibabaV2018Input> in = FindAlibabaV2018(inputs, any);
-    if (!in.ok()) return fail(in.status().message());
-    if (!any) return fail("no Alibaba v2018 table (batch_task*, batch_instance*, ...) in --input");
-    ali.nodes.price_per_cpu_hour = nodes.price_per_cpu_hour;
-    ali.nodes.fixed_nodes = nodes.fixed_nodes;
-    trace = sim::ImportAlibabaV2018(*in, ali);
-  } else {
-    absl::StatusOr<sim::OpenbInput> in = FindOpenb(inputs);
-    if (!in.ok()) return fail(in.status().message());
-    openb.nodes.price_per_cpu_hour = nodes.price_per_cpu_hour;
-    openb.nodes.fixed_nodes = nodes.fixed_nodes;
-    trace = sim::ImportOpenb(*in, openb);
+    TRIMARAN_ASSIGN_OR_RETURN(sim::AlibabaV2018Input in, sim::FindAlibabaV2018Files(f.inputs, any));
+    if (!any) {
+      return absl::InvalidArgumentError(
+          "no Alibaba v2018 table (batch_task*, batch_instance*, ...) in --input");
+    }
+    f.ali.nodes.price_per_cpu_hour = f.nodes.price_per_cpu_hour;
+    f.ali.nodes.fixed_nodes = f.nodes.fixed_nodes;
+    return sim::ImportAlibabaV2018(in, f.ali);
   }
-  if (!trace.ok()) return fail(trace.status().message());
+  TRIMARAN_ASSIGN_OR_RETURN(sim::OpenbInput in, sim::FindOpenbFiles(f.inputs));
+  f.openb.nodes.price_per_cpu_hour = f.nodes.price_per_cpu_hour;
+  f.openb.nodes.fixed_nodes = f.nodes.fixed_nodes;
+  return sim::ImportOpenb(in, f.openb);
+}
 
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return fail(absl::StrCat(dir, ": ", ec.message()));
-  const std::string pods_path = (std::filesystem::path(dir) / "pods.csv").string();
-  std::ofstream pods_file(pods_path, std::ios::binary);
-  pods_file << sim::FormatPodsCsv(trace->pods);
-  if (!pods_file) return fail(absl::StrCat(pods_path, ": cannot write"));
+// DIR/pods.csv and, when the trace recorded machines, DIR/node-groups.yaml; the paths
+// written go to `out` as they are written.
+absl::Status WriteImportedTrace(const ImportFlags& f, const sim::ImportedTrace& trace,
+                                std::string& out) {
+  TRIMARAN_RETURN_IF_ERROR(sim::CreateTraceDir(f.dir));
+  TRIMARAN_ASSIGN_OR_RETURN(const std::string pods_path,
+                            sim::WriteTraceFile(f.dir, "pods.csv", sim::FormatPodsCsv(trace.pods)));
   absl::StrAppend(&out, "wrote ", pods_path);
-  if (!trace->cluster.groups.empty()) {
-    const std::string groups_path = (std::filesystem::path(dir) / "node-groups.yaml").string();
-    std::ofstream groups_file(groups_path, std::ios::binary);
-    groups_file << "# Written by trimaranctl simulate import --format " << format
-                << ": the recorded machines by shape.\n"
-                << sim::FormatClusterYaml(trace->cluster);
-    if (!groups_file) return fail(absl::StrCat(groups_path, ": cannot write"));
+  if (!trace.cluster.groups.empty()) {
+    TRIMARAN_ASSIGN_OR_RETURN(
+        const std::string groups_path,
+        sim::WriteTraceFile(f.dir, "node-groups.yaml",
+                            absl::StrCat("# Written by trimaranctl simulate import --format ",
+                                         f.format, ": the recorded machines by shape.\n",
+                                         sim::FormatClusterYaml(trace.cluster))));
     absl::StrAppend(&out, " and ", groups_path);
   }
-  absl::StrAppend(&out, "\n", sim::FormatImportSummary(*trace));
+  absl::StrAppend(&out, "\n", sim::FormatImportSummary(trace));
+  return absl::OkStatus();
+}
+
+int RunImport(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  constexpr absl::string_view kPrefix = "trimaranctl simulate import";
+  absl::StatusOr<ImportFlags> flags = ParseImportFlags(args);
+  if (!flags.ok()) return Fail(err, kPrefix, flags.status().message());
+  if (flags->help) {
+    out += SimulateHelpText();
+    return 0;
+  }
+  absl::StatusOr<sim::ImportedTrace> trace = ImportTrace(*flags);
+  if (!trace.ok()) return Fail(err, kPrefix, trace.status().message());
+  if (absl::Status s = WriteImportedTrace(*flags, *trace, out); !s.ok()) {
+    return Fail(err, kPrefix, s.message());
+  }
   return 0;
 }
 
@@ -432,23 +304,73 @@ std::string SimulateHelpText() {
          "                 recording never scheduled (default: kept as demand).\n";
 }
 
-int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
-  auto fail = [&](absl::string_view message) {
-    absl::StrAppend(&err, "trimaranctl simulate: error: ", message, "\n");
-    return 1;
-  };
-  if (!args.empty() && args[0] == "gen") {
-    return RunGen(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-  }
-  if (!args.empty() && args[0] == "import") {
-    return RunImport(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-  }
+namespace {
+
+// ---------------------------------------------------------------------------------
+// simulate
+
+struct SimulateFlags {
   std::string trace;
   std::vector<std::string> configs;
   std::string groups_file;
   std::string output;
   std::string html;
   sim::SimOptions options;
+  bool help = false;
+};
+
+// One flag of `simulate`.
+absl::Status ApplySimulateFlag(SimulateFlags& f, const std::string& flag,
+                               const std::string& value) {
+  sim::SimOptions& options = f.options;
+  if (flag == "--trace") {
+    f.trace = value;
+  } else if (flag == "--config") {
+    f.configs.push_back(value);
+  } else if (flag == "--node-groups") {
+    f.groups_file = value;
+  } else if (flag == "-o" || flag == "--output") {
+    f.output = value;
+  } else if (flag == "--html") {
+    f.html = value;
+  } else if (flag == "--seed") {
+    if (!absl::SimpleAtoi(value, &options.seed)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--seed: not a non-negative integer: \"", value, "\""));
+    }
+  } else if (flag == "--target-utilization" || flag == "--hot-threshold") {
+    double pct = 0;
+    if (!absl::SimpleAtod(value, &pct) || pct <= 0 || pct > 1000) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": not a percentage: \"", value, "\""));
+    }
+    (flag == "--hot-threshold" ? options.hot_threshold : options.target_utilization) = pct / 100;
+  } else if (flag == "--compaction-trials") {
+    if (!absl::SimpleAtoi(value, &options.compaction_trials) || options.compaction_trials < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--compaction-trials: not a non-negative integer: \"", value, "\""));
+    }
+  } else if (flag == "--compaction-every") {
+    absl::Duration every;
+    if (!absl::ParseDuration(value, &every) || every < absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--compaction-every: not a duration (1h, 30m, 0): \"", value, "\""));
+    }
+    options.compaction_every = absl::ToDoubleSeconds(every);
+  } else if (flag == "--max-hours") {
+    double h = 0;
+    if (!absl::SimpleAtod(value, &h) || h <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--max-hours: not a positive number: \"", value, "\""));
+    }
+    options.max_time = h * 3600;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", flag, "\" (see --help)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SimulateFlags> ParseSimulateFlags(const std::vector<std::string>& args) {
+  SimulateFlags f;
   static const FlagSyntax* const syntax = new FlagSyntax{
       .value_flags = {"--trace", "--config", "--node-groups", "-o", "--output", "--html", "--seed",
                       "--target-utilization", "--hot-threshold", "--compaction-trials",
@@ -457,155 +379,90 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, s
   };
   for (const FlagArg& arg : SplitFlags(args, *syntax)) {
     if (arg.is("-h") || arg.is("--help")) {
-      out += SimulateHelpText();
-      return 0;
+      f.help = true;
+      return f;
     }
-    if (arg.kind != FlagArg::Kind::kFlag) return fail(SimulateArgError(arg));
-    const std::string& flag = arg.name;
-    const std::string& value = arg.value;
-    if (flag == "--trace") {
-      trace = value;
-    } else if (flag == "--config") {
-      configs.push_back(value);
-    } else if (flag == "--node-groups") {
-      groups_file = value;
-    } else if (flag == "-o" || flag == "--output") {
-      output = value;
-    } else if (flag == "--html") {
-      html = value;
-    } else if (flag == "--seed") {
-      if (!absl::SimpleAtoi(value, &options.seed)) {
-        return fail(absl::StrCat("--seed: not a non-negative integer: \"", value, "\""));
-      }
-    } else if (flag == "--target-utilization" || flag == "--hot-threshold") {
-      double pct = 0;
-      if (!absl::SimpleAtod(value, &pct) || pct <= 0 || pct > 1000) {
-        return fail(absl::StrCat(flag, ": not a percentage: \"", value, "\""));
-      }
-      (flag == "--hot-threshold" ? options.hot_threshold : options.target_utilization) = pct / 100;
-    } else if (flag == "--compaction-trials") {
-      if (!absl::SimpleAtoi(value, &options.compaction_trials) || options.compaction_trials < 0) {
-        return fail(
-            absl::StrCat("--compaction-trials: not a non-negative integer: \"", value, "\""));
-      }
-    } else if (flag == "--compaction-every") {
-      absl::Duration every;
-      if (!absl::ParseDuration(value, &every) || every < absl::ZeroDuration()) {
-        return fail(
-            absl::StrCat("--compaction-every: not a duration (1h, 30m, 0): \"", value, "\""));
-      }
-      options.compaction_every = absl::ToDoubleSeconds(every);
-    } else if (flag == "--max-hours") {
-      double h = 0;
-      if (!absl::SimpleAtod(value, &h) || h <= 0) {
-        return fail(absl::StrCat("--max-hours: not a positive number: \"", value, "\""));
-      }
-      options.max_time = h * 3600;
-    } else {
-      return fail(absl::StrCat("unknown flag \"", flag, "\" (see --help)"));
-    }
+    if (arg.kind != FlagArg::Kind::kFlag) return absl::InvalidArgumentError(SimulateArgError(arg));
+    TRIMARAN_RETURN_IF_ERROR(ApplySimulateFlag(f, arg.name, arg.value));
   }
-  if (trace.empty()) return fail("--trace is required");
-  if (configs.empty()) return fail("--config is required (at least one)");
+  if (f.trace.empty()) return absl::InvalidArgumentError("--trace is required");
+  if (f.configs.empty()) return absl::InvalidArgumentError("--config is required (at least one)");
+  return f;
+}
+
+// The pods of --trace: the pods file is checked whole once (every row, unique names),
+// then streamed for each profile, so memory follows the live pods. A file not sorted by
+// creation_time cannot be streamed: it is loaded whole (and sorted) instead, with a
+// note on `err`.
+absl::StatusOr<sim::TracePods> OpenTracePods(const std::string& trace, std::string& err) {
+  sim::TracePods pods;
+  TRIMARAN_ASSIGN_OR_RETURN(pods.file, sim::FindPodsFile(trace));
+  TRIMARAN_ASSIGN_OR_RETURN(sim::PodFileSummary summary, sim::ScanPodFile(pods.file));
+  if (!summary.sorted) {
+    absl::StrAppend(&err, "note: ", pods.file, ":", summary.first_unsorted_line,
+                    ": the pods are not sorted by creation_time, so the trace is loaded whole "
+                    "(memory grows with its length) instead of streamed\n");
+    TRIMARAN_ASSIGN_OR_RETURN(pods.loaded, sim::LoadPodsFile(pods.file));
+  }
+  return pods;
+}
+
+// The JSON report on -o (stdout by default) and, with --html, the page; beside a report
+// file, one summary line per profile on stdout.
+absl::Status WriteReports(const SimulateFlags& flags, const sim::SimReportInput& report,
+                          std::string& out) {
+  if (!flags.html.empty()) {
+    TRIMARAN_RETURN_IF_ERROR(sim::WriteTextFile(flags.html, sim::FormatSimReportHtml(report)));
+  }
+  const std::string json = sim::FormatSimReportJson(report);
+  if (flags.output.empty() || flags.output == "-") {
+    out += json;
+    return absl::OkStatus();
+  }
+  TRIMARAN_RETURN_IF_ERROR(sim::WriteTextFile(flags.output, json));
+  out += sim::FormatSimSummary(report, flags.output);
+  return absl::OkStatus();
+}
+
+// The simulation of every profile of every --config over --trace; the reports written.
+absl::Status SimulateAndReport(const SimulateFlags& flags, std::string& out, std::string& err) {
+  TRIMARAN_ASSIGN_OR_RETURN(const sim::TracePods pods, OpenTracePods(flags.trace, err));
+  const std::string groups_file = sim::FindNodeGroupsFile(flags.trace, flags.groups_file);
+  TRIMARAN_ASSIGN_OR_RETURN(const sim::ClusterSpec cluster, sim::LoadClusterSpec(groups_file));
+  sched::Registry registry;
+  TRIMARAN_RETURN_IF_ERROR(sched::plugins::RegisterInTreePlugins(registry));
+  sim::SimReportInput report;
+  report.trace = flags.trace;
+  report.node_groups = groups_file;
+  report.seed = flags.options.seed;
+  report.cluster = &cluster;
+  TRIMARAN_RETURN_IF_ERROR(
+      sim::SimulateConfigs(flags.configs, pods, registry, flags.options, report));
+  return WriteReports(flags, report, out);
+}
+
+}  // namespace
+
+int RunSimulateCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  if (!args.empty() && args[0] == "gen") {
+    return RunGen(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  }
+  if (!args.empty() && args[0] == "import") {
+    return RunImport(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  }
+  constexpr absl::string_view kPrefix = "trimaranctl simulate";
+  absl::StatusOr<SimulateFlags> flags = ParseSimulateFlags(args);
+  if (!flags.ok()) return Fail(err, kPrefix, flags.status().message());
+  if (flags->help) {
+    out += SimulateHelpText();
+    return 0;
+  }
   for (int c = 0; c < kNumComponents; ++c) {
     SetComponentLevel(ComponentName(static_cast<Component>(c)), "error").IgnoreError();
   }
-
-  absl::StatusOr<std::string> pods_file = PodsFile(trace);
-  if (!pods_file.ok()) return fail(pods_file.status().message());
-  // The pods file is checked whole once (every row, unique names), then streamed for
-  // each profile, so memory follows the live pods. A file not sorted by creation_time
-  // cannot be streamed: it is loaded whole (and sorted) instead.
-  absl::StatusOr<sim::PodFileSummary> summary = sim::ScanPodFile(*pods_file);
-  if (!summary.ok()) return fail(summary.status().message());
-  std::optional<std::vector<sim::TracePod>> loaded;
-  if (!summary->sorted) {
-    absl::StrAppend(&err, "note: ", *pods_file, ":", summary->first_unsorted_line,
-                    ": the pods are not sorted by creation_time, so the trace is loaded whole "
-                    "(memory grows with its length) instead of streamed\n");
-    absl::StatusOr<std::string> pods_text = ReadFile(*pods_file);
-    if (!pods_text.ok()) return fail(pods_text.status().message());
-    absl::StatusOr<std::vector<sim::TracePod>> pods = sim::ParsePods(*pods_text, *pods_file);
-    if (!pods.ok()) return fail(pods.status().message());
-    loaded = *std::move(pods);
+  if (absl::Status s = SimulateAndReport(*flags, out, err); !s.ok()) {
+    return Fail(err, kPrefix, s.message());
   }
-
-  if (groups_file.empty() && std::filesystem::is_directory(trace)) {
-    const std::string candidate = (std::filesystem::path(trace) / "node-groups.yaml").string();
-    if (std::filesystem::exists(candidate)) groups_file = candidate;
-  }
-  sim::ClusterSpec cluster = sim::DefaultClusterSpec();
-  if (!groups_file.empty()) {
-    absl::StatusOr<std::string> text = ReadFile(groups_file);
-    if (!text.ok()) return fail(text.status().message());
-    absl::StatusOr<sim::ClusterSpec> parsed = sim::ParseClusterYaml(*text, groups_file);
-    if (!parsed.ok()) return fail(parsed.status().message());
-    cluster = *std::move(parsed);
-  }
-
-  sched::Registry registry;
-  if (absl::Status s = sched::plugins::RegisterInTreePlugins(registry); !s.ok()) {
-    return fail(s.message());
-  }
-  sim::SimReportInput report;
-  report.trace = trace;
-  report.node_groups = groups_file;
-  report.seed = options.seed;
-  report.cluster = &cluster;
-  std::set<std::string> names;
-  for (const std::string& config : configs) {
-    absl::StatusOr<std::vector<sched::ProfileConfig>> profiles = LoadProfiles(config, registry);
-    if (!profiles.ok()) return fail(profiles.status().message());
-    for (const sched::ProfileConfig& profile : *profiles) {
-      absl::StatusOr<sim::ProfileResult> result;
-      if (loaded.has_value()) {
-        result = sim::Simulate(*loaded, cluster, profile, registry, options);
-      } else if (absl::StatusOr<std::unique_ptr<sim::PodFileReader>> reader =
-                     sim::PodFileReader::Open(*pods_file);
-                 !reader.ok()) {
-        result = reader.status();
-      } else {
-        result = sim::Simulate(**reader, cluster, profile, registry, options);
-      }
-      if (!result.ok()) {
-        return fail(absl::StrCat(config, ": profile ", profile.scheduler_name, ": ",
-                                 result.status().message()));
-      }
-      if (!names.insert(result->profile).second) {
-        result->profile = absl::StrCat(config, ":", result->profile);
-      }
-      report.profiles.push_back(*std::move(result));
-    }
-  }
-  if (!html.empty()) {
-    std::ofstream file(html, std::ios::binary);
-    file << sim::FormatSimReportHtml(report);
-    if (!file) return fail(absl::StrCat(html, ": cannot write"));
-  }
-  const std::string json = sim::FormatSimReportJson(report);
-  if (output.empty() || output == "-") {
-    out += json;
-    return 0;
-  }
-  std::ofstream file(output, std::ios::binary);
-  file << json;
-  if (!file) return fail(absl::StrCat(output, ": cannot write"));
-  for (const sim::ProfileResult& r : report.profiles) {
-    absl::StrAppendFormat(&out,
-                          "%-24s node-hours %9.1f  cost $%9.2f  peak %4d nodes  efficiency %.3f  ",
-                          r.profile, r.node_hours, r.cost, r.peak_nodes, r.packing_efficiency);
-    // One node group: node-hours over the L1 node-hour lower bound.
-    if (r.lower_bound_node_hours > 0) {
-      absl::StrAppendFormat(&out, "node-hours/LB %.3f  ", r.node_hours_over_lower_bound);
-    }
-    absl::StrAppendFormat(&out,
-                          "pending p99 %6.0fs  never scheduled %d  >100%% CPU %.0f node-min  "
-                          "compacted/actual p50 %.3f (%d instants, %.1f s CPU)\n",
-                          r.pending_p99, r.never_scheduled, r.above_100_cpu_node_minutes,
-                          r.compaction.ratio.p50, static_cast<int>(r.compaction.instants.size()),
-                          r.compaction.cpu_seconds);
-  }
-  absl::StrAppend(&out, "report: ", output, "\n");
   return 0;
 }
 

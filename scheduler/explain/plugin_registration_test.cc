@@ -12,7 +12,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "cmd/trimaranctl/score.h"
 #include "common/testing/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,13 +19,14 @@
 #include "scheduler/config/expand.h"
 #include "scheduler/config/load.h"
 #include "scheduler/config/validate.h"
+#include "scheduler/explain/score_input.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/plugin_descriptor.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/plugins/registry.h"
 #include "yaml-cpp/yaml.h"
 
-namespace trimaran::cmd::trimaranctl {
+namespace trimaran::sched::explain {
 namespace {
 
 using ::testing::Contains;
@@ -35,6 +35,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::trimaran::testing::IsOk;
 using ::trimaran::testing::StatusIs;
+using ScoreReport = Report;
 
 // ---- The fake plugin: its args, decoder, class and descriptor ----
 
@@ -252,4 +253,4 @@ TEST(PluginRegistrationTest, TrimaranctlScoresWithIt) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl
+}  // namespace trimaran::sched::explain

@@ -1,16 +1,19 @@
-#include "cmd/trimaranctl/kube_plain_http.h"
+#include "kube/plain_http.h"
+
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
-namespace trimaran::cmd::trimaranctl {
+namespace trimaran::kube {
 
 bool KubeconfigCredentialsAllowed(absl::string_view url) {
   return absl::StartsWithIgnoreCase(absl::StripAsciiWhitespace(url), "https://");
 }
 
-std::string DropCredentialsOverPlainHttp(kube::RestConfig& config) {
+std::string DropCredentialsOverPlainHttp(RestConfig& config) {
   if (KubeconfigCredentialsAllowed(config.server)) return "";
   const bool has_token =
       !config.bearer_token.empty() || !config.bearer_token_file.empty() || config.exec.has_value();
@@ -31,4 +34,15 @@ std::string PlainHttpSchedulerWarning(absl::string_view flag, absl::string_view 
                       "token file for it, or use https://)");
 }
 
-}  // namespace trimaran::cmd::trimaranctl
+absl::StatusOr<KubeConnection> ConnectKube(const LoadOptions& load, absl::string_view user_agent,
+                                           const Clock& clock,
+                                           const std::function<void(const std::string&)>& warn) {
+  KubeConnection c;
+  TRIMARAN_ASSIGN_OR_RETURN(c.config, LoadRestConfig(load));
+  if (std::string w = DropCredentialsOverPlainHttp(c.config); !w.empty()) warn(w);
+  c.config.user_agent = std::string(user_agent);
+  TRIMARAN_ASSIGN_OR_RETURN(c.client, RestClient::Create(c.config, clock));
+  return c;
+}
+
+}  // namespace trimaran::kube

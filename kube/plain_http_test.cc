@@ -1,9 +1,9 @@
-#include "cmd/trimaranctl/kube_plain_http.h"
+#include "kube/plain_http.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace trimaran::cmd::trimaranctl {
+namespace trimaran::kube {
 namespace {
 
 using ::testing::HasSubstr;
@@ -55,4 +55,4 @@ TEST(KubePlainHttpTest, SchedulerUrlsOtherThanHttpsGetNoKubeconfigCredentials) {
 }
 
 }  // namespace
-}  // namespace trimaran::cmd::trimaranctl
+}  // namespace trimaran::kube

@@ -1,4 +1,4 @@
-#include "cmd/trimaranctl/explain_format.h"
+#include "scheduler/decisions/explain_format.h"
 
 #include <algorithm>
 #include <memory>
@@ -9,15 +9,8 @@
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
-namespace trimaran::cmd::trimaranctl {
+namespace trimaran::sched::decisions {
 namespace {
-
-using sched::decisions::Decision;
-using sched::decisions::DecisionList;
-using sched::decisions::DecisionResult;
-using sched::decisions::DecisionResultName;
-using sched::decisions::FormatDecisionTime;
-using sched::decisions::TopNode;
 
 std::string PodKey(const kube::Pod& pod) {
   return absl::StrCat(pod.metadata.namespace_name, "/", pod.metadata.name);
@@ -157,8 +150,26 @@ std::string FormatExplainJson(const kube::Pod& pod, const DecisionList& list) {
   if (bound != nullptr) agrees = bound->node == pod.spec.node_name ? "true" : "false";
   return absl::StrCat("{\"pod\":", quoted(PodKey(pod)), ",\"uid\":", quoted(pod.metadata.uid),
                       ",\"nodeName\":", quoted(pod.spec.node_name), ",\"nodeNameAgrees\":", agrees,
-                      ",\"scheduler\":", sched::decisions::EncodeDecisions(list.capacity, shared),
-                      "}\n");
+                      ",\"scheduler\":", EncodeDecisions(list.capacity, shared), "}\n");
 }
 
-}  // namespace trimaran::cmd::trimaranctl
+std::string ExplainMissingDecision(const kube::Pod& pod, absl::string_view key, size_t capacity,
+                                   const std::set<std::string>& ring_profiles) {
+  const std::string& scheduler_name = pod.spec.scheduler_name;
+  if (!ring_profiles.empty() && !ring_profiles.contains(scheduler_name)) {
+    return absl::StrCat("pod ", key, " is not scheduled by trimaran: its schedulerName is \"",
+                        scheduler_name,
+                        "\", and the scheduler's recent decisions are for profile(s) ",
+                        absl::StrJoin(ring_profiles, ", "));
+  }
+  return absl::StrCat(
+      "no decision for pod ", key, " in the scheduler's ring (it keeps the last ", capacity,
+      " decisions): ",
+      pod.spec.node_name.empty()
+          ? "the pod has not been attempted yet, or its decision was replaced by newer ones"
+          : absl::StrCat("the pod (on ", pod.spec.node_name, ") was scheduled more than ", capacity,
+                         " decisions ago, by another scheduler replica, or by another "
+                         "scheduler"));
+}
+
+}  // namespace trimaran::sched::decisions
