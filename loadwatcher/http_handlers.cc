@@ -111,4 +111,23 @@ std::string ReadyzBody(const absl::Status& provider_health, bool verbose) {
                       "readyz check passed\n");
 }
 
+std::vector<http::Route> ProbeRoutes(const Watcher& watcher) {
+  std::vector<http::Route> routes;
+  for (const char* path : {"/healthz", "/livez"}) {
+    routes.push_back({.path = path,
+                      .help = "liveness: 200 ok while the process serves (no token needed)",
+                      .handler = [](const http::ServerRequest&, http::ServerResponse& response) {
+                        response.body = "ok";
+                      }});
+  }
+  routes.push_back(
+      {.path = "/readyz",
+       .help = "readiness: 200 while serving; the body (?verbose: per check) "
+               "says whether the metrics provider answers (no token needed)",
+       .handler = [&watcher](const http::ServerRequest& request, http::ServerResponse& response) {
+         response.body = ReadyzBody(watcher.provider().Health(), request.query.contains("verbose"));
+       }});
+  return routes;
+}
+
 }  // namespace trimaran::lw

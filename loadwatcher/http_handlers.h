@@ -45,6 +45,10 @@ std::vector<http::Route> WatcherRoutes(const Watcher& watcher);
 // Adds WatcherRoutes to `server` (before Start).
 absl::Status AddWatcherRoutes(const Watcher& watcher, http::HttpServer& server);
 
+// The daemon's probes, open to the kubelet (no token): /healthz and /livez (200 "ok"
+// while the process serves) and /readyz (ReadyzBody).
+std::vector<http::Route> ProbeRoutes(const Watcher& watcher);
+
 // The body of /readyz for a provider whose Health() is `provider_health`; see above.
 std::string ReadyzBody(const absl::Status& provider_health, bool verbose);
 

@@ -39,9 +39,8 @@
 #include "common/status_macros.h"
 #include "common/version.h"
 #include "dashboard/informer_source.h"
-#include "dashboard/targets.h"
-#include "dashboard/view_options.h"
 #include "dashboard/web/guard.h"
+#include "dashboard/web/load_watcher_dashboard.h"
 #include "dashboard/web/service.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/security/server_credentials.h"
@@ -83,29 +82,6 @@ absl::StatusOr<std::unique_ptr<kube::Client>> MakeKubeClient(const LoadWatcherOp
       kube::RestClient::Create(*config, RealClock::Get(), client_options);
   if (!client.ok()) return client.status();
   return std::unique_ptr<kube::Client>(*std::move(client));
-}
-
-// The dashboard of --dashboard: `trimaranctl dashboard`'s defaults (cpu and memory,
-// refresh 5s, the built-in prices) over informers and the in-process watcher client.
-absl::StatusOr<std::unique_ptr<dashboard::web::DashboardService>> MakeDashboard(
-    kube::Client& kube, lw::Client* watcher, dashboard::web::DashboardAccess access,
-    std::unique_ptr<dashboard::InformerClusterSource>& source) {
-  dashboard::ViewOptions view;
-  view.resources = {"cpu", "memory"};
-  view.refresh = absl::Seconds(5);
-  absl::StatusOr<dashboard::TargetPercent> targets = dashboard::ResolveTargets(view);
-  if (!targets.ok()) return targets.status();
-  source = std::make_unique<dashboard::InformerClusterSource>(kube, watcher, "", view.window,
-                                                              RealClock::Get(), view.refresh);
-  dashboard::web::DashboardOptions options;
-  options.view = view;
-  options.targets = *std::move(targets);
-  options.access = std::move(access);
-  options.decisions_hint =
-      "The load watcher's dashboard does not read the scheduler's decisions; run "
-      "`trimaranctl dashboard --scheduler https://SCHEDULER:10259` for them.";
-  return std::make_unique<dashboard::web::DashboardService>(
-      *source, dashboard::PriceTable::Builtin(), options, RealClock::Get());
 }
 
 std::string HostPort(const std::string& host, int port) {
@@ -287,28 +263,11 @@ absl::Status LoadWatcher::AddRoutes() {
                            response.content_type = stats::kPrometheusTextContentType;
                            response.body = registry.PrometheusText();
                          }});
-  for (const char* path : {"/healthz", "/livez"}) {
-    routes.Update(server_->AddRoute(
-        {.path = path,
-         .help = "liveness: 200 ok while the process serves (no token needed)",
-         .handler = [](const http::ServerRequest&, http::ServerResponse& response) {
-           response.body = "ok";
-         }}));
+  // The probes, open to the kubelet: a provider that does not answer (no metrics-server
+  // on EKS, Prometheus down) makes the watcher degraded, not unready (lw::ReadyzBody).
+  for (http::Route& route : lw::ProbeRoutes(*watcher_)) {
+    routes.Update(server_->AddRoute(std::move(route)));
   }
-  // Readiness for the kubelet, which sends no token: ready while the server serves. A
-  // provider that does not answer (no metrics-server on EKS, Prometheus down) makes the
-  // watcher degraded, not unready: the scheduler beside it then packs by requests, and
-  // an unready pod would hang `kubectl rollout status` and hold the PDB (issue 34, trap
-  // 1). The body says what is missing; /watcher/health keeps upstream's 503.
-  routes.Update(server_->AddRoute(
-      {.path = "/readyz",
-       .help = "readiness: 200 while serving; the body (?verbose: per check) says whether "
-               "the metrics provider answers (no token needed)",
-       .handler = [watcher = watcher_](const http::ServerRequest& request,
-                                       http::ServerResponse& response) {
-         response.body =
-             lw::ReadyzBody(watcher->provider().Health(), request.query.contains("verbose"));
-       }}));
   return routes;
 }
 
@@ -323,8 +282,9 @@ absl::Status LoadWatcher::CreateDashboard() {
   absl::StatusOr<dashboard::web::DashboardAccess> access =
       DashboardAccessFor(options_, dashboard_token_);
   if (!access.ok()) return Annotate(access.status(), "--dashboard");
-  absl::StatusOr<std::unique_ptr<dashboard::web::DashboardService>> d = MakeDashboard(
-      *kube_client_, *pool_->InProcess(options_.provider), *std::move(access), dashboard_source_);
+  absl::StatusOr<std::unique_ptr<dashboard::web::DashboardService>> d =
+      dashboard::web::MakeLoadWatcherDashboard(*kube_client_, *pool_->InProcess(options_.provider),
+                                               *std::move(access), dashboard_source_);
   if (!d.ok()) return Annotate(d.status(), "--dashboard");
   dashboard_ = *std::move(d);
   return dashboard_->AddRoutes(*server_, "/dashboard");

@@ -1,9 +1,7 @@
 #include "cmd/trimaranctl/explain_command.h"
 
 #include <cstdio>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -14,6 +12,7 @@
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
+#include "common/read_file.h"
 #include "common/status_macros.h"
 #include "kube/credentials.h"
 #include "kube/plain_http.h"
@@ -37,13 +36,6 @@ sched::decisions::DecisionsClientOptions ClientOptions(const ExplainFlags& flags
           .ca_file = flags.scheduler_ca_file,
           .insecure_skip_tls_verify = flags.insecure_skip_tls_verify,
           .token = token};
-}
-
-std::string ReadFileOrEmpty(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -209,7 +201,7 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
   if (!api.ok()) return fail(api.status());
   std::string token;
   if (!flags->token_file.empty()) {
-    token = std::string(absl::StripAsciiWhitespace(ReadFileOrEmpty(flags->token_file)));
+    token = std::string(absl::StripAsciiWhitespace(trimaran::ReadFileOrEmpty(flags->token_file)));
     if (token.empty()) {
       return fail(absl::InvalidArgumentError(
           absl::StrCat("--token-file ", flags->token_file, ": empty or unreadable")));

@@ -2,8 +2,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -15,6 +13,7 @@
 #include "common/clock.h"
 #include "common/http/curl_transport.h"
 #include "common/logging.h"
+#include "common/read_file.h"
 #include "common/status_macros.h"
 #include "dashboard/documents.h"
 #include "dashboard/informer_source.h"
@@ -23,8 +22,6 @@
 #include "kube/plain_http.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
-#include "loadwatcher/grpc_client.h"
-#include "loadwatcher/http_client.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
 namespace {
@@ -192,22 +189,10 @@ absl::Status ApplyNodesDefaults(NodesFlags& f, const std::string& defaults_file)
   return absl::OkStatus();
 }
 
-namespace {
-
-std::string ReadFileOrEmpty(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
-
-}  // namespace
-
 std::string ReadViewerDefaults() {
   const char* home = std::getenv("HOME");
   if (home == nullptr || *home == '\0') return "";
-  return ReadFileOrEmpty(absl::StrCat(home, "/.trimaran-viewer"));
+  return trimaran::ReadFileOrEmpty(absl::StrCat(home, "/.trimaran-viewer"));
 }
 
 absl::StatusOr<NodesFlags> ParseNodesFlags(const std::vector<std::string>& args,
@@ -246,49 +231,6 @@ int RunNodesOnce(dashboard::ClusterSource& source, const NodesFlags& flags, absl
     out += dashboard::terminal::RenderTable(*view, *layout);
   }
   return 0;
-}
-
-absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address_flag,
-                                                const std::string& ca_file,
-                                                const std::string& token_file) {
-  WatcherClient out;
-  if (address_flag.empty()) return out;
-  absl::string_view target = address_flag;
-  const bool grpcs = absl::ConsumePrefix(&target, "grpcs://");
-  if (grpcs || absl::ConsumePrefix(&target, "grpc://")) {
-    lw::GrpcClientOptions g;
-    g.target = std::string(target);
-    g.timeout = absl::Seconds(10);
-    g.token_file = token_file;
-    if (grpcs) {
-      grpc::SslCredentialsOptions ssl;
-      if (!ca_file.empty()) {
-        std::ifstream in(ca_file, std::ios::binary);
-        std::ostringstream pem;
-        pem << in.rdbuf();
-        if (!in || pem.str().empty()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("--watcher-ca-file \"", ca_file, "\": cannot read the file"));
-        }
-        ssl.pem_root_certs = pem.str();
-      }
-      g.credentials = grpc::SslCredentials(ssl);
-    }
-    out.client = std::make_unique<lw::GrpcClient>(g);
-    return out;
-  }
-  std::string address = address_flag;
-  if (!absl::StrContains(address, "://")) address = absl::StrCat("http://", address);
-  absl::StatusOr<std::unique_ptr<http::CurlTransport>> t = http::CurlTransport::Create();
-  if (!t.ok()) return t.status();
-  out.transport = std::move(*t);
-  lw::HttpClientOptions h;
-  h.address = address;
-  h.timeout = absl::Seconds(10);
-  h.ca_file = ca_file;
-  h.token_file = token_file;
-  out.client = std::make_unique<lw::HttpClient>(*out.transport, h);
-  return out;
 }
 
 int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std::string& err) {

@@ -27,6 +27,7 @@
 #include "dashboard/cluster_source.h"
 #include "dashboard/view_options.h"
 #include "loadwatcher/client.h"
+#include "loadwatcher/connect.h"
 
 namespace trimaran::cmd::trimaranctl::nodes {
 
@@ -64,17 +65,13 @@ absl::Status ApplyNodesDefaults(NodesFlags& flags, const std::string& defaults_f
 int RunNodesOnce(dashboard::ClusterSource& source, const NodesFlags& flags, absl::Time now,
                  std::string& out, std::string& err);
 
-// The load-watcher client of --watcher ("" none: client null): REST for http://host:port,
-// https://host:port or a bare host:port, gRPC for grpc://host:port, TLS gRPC for
-// grpcs://host:port; `ca_file` (--watcher-ca-file) verifies a TLS watcher, `token_file`
-// (--watcher-token-file) is sent as a bearer token. The transport (REST) is owned here.
-struct WatcherClient {
-  std::shared_ptr<http::HttpTransport> transport;
-  std::unique_ptr<lw::Client> client;
-};
-absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address,
-                                                const std::string& ca_file = "",
-                                                const std::string& token_file = "");
+// The load-watcher client of --watcher (loadwatcher/connect.h).
+using WatcherClient = lw::ConnectedClient;
+inline absl::StatusOr<WatcherClient> MakeWatcherClient(const std::string& address,
+                                                       const std::string& ca_file = "",
+                                                       const std::string& token_file = "") {
+  return lw::ConnectWatcher(address, ca_file, token_file);
+}
 
 // The whole `trimaranctl nodes` command: `args` after "nodes". Builds the real clients
 // (kubeconfig / in-cluster as kube::LoadRestConfig, the load-watcher client from

@@ -5,26 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "common/url_escape.h"
 
 namespace trimaran::sched::decisions {
-namespace {
-
-// "ns/name" percent-encoded for a query value.
-std::string QueryEscape(absl::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
-        c == '~') {
-      out += c;
-    } else {
-      absl::StrAppend(&out, absl::StrFormat("%%%02X", static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 absl::StatusOr<DecisionList> FetchDecisions(http::HttpTransport& transport,
                                             const DecisionsClientOptions& options,
                                             absl::string_view pod) {
@@ -32,7 +15,7 @@ absl::StatusOr<DecisionList> FetchDecisions(http::HttpTransport& transport,
   while (absl::EndsWith(base, "/")) base.pop_back();
   http::HttpRequest req;
   req.url = absl::StrCat(base, "/debug/decisions");
-  if (!pod.empty()) absl::StrAppend(&req.url, "?pod=", QueryEscape(pod));
+  if (!pod.empty()) absl::StrAppend(&req.url, "?pod=", trimaran::QueryEscape(pod));
   req.timeout = absl::Seconds(15);
   req.connect_timeout = absl::Seconds(5);
   req.max_body_bytes = 64 << 20;

@@ -288,7 +288,7 @@ int Run(const Flags& flags) {
       "\"seen_bound\":%zu,\"scheduled_attempts\":%.0f,\"failed_attempts\":%.0f,"
       "\"create_failures\":%d,\"delete_failures\":%d,\"pods_per_second\":%.1f,"
       "\"rss_samples\":%zu,\"rss_mb_min\":%.1f,\"rss_mb_max\":%.1f,"
-      "\"rss_slope_mb_per_hour_after_2min\":%.2f,\"rss_slope_mb_per_hour_all\":%.2f,"
+      "\"rss_slope_mb_per_hour_after_warmup\":%.2f,\"rss_slope_mb_per_hour_all\":%.2f,"
       "\"rss_slope_window_minutes\":%.1f,\"rss_slope_checked\":%s,"
       "\"max_slope_mb_per_hour\":%.2f,\"peak_rss_mb\":%.1f,\"accounted\":%s}\n",
       churn_seconds / 60, created, deleted.size(), remaining, pending, seen_bound.size(), scheduled,
