@@ -109,6 +109,7 @@ function(trimaran_cc_binary)
     set_target_properties(${T_NAME} PROPERTIES OUTPUT_NAME ${T_OUTPUT_NAME})
   endif()
   set_target_properties(${T_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  install(TARGETS ${T_NAME} RUNTIME DESTINATION bin)
 endfunction()
 
 # trimaran_proto_library(NAME loadwatcher_proto PROTOS proto/x.proto GRPC)

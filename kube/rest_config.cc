@@ -421,6 +421,8 @@ absl::StatusOr<RestConfig> ParseKubeconfigYaml(absl::string_view yaml_text,
   if (!user.ok()) return FieldError(Join(context->path, "user"), user.status().message());
 
   RestConfig cfg;
+  TRIMARAN_ASSIGN_OR_RETURN(cfg.context_namespace,
+                            GetString(context->body, "namespace", context->path));
   TRIMARAN_RETURN_IF_ERROR(ParseUser(*user, base_dir, cfg));
   TRIMARAN_RETURN_IF_ERROR(ParseCluster(*cluster, base_dir, cfg));
   cfg.source = display_path.empty()

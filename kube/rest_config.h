@@ -28,7 +28,8 @@
 //            insecure-skip-tls-verify, tls-server-name (proxy-url is rejected;
 //            disable-compression and extensions are ignored, so the
 //            client.authentication.k8s.io/exec extension is not passed to plugins);
-//   context: cluster, user (namespace is ignored: the scheduler is cluster-scoped);
+//   context: cluster, user, namespace (only trimaranctl reads it: the default namespace of
+//            the pod it is given, as kubectl; the scheduler is cluster-scoped);
 //   user:    token, tokenFile, client-certificate(-data), client-key(-data), exec
 //            (client.authentication.k8s.io/v1 and v1beta1). auth-provider (gcp, azure,
 //            oidc), username/password and impersonation (as, as-groups, ...) are
@@ -107,6 +108,8 @@ struct RestConfig {
   std::string user_agent = "trimaran";
   // For messages: "kubeconfig /path (context ctx)" or "in-cluster".
   std::string source;
+  // The kubeconfig context's namespace ("" when it sets none, and in-cluster).
+  std::string context_namespace;
 
   friend bool operator==(const RestConfig&, const RestConfig&) = default;
 };

@@ -62,7 +62,7 @@ std::string Kubeconfig(absl::string_view cluster, absl::string_view user,
       "- name: ctx\n"
       "  context: {cluster: c1, user: u1, namespace: default}\n"
       "- name: other\n"
-      "  context: {cluster: c2, user: u2}\n"
+      "  context: {cluster: c2, user: u2, namespace: spark}\n"
       "clusters:\n"
       "- name: c1\n"
       "  cluster:\n",
@@ -82,6 +82,9 @@ RestConfig Want(absl::string_view server, absl::string_view context = "ctx") {
   RestConfig c;
   c.server = std::string(server);
   c.source = absl::StrCat("kubeconfig (context ", context, ")");
+  // The contexts' namespaces, as Kubeconfig() writes them.
+  if (context == "ctx") c.context_namespace = "default";
+  if (context == "other") c.context_namespace = "spark";
   return c;
 }
 

@@ -38,6 +38,33 @@ sched::decisions::DecisionsClientOptions ClientOptions(const ExplainFlags& flags
           .token = token};
 }
 
+// The pod, as NAMESPACE/POD or as POD with -n/--namespace (or the kubeconfig context's
+// namespace, filled in later): kubectl's spellings.
+absl::Status ParsePodArgument(const std::vector<std::string>& positional, ExplainFlags& f) {
+  if (positional.size() != 1) {
+    return absl::InvalidArgumentError(
+        positional.empty() ? "needs the pod as NAMESPACE/POD, or POD with -n NAMESPACE"
+                           : absl::StrCat("takes one pod, got ", positional.size(), " arguments"));
+  }
+  std::vector<std::string> parts = absl::StrSplit(positional[0], '/');
+  if (parts.size() == 1 && !parts[0].empty()) {
+    f.pod_name = parts[0];
+    return absl::OkStatus();
+  }
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the pod must be NAMESPACE/POD or POD, got \"", positional[0], "\""));
+  }
+  if (!f.pod_namespace.empty() && f.pod_namespace != parts[0]) {
+    return absl::InvalidArgumentError(absl::StrCat("the pod \"", positional[0],
+                                                   "\" names another namespace than -n \"",
+                                                   f.pod_namespace, "\""));
+  }
+  f.pod_namespace = parts[0];
+  f.pod_name = parts[1];
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string ExplainHelpText() {
@@ -49,6 +76,8 @@ secure port at /debug/decisions.
 
 Usage:
   trimaranctl explain NAMESPACE/POD [flags]
+  trimaranctl explain POD [-n NAMESPACE] [flags]   (default: the context's namespace, else
+                                                  "default", as kubectl)
 
 Flags:
   -o, --output string               table (default) or json
@@ -60,6 +89,7 @@ Flags:
       --insecure-skip-tls-verify    do not verify the scheduler's certificate
       --kubeconfig string           kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)
       --context string              kubeconfig context
+  -n, --namespace string            the pod's namespace (with POD alone)
   -v, --v int                       log verbosity
   -h, --help                        this help
 
@@ -73,7 +103,7 @@ absl::StatusOr<ExplainFlags> ParseExplainFlags(const std::vector<std::string>& a
   std::vector<std::string> positional;
   static const FlagSyntax* const syntax = new FlagSyntax{
       .value_flags = {"--output", "-o", "--scheduler", "--token-file", "--scheduler-ca-file",
-                      "--kubeconfig", "--context", "--v", "-v"},
+                      "--kubeconfig", "--context", "--namespace", "-n", "--v", "-v"},
       .bool_flags = {"-h", "--help", "--insecure-skip-tls-verify"},
       .attached_short_output = true,
   };
@@ -116,23 +146,15 @@ absl::StatusOr<ExplainFlags> ParseExplainFlags(const std::vector<std::string>& a
       f.kubeconfig = value;
     } else if (flag == "--context") {
       f.context = value;
+    } else if (flag == "--namespace" || flag == "-n") {
+      if (value.empty()) return absl::InvalidArgumentError("--namespace: needs a value");
+      f.pod_namespace = value;
     } else if (!absl::SimpleAtoi(value, &f.verbosity) || f.verbosity < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("--v: must be a non-negative integer, got \"", value, "\""));
     }
   }
-  if (positional.size() != 1) {
-    return absl::InvalidArgumentError(
-        positional.empty() ? "needs the pod as NAMESPACE/POD"
-                           : absl::StrCat("takes one pod, got ", positional.size(), " arguments"));
-  }
-  std::vector<std::string> parts = absl::StrSplit(positional[0], '/');
-  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the pod must be NAMESPACE/POD, got \"", positional[0], "\""));
-  }
-  f.pod_namespace = parts[0];
-  f.pod_name = parts[1];
+  TRIMARAN_RETURN_IF_ERROR(ParsePodArgument(positional, f));
   return f;
 }
 
@@ -199,6 +221,10 @@ int RunExplainCommand(const std::vector<std::string>& args, std::string& out, st
       RealClock::Get(),
       [](const std::string& w) { std::fprintf(stderr, "trimaranctl explain: %s\n", w.c_str()); });
   if (!api.ok()) return fail(api.status());
+  if (flags->pod_namespace.empty()) {
+    flags->pod_namespace =
+        api->config.context_namespace.empty() ? "default" : api->config.context_namespace;
+  }
   std::string token;
   if (!flags->token_file.empty()) {
     token = std::string(absl::StripAsciiWhitespace(trimaran::ReadFileOrEmpty(flags->token_file)));

@@ -75,13 +75,34 @@ TEST(ExplainFlagsTest, ParsesAndRejects) {
   EXPECT_EQ(ParseExplainFlags({"ns/p"})->scheduler, kDefaultSchedulerAddress);
   for (const std::vector<std::string>& bad :
        std::vector<std::vector<std::string>>{{},
-                                             {"p"},
+                                             {"a/b/c"},
+                                             {"/p"},
+                                             {"ns/p", "-n", "other"},
+                                             {"p", "-n"},
                                              {"ns/p", "x/y"},
                                              {"ns/p", "-o", "yaml"},
                                              {"ns/p", "--scheduler", "h:1"},
                                              {"ns/p", "--bogus"}}) {
     EXPECT_FALSE(ParseExplainFlags(bad).ok()) << absl::StrJoin(bad, " ");
   }
+}
+
+TEST(ExplainFlagsTest, NamespaceAsKubectlSpellsIt) {
+  absl::StatusOr<ExplainFlags> f = ParseExplainFlags({"-n", "spark", "exec-1"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->pod_namespace, "spark");
+  EXPECT_EQ(f->pod_name, "exec-1");
+  f = ParseExplainFlags({"exec-1", "--namespace=spark"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->pod_namespace, "spark");
+  f = ParseExplainFlags({"-n", "spark", "spark/exec-1"});  // the same namespace twice
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->pod_name, "exec-1");
+  // POD alone: the namespace is left to the kubeconfig context (else "default").
+  f = ParseExplainFlags({"exec-1"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->pod_namespace, "");
+  EXPECT_EQ(f->pod_name, "exec-1");
 }
 
 class ExplainCommandTest : public ::testing::Test {

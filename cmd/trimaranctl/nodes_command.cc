@@ -17,6 +17,7 @@
 #include "common/status_macros.h"
 #include "dashboard/documents.h"
 #include "dashboard/informer_source.h"
+#include "dashboard/terminal/color_policy.h"
 #include "dashboard/terminal/layout.h"
 #include "dashboard/terminal/live_view.h"
 #include "kube/plain_http.h"
@@ -245,6 +246,8 @@ int RunNodesCommand(const std::vector<std::string>& args, std::string& out, std:
     out += NodesHelpText();
     return 0;
   }
+  // Colour only on a terminal, never with NO_COLOR (-o table > file is plain text).
+  flags->view.no_color = !dashboard::terminal::ShouldColorStdout(flags->view.no_color);
   auto fail = [&](const absl::Status& s) {
     absl::StrAppend(&err, "trimaranctl nodes: error: ", s.message(), "\n");
     return 1;
@@ -321,7 +324,8 @@ Flags:
   --spot-discount PCT       price spot nodes without a spot price at on-demand − PCT%
   --disable-pricing         hide prices
   --style GOOD,OK,BAD       three #RRGGBB colours (default #04B575,#FFFF00,#FF0000)
-  --no-color                no colours
+  --no-color                no colours (also when NO_COLOR is set, and whenever standard
+                            output is not a terminal)
   --hot-threshold PCT       usage % shown in the bad colour (default 80)
   --target-utilization T    draw TargetLoadPacking's target: 40, or cpu=40,memory=60
   --scheduler-config PATH   read the targets from a KubeSchedulerConfiguration

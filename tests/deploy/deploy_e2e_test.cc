@@ -943,6 +943,19 @@ profiles:
   const RunResult json = explain({"--token-file", dev_token_file, "-o", "json"});
   EXPECT_EQ(json.exit_code, 0) << json.output;
   EXPECT_THAT(json.output, ::testing::HasSubstr("\"nodeNameAgrees\":true"));
+  // kubectl's spellings: POD -n NAMESPACE, and POD alone (the context's namespace, else
+  // "default").
+  for (const std::vector<std::string>& pod_args :
+       std::vector<std::vector<std::string>>{{"web-3", "-n", "default"}, {"web-3"}}) {
+    std::vector<std::string> args = {TRIMARANCTL_BIN, "explain"};
+    args.insert(args.end(), pod_args.begin(), pod_args.end());
+    args.insert(args.end(), {"--kubeconfig", admin_kubeconfig_, "--scheduler", scheduler_url,
+                             "--insecure-skip-tls-verify", "--token-file", dev_token_file});
+    absl::StatusOr<RunResult> r = RunCommand(args, absl::Seconds(60));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->exit_code, 0) << r->output;
+    EXPECT_THAT(r->output, ::testing::HasSubstr("Pod:       default/web-3"));
+  }
   const RunResult denied = explain({"--token-file", nobody_token_file});
   EXPECT_EQ(denied.exit_code, 1) << denied.output;
   EXPECT_THAT(denied.output, ::testing::HasSubstr("trimaran-scheduler-decisions-viewer"));

@@ -16,6 +16,8 @@
 //       terminal view go to build/screenshots/.
 //   (d) `load-watcher --dashboard` serves the same data at /dashboard/, with the token
 //       it logged.
+//   (e) `kubectl trimaran`: the real kubectl runs it as a plugin with --context; colour
+//       only on a terminal and never with NO_COLOR.
 #include <unistd.h>
 
 #include <algorithm>
@@ -698,6 +700,85 @@ TEST_F(TrimaranctlNodesE2ETest, TerminalViewScreenshot) {
                   .ok());
   EXPECT_GT(std::filesystem::file_size(png), 5000u);
   tmux.Run({"send-keys", "-t", "nodes", "q"});
+}
+
+// `kubectl trimaran` (issue 34): the real kubectl finds trimaranctl on PATH as the plugin
+// kubectl-trimaran and hands it --context as kubectl spells it; `-o table` into a pipe
+// holds no escape codes; on a terminal (tmux) the table is coloured, and plain with
+// NO_COLOR set.
+TEST_F(TrimaranctlNodesE2ETest, KubectlPluginFollowsTerminalConventions) {
+  if (system("kubectl version --client >/dev/null 2>&1") != 0) GTEST_SKIP() << "no kubectl";
+  if (system("tmux -V >/dev/null 2>&1") != 0) GTEST_SKIP() << "tmux not on PATH";
+  const std::string dir = cluster_->control_plane().dir();
+  const std::string bin_dir = dir + "/plugin-bin";
+  std::filesystem::create_directories(bin_dir);
+  std::filesystem::remove(bin_dir + "/kubectl-trimaran");
+  std::filesystem::create_symlink(kTrimaranctlBin, bin_dir + "/kubectl-trimaran");
+
+  // A kubeconfig whose current context points at a closed port, beside the working
+  // context renamed "good": the plugin reaches the cluster only if --context reached it.
+  const std::string config = dir + "/plugin-kubeconfig";
+  std::filesystem::copy_file(kubeconfig_, config,
+                             std::filesystem::copy_options::overwrite_existing);
+  int code = 0;
+  const std::string kubectl = absl::StrCat("KUBECONFIG=", config, " kubectl config ");
+  const std::string current =
+      std::string(absl::StripAsciiWhitespace(RunCaptureAll(kubectl + "current-context", &code)));
+  ASSERT_EQ(code, 0) << current;
+  const std::string user =
+      RunCaptureAll(kubectl + "view -o jsonpath='{.contexts[0].context.user}'", &code);
+  ASSERT_EQ(code, 0) << user;
+  for (const std::string& step :
+       {absl::StrCat("rename-context ", current, " good"),
+        std::string("set-cluster nowhere --server=https://127.0.0.1:1"),
+        absl::StrCat("set-context broken --cluster=nowhere --user=", user),
+        std::string("use-context broken")}) {
+    const std::string out = RunCaptureAll(kubectl + step, &code);
+    ASSERT_EQ(code, 0) << step << ": " << out;
+  }
+  const std::string plugin =
+      absl::StrCat("PATH=", bin_dir, ":$PATH KUBECONFIG=", config, " kubectl trimaran ");
+  const std::string table_args =
+      absl::StrCat("nodes -o table --resources cpu --watcher ", watcher_url_);
+
+  // Into a pipe (popen): the table, with no escape code.
+  std::string out = RunCaptureAll(plugin + table_args + " --context good", &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_THAT(out, ::testing::HasSubstr("node-1"));
+  EXPECT_THAT(out, ::testing::HasSubstr("4 nodes"));
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  // Without --context the current (broken) context is used: it fails, naming the server.
+  out = RunCaptureAll(plugin + table_args, &code);
+  EXPECT_NE(code, 0) << out;
+  EXPECT_THAT(out, ::testing::HasSubstr("127.0.0.1:1"));
+
+  // On a terminal: coloured; with NO_COLOR: plain. The command then waits, so that the
+  // pane is still there to capture.
+  auto terminal_table = [&](const std::string& session, const std::string& env) {
+    Tmux tmux(absl::StrCat(dir, "/tmux-", session, ".sock"));
+    const std::string cmd = absl::StrCat("TERM=xterm-256color ", env, " ", plugin, table_args,
+                                         " --context good; echo done-$?; sleep 60");
+    std::string ansi;
+    if (tmux.Run({"new-session", "-d", "-s", "nodes", "-x", "200", "-y", "20", cmd}) != 0) {
+      return ansi;
+    }
+    Eventually(
+        [&] {
+          tmux.Run({"capture-pane", "-e", "-p", "-t", "nodes"}, &ansi);
+          return absl::StrContains(ansi, "done-");
+        },
+        absl::Seconds(20));
+    return ansi;
+  };
+  const std::string coloured = terminal_table("color", "");
+  EXPECT_THAT(coloured, ::testing::HasSubstr("done-0"));
+  EXPECT_THAT(coloured, ::testing::HasSubstr("node-1"));
+  EXPECT_THAT(coloured, ::testing::HasSubstr("38;2;"));  // the palette's 24-bit colours
+  const std::string plain = terminal_table("nocolor", "NO_COLOR=1");
+  EXPECT_THAT(plain, ::testing::HasSubstr("done-0"));
+  EXPECT_THAT(plain, ::testing::HasSubstr("node-1"));
+  EXPECT_THAT(plain, ::testing::Not(::testing::HasSubstr("38;2;"))) << plain;
+  EXPECT_THAT(plain, ::testing::Not(::testing::HasSubstr("38;5;"))) << plain;
 }
 
 }  // namespace
