@@ -42,6 +42,7 @@
 #include "scheduler/extender/extender_service.h"
 #include "scheduler/extender/framework_backend.h"
 #include "scheduler/framework/stats_scopes.h"
+#include "scheduler/metrics_availability_events.h"
 #include "scheduler/plugins/coscheduling/coscheduling.h"
 #include "scheduler/plugins/coscheduling/pod_group_status.h"
 #include "scheduler/plugins/registry.h"
@@ -134,6 +135,8 @@ struct SchedulerApp::State {
   // 0): the same delegated checks over the scheduler's own connection.
   std::unique_ptr<sched::DelegatingAuthorizer> extender_authorizer;
   std::unique_ptr<sched::AsyncEventRecorder> recorder;
+  // Events on this replica's Pod when live-load metrics stop being usable (and return).
+  std::unique_ptr<sched::MetricsAvailabilityEvents> metrics_availability;
   // The load-aware plugins' metrics sources (one watcher per distinct metricProvider,
   // one client per watcherAddress); outlives the scheduler.
   std::unique_ptr<providers::ProviderSourcePool> sources;
@@ -397,6 +400,13 @@ absl::Status SchedulerApp::State::CreateScheduler(std::vector<sched::ProfileConf
   rec.reporting_instance = absl::StrCat("trimaran-scheduler-", identity);
   recorder =
       std::make_unique<sched::AsyncEventRecorder>(*events_client, clock, trimaran_stats, rec);
+  // The Pod the downward API names (POD_NAME, POD_NAMESPACE: deploy/base/deployment.yaml);
+  // log lines only in extender mode, whose RBAC writes no events.
+  metrics_availability = std::make_unique<sched::MetricsAvailabilityEvents>(
+      *recorder,
+      options.extender ? std::nullopt : sched::SelfPodFromEnvironment([](const char* name) {
+        return std::getenv(name);
+      }));
   providers::ProviderSourcePoolOptions pool_options;
   pool_options.remote_max_response_bytes =
       static_cast<size_t>(options.load_watcher_max_response_bytes);
@@ -416,6 +426,7 @@ sched::SchedulerOptions SchedulerApp::State::MakeSchedulerOptions() {
   const config::SchedulerConfig& c = config;
   sched::SchedulerOptions so;
   so.load_watcher_sources = sources.get();
+  so.metrics_availability = metrics_availability.get();
   so.decisions = decisions.get();
   if (c.leader_election.leader_elect) {
     // The fence: no Binding once the lease may have passed to another replica.

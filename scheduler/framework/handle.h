@@ -33,6 +33,7 @@
 #include "kube/client.h"
 #include "loadwatcher/client.h"
 #include "loadwatcher/source_pool.h"
+#include "scheduler/framework/metrics_availability.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/plugins_runner.h"
 #include "scheduler/framework/pod_group_lister.h"
@@ -188,6 +189,9 @@ class Handle {
   // and profile. nullptr when the scheduler runs without one (plugins then use
   // load_watcher(), or fall back).
   virtual lw::SourcePool* load_watcher_sources() { return nullptr; }
+  // Told when a load-aware plugin's metrics become unusable or usable again
+  // (metrics_availability.h); nullptr where nobody listens (tools, tests).
+  virtual MetricsAvailabilityObserver* metrics_availability() { return nullptr; }
   // The options of the API calls that act as the leader: the Binding a binding cycle
   // makes for the pod (Bind plugins pass them to kube::Client::Bind), and preemption's
   // evictions (the victims' DisruptionTarget PATCH and DELETE, nominations cleared).

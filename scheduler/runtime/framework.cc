@@ -31,6 +31,9 @@ class PluginHandle final : public Handle {
   const Clock& clock() const override { return base_.clock(); }
   lw::Client* load_watcher() override { return base_.load_watcher(); }
   lw::SourcePool* load_watcher_sources() override { return base_.load_watcher_sources(); }
+  MetricsAvailabilityObserver* metrics_availability() override {
+    return base_.metrics_availability();
+  }
   kube::CallOptions binding_call_options() override { return base_.binding_call_options(); }
   const ObjectLister& object_lister() const override { return base_.object_lister(); }
   PodNominator* nominator() const override { return base_.nominator(); }

@@ -129,6 +129,9 @@ class FakeHandle final : public Handle {
   lw::SourcePool* load_watcher_sources() override { return sources_; }
   // Hands `pool` (not owned; may be null) to plugins as the per-args metrics sources.
   void SetLoadWatcherSources(lw::SourcePool* pool) { sources_ = pool; }
+  MetricsAvailabilityObserver* metrics_availability() override { return availability_; }
+  // Hands `observer` (not owned; may be null) to plugins as the metrics observer.
+  void SetMetricsAvailability(MetricsAvailabilityObserver* observer) { availability_ = observer; }
   const ObjectLister& object_lister() const override { return objects_; }
   PodNominator* nominator() const override { return nominator_; }
   // Hands `nominator` (not owned; may be null) to plugins and the runtime.
@@ -178,6 +181,7 @@ class FakeHandle final : public Handle {
  private:
   lw::Client* load_watcher_ = nullptr;
   lw::SourcePool* sources_ = nullptr;
+  MetricsAvailabilityObserver* availability_ = nullptr;
   PodNominator* nominator_ = nullptr;
   ::trimaran::testing::FakeClock clock_;
   kube::testing::FakeClient client_;

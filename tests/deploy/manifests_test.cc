@@ -295,6 +295,15 @@ TEST_P(ManifestsTest, SchedulerContainer) {
   } else {
     EXPECT_THAT(args, ::testing::Not(::testing::Contains("--extender")));
   }
+  // Its own Pod from the downward API: what the LoadMetricsUnavailable/Available Events
+  // are about (scheduler/metrics_availability_events.h).
+  std::map<std::string, std::string> downward;  // env name -> fieldPath
+  for (const YAML::Node& e : c["env"]) {
+    downward[Str(e["name"])] = Str(e["valueFrom"]["fieldRef"]["fieldPath"]);
+  }
+  EXPECT_EQ(downward["POD_NAME"], "metadata.name");
+  EXPECT_EQ(downward["POD_NAMESPACE"], "metadata.namespace");
+  EXPECT_EQ(downward["POD_UID"], "metadata.uid");
   // Liveness on /healthz, readiness on /readyz: both among the paths served without a
   // token (--authorization-always-allow-paths' default).
   for (const auto& [probe, path] :

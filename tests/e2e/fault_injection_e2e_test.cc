@@ -45,6 +45,7 @@
 #include "kube/informer.h"
 #include "kube/store.h"
 #include "kube/testing/wrappers.h"
+#include "rapidjson/document.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
@@ -242,13 +243,37 @@ class FaultInjectionTest : public ::testing::Test {
   // Bindings are counted there like everywhere else).
   absl::StatusOr<SchedulerProcess> StartTlpScheduler(const std::string& tag,
                                                      const std::string& watcher_url,
-                                                     const std::string& extra_args) {
+                                                     const std::string& extra_args,
+                                                     std::vector<std::string> env = {}) {
     return StartSchedulerProcess(
         {.binary = kSchedulerBin,
          .dir = cluster_->control_plane().dir(),
          .tag = tag,
          .config_yaml = SchedulerConfigYaml("tlp", false, TlpProfile(watcher_url, extra_args)),
-         .kubeconfig = kubeconfig_});
+         .kubeconfig = kubeconfig_,
+         .env = std::move(env)});
+  }
+
+  // The notes of the events.k8s.io/v1 Events of namespace default with `reason` about
+  // the Pod named `regarding`, read from the apiserver.
+  std::vector<std::string> EventNotes(const std::string& reason, const std::string& regarding) {
+    std::vector<std::string> notes;
+    absl::StatusOr<std::string> body = cluster_->client().Raw(
+        "GET", "/apis/events.k8s.io/v1/namespaces/default/events?limit=100000", "",
+        "application/json");
+    if (!body.ok()) return notes;
+    rapidjson::Document d;
+    d.Parse(body->c_str());
+    if (!d.IsObject() || !d.HasMember("items") || !d["items"].IsArray()) return notes;
+    for (const rapidjson::Value& item : d["items"].GetArray()) {
+      if (!item.HasMember("reason") || reason != item["reason"].GetString()) continue;
+      if (!item.HasMember("regarding") || !item["regarding"].HasMember("name") ||
+          regarding != item["regarding"]["name"].GetString()) {
+        continue;
+      }
+      notes.push_back(item.HasMember("note") ? item["note"].GetString() : "");
+    }
+    return notes;
   }
 
   absl::Status CreateTlpPods(int n, const std::string& prefix) {
@@ -687,7 +712,8 @@ TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       SchedulerProcess sched,
       StartTlpScheduler("frozen", watcher_url,
-                        "          metricsMaxAge: 10s\n          fallback: Requests\n"));
+                        "          metricsMaxAge: 10s\n          fallback: Requests\n",
+                        {"POD_NAME=sched-frozen", "POD_NAMESPACE=default"}));
   const std::string metrics_url = absl::StrCat("https://127.0.0.1:", sched.secure_port, "/metrics");
   ASSERT_TRUE(Eventually(
       [&] {
@@ -754,7 +780,58 @@ TEST_F(FaultInjectionTest, FrozenLoadWatcherDuringABurst) {
 
   ASSERT_NO_FATAL_FAILURE(AuditAll(2 * kBurst + 1));
 
-  // Shutdown does not wait for the hung read longer than its 10 s deadline.
+  // The scheduler said so on its own Pod, once: a Warning LoadMetricsUnavailable naming
+  // the watcher and the age, read back from the apiserver.
+  std::vector<std::string> unavailable;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        unavailable = EventNotes("LoadMetricsUnavailable", "sched-frozen");
+        return !unavailable.empty();
+      },
+      absl::Seconds(20)))
+      << "no LoadMetricsUnavailable event\n"
+      << sched.process->LogTail();
+  ASSERT_EQ(unavailable.size(), 1u) << absl::StrJoin(unavailable, "\n");
+  EXPECT_THAT(unavailable[0],
+              ::testing::HasSubstr(absl::StrCat("TargetLoadPacking cannot use the load metrics of "
+                                                "watcherAddress ",
+                                                watcher_url, ": its newest snapshot is")));
+  EXPECT_THAT(unavailable[0], ::testing::HasSubstr("over metricsMaxAge 10s; every node is scored "
+                                                   "by its requests (fallback Requests)"));
+  std::cout << "[scenario 7] event LoadMetricsUnavailable: " << unavailable[0] << "\n";
+
+  // Thawed: once the refresher reads again, the next cycle says LoadMetricsAvailable. A
+  // small probe pod every 3 s makes the cycles (they fit in what the burst left).
+  watcher->Signal(SIGCONT);
+  int back = 0;
+  std::vector<std::string> available;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const int i = back++;
+        (void)cluster_->CreatePods(1, [i](int) {
+          return PodShape{.name = absl::StrCat("back-", i),
+                          .scheduler_name = "tlp",
+                          .cpu = "10m",
+                          .memory = "8Mi"};
+        });
+        absl::SleepFor(absl::Seconds(3));
+        available = EventNotes("LoadMetricsAvailable", "sched-frozen");
+        return !available.empty();
+      },
+      absl::Seconds(90)))
+      << "no LoadMetricsAvailable event after the watcher resumed\n"
+      << sched.process->LogTail();
+  ASSERT_EQ(available.size(), 1u);
+  EXPECT_EQ(available[0], absl::StrCat("TargetLoadPacking uses the load metrics of watcherAddress ",
+                                       watcher_url, " again"));
+  EXPECT_EQ(EventNotes("LoadMetricsUnavailable", "sched-frozen").size(), 1u);
+  std::cout << "[scenario 7] event LoadMetricsAvailable after " << back
+            << " probe pod(s): " << available[0] << "\n";
+
+  // Frozen again, with a read in flight (the refresher reads every 5 s): shutdown does
+  // not wait for the hung read longer than its 10 s deadline.
+  watcher->Signal(SIGSTOP);
+  absl::SleepFor(absl::Seconds(6));
   const absl::Time term = absl::Now();
   sched.process->Signal(SIGTERM);
   absl::StatusOr<int> code = sched.process->Wait(absl::Seconds(30));

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/stats/registry.h"
@@ -15,6 +17,7 @@
 #include "kube/testing/wrappers.h"
 #include "loadwatcher/testing/builders.h"
 #include "loadwatcher/testing/fake_load_watcher_client.h"
+#include "scheduler/framework/metrics_availability.h"
 #include "scheduler/plugins/load_aware/fallback.h"
 #include "scheduler/plugins/load_aware/metrics_source.h"
 #include "scheduler/plugins/load_aware/metrics_view.h"
@@ -424,6 +427,101 @@ TEST(PluginMetricsTest, FallbackNotesCountOnlyTheCycleSinceTheSnapshot) {
   notes.clear();
   zero.AppendFallbackNotes("Q", zero.CountsNow(), notes);
   EXPECT_TRUE(notes.empty());
+}
+
+// Records the observer's calls, one line each.
+class RecordingObserver final : public MetricsAvailabilityObserver {
+ public:
+  void MetricsUnavailable(absl::string_view plugin, absl::string_view source,
+                          absl::string_view why) override {
+    calls.push_back(absl::StrCat("unavailable ", plugin, ": ", source, ": ", why));
+  }
+  void MetricsAvailable(absl::string_view plugin, absl::string_view source) override {
+    calls.push_back(absl::StrCat("available ", plugin, ": ", source));
+  }
+  std::vector<std::string> calls;
+};
+
+TEST(PluginMetricsTest, TellsTheObserverOncePerChangeAfterTheStartupGrace) {
+  ::trimaran::testing::FakeClock clock;
+  clock.SetTime(absl::FromUnixSeconds(1'700'000'000));
+  FakeLoadWatcherClient client;
+  client.Set(absl::UnavailableError("no data yet"));
+  stats::Registry registry;
+  TrimaranSpec spec;
+  spec.metric_provider.type = "Prometheus";
+  spec.metric_provider.address = "http://prom:9090";
+  RecordingObserver observer;
+  PluginMetrics metrics(spec, &client, clock, stats::Scope(registry, "t_"), "TargetLoadPacking",
+                        &observer);
+  const std::string source = "metricProvider Prometheus http://prom:9090";
+
+  // Within the start-up grace: no metrics, nothing said.
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kNoMetrics);
+  clock.Advance(absl::Seconds(30));
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kNoMetrics);
+  EXPECT_THAT(observer.calls, ::testing::IsEmpty());
+
+  // Past it: said once, however many cycles follow.
+  clock.Advance(absl::Seconds(31));
+  metrics.ForCycle();
+  metrics.ForCycle();
+  ASSERT_EQ(observer.calls.size(), 1u);
+  EXPECT_EQ(observer.calls[0],
+            absl::StrCat("unavailable TargetLoadPacking: ", source,
+                         ": no metrics have arrived from it; every node is scored by its "
+                         "requests (fallback Requests) until they return"));
+
+  // Metrics arrive (the cache retries 30 s after a failed read): available, once.
+  client.Set(MakeWatcherMetrics()
+                 .Timestamp(absl::ToUnixSeconds(clock.Now()) + 30)
+                 .Node("a")
+                 .Cpu(lw::kOpAvg, 1)
+                 .Obj());
+  clock.Advance(absl::Seconds(30));
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kOk);
+  clock.Advance(absl::Seconds(5));
+  metrics.ForCycle();
+  ASSERT_EQ(observer.calls.size(), 2u);
+  EXPECT_EQ(observer.calls[1], absl::StrCat("available TargetLoadPacking: ", source));
+
+  // The watcher goes down: past metricsMaxAge the last snapshot is stale, said once with
+  // its age.
+  client.Set(absl::UnavailableError("down"));
+  clock.Advance(absl::Minutes(5) - absl::Seconds(5) + absl::Seconds(1));
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kStale);
+  metrics.ForCycle();
+  ASSERT_EQ(observer.calls.size(), 3u);
+  EXPECT_EQ(observer.calls[2],
+            absl::StrCat("unavailable TargetLoadPacking: ", source,
+                         ": its newest snapshot is 5m1s old, over metricsMaxAge 5m; every node "
+                         "is scored by its requests (fallback Requests) until they return"));
+}
+
+TEST(PluginMetricsTest, AnInstanceThatHadMetricsSaysAtOnceWhenTheyGo) {
+  ::trimaran::testing::FakeClock clock;
+  clock.SetTime(absl::FromUnixSeconds(1'700'000'000));
+  FakeLoadWatcherClient client;
+  client.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 1).Obj());
+  stats::Registry registry;
+  TrimaranSpec spec;
+  spec.watcher_address = "http://127.0.0.1:2020";
+  spec.metrics_max_age = absl::Seconds(10);
+  spec.fallback = FallbackPolicy::kMinScore;
+  RecordingObserver observer;
+  PluginMetrics metrics(spec, &client, clock, stats::Scope(registry, "t_"), "P", &observer);
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kOk);
+  EXPECT_THAT(observer.calls, ::testing::IsEmpty());  // usable from the start: nothing to say
+  clock.Advance(absl::Seconds(11));  // within the grace, but the metrics were there before
+  EXPECT_EQ(metrics.ForCycle().state, MetricsState::kStale);
+  EXPECT_THAT(observer.calls,
+              ::testing::ElementsAre(
+                  "unavailable P: watcherAddress http://127.0.0.1:2020: its newest snapshot is "
+                  "11s old, over metricsMaxAge 10s; every node scores 0 (fallback MinScore) "
+                  "until they return"));
+  // No observer: ForCycle works the same and calls nothing.
+  PluginMetrics quiet(spec, &client, clock, stats::Scope(registry, "u_"), "P");
+  EXPECT_EQ(quiet.ForCycle().state, MetricsState::kStale);
 }
 
 }  // namespace

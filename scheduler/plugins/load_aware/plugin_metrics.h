@@ -24,11 +24,15 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/clock.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/handle.h"
+#include "scheduler/framework/metrics_availability.h"
 #include "scheduler/plugins/load_aware/fallback.h"
 #include "scheduler/plugins/load_aware/metrics_source.h"
 #include "scheduler/plugins/load_aware/metrics_view.h"
@@ -46,20 +50,33 @@ struct CycleMetrics {
 // The fallback counters of one plugin instance, by MetricsState (kOk's is 0).
 using FallbackCounts = std::array<int64_t, kNumMetricsStates>;
 
+// Where `spec` reads its metrics, for messages: "watcherAddress http://127.0.0.1:2020" or
+// "metricProvider Prometheus http://prometheus:9090".
+std::string DescribeSource(const TrimaranSpec& spec);
+
 class PluginMetrics {
  public:
+  static constexpr absl::Duration kAvailabilityGrace = absl::Seconds(60);
+
   // Resolves the metrics source (ResolveMetricsClient); errors name `plugin`.
   static absl::StatusOr<std::unique_ptr<PluginMetrics>> Create(const TrimaranSpec& spec,
                                                                Handle& handle,
                                                                absl::string_view plugin);
   // For tests and tools: an explicit client (may be null). `scope`: where the
   // FallbackReporter registers (Create passes the Handle's stats_scopes().own).
+  // `observer` (may be null; Create passes the Handle's metrics_availability()) must
+  // outlive this.
   PluginMetrics(const TrimaranSpec& spec, lw::Client* client, const Clock& clock,
-                const stats::Scope& scope, absl::string_view plugin);
+                const stats::Scope& scope, absl::string_view plugin,
+                MetricsAvailabilityObserver* observer = nullptr);
 
   // The view for this cycle (scheduling thread). Never waits on the network: a remote
-  // source is refreshed in the background (metrics_source.h).
-  CycleMetrics ForCycle() { return Classify(cache_.Get()); }
+  // source is refreshed in the background (metrics_source.h). Tells the Handle's
+  // MetricsAvailabilityObserver when the cycle-wide state changes between usable (kOk)
+  // and not (kNoMetrics, kStale, kBadValue); an instance that has never had usable
+  // metrics tells it only once kAvailabilityGrace has passed since its creation, so the
+  // first cycles before the first read make no noise.
+  CycleMetrics ForCycle();
   // For a Score that runs without PreScore: never waits for a refresh in progress.
   CycleMetrics ForCycleNonBlocking() { return Classify(cache_.TryGet()); }
 
@@ -98,12 +115,23 @@ class PluginMetrics {
   const Clock& clock() const { return clock_; }
 
  private:
+  enum class Availability { kUnknown, kAvailable, kUnavailable };
+
   CycleMetrics Classify(std::shared_ptr<const MetricsView> view) const;
+  // ForCycle's report of a change to the observer (see ForCycle).
+  void NoteAvailability(const CycleMetrics& cycle);
+  std::string WhyUnavailable(const CycleMetrics& cycle) const;
 
   const TrimaranSpec spec_;
   const Clock& clock_;
   MetricsCache cache_;
   FallbackReporter reporter_;
+  const std::string plugin_;
+  const std::string source_;  // DescribeSource(spec_)
+  MetricsAvailabilityObserver* const observer_;
+  const absl::Time created_;
+  absl::Mutex availability_mu_;
+  Availability availability_ ABSL_GUARDED_BY(availability_mu_) = Availability::kUnknown;
 };
 
 }  // namespace trimaran::sched::plugins::load_aware

@@ -49,8 +49,10 @@ absl::StatusOr<SchedulerProcess> StartSchedulerProcess(const SchedulerProcessOpt
   if (options.open_admin) argv.push_back(kAdminOpenPathsFlag);
   argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
   TRIMARAN_ASSIGN_OR_RETURN(
-      result.process, Subprocess::Start(std::move(argv), absl::StrCat(options.dir, "/scheduler-",
-                                                                      options.tag, ".log")));
+      result.process,
+      Subprocess::Start(std::move(argv),
+                        absl::StrCat(options.dir, "/scheduler-", options.tag, ".log"),
+                        options.env));
   return result;
 }
 

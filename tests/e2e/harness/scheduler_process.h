@@ -37,6 +37,7 @@ struct SchedulerProcessOptions {
   std::string config_yaml;  // written to <dir>/sched-<tag>.yaml, passed as --config
   std::string kubeconfig;
   std::vector<std::string> extra_args{};  // appended after the defaults ("--v=2" is one)
+  std::vector<std::string> env{};         // "NAME=value" added to the environment
   // Serve /metrics, /configz and /debug/* without a token (kAdminOpenPathsFlag), as the
   // tests that scrape them expect; false keeps the daemon's default (TokenReview and
   // SubjectAccessReview for everything but the probes).
