@@ -3,8 +3,9 @@
 //
 //   ScheduleOne      Pop → FrameworkForPod → SkipPodSchedule → SchedulingCycle →
 //                    StartBindingCycle
-//   SchedulingCycle  UpdateSnapshot → SchedulePod → ObserveEvaluated → [RunPostFilter]
-//                    → AssumeReserveAndPermit; a failure → HandleFailure
+//   SchedulingCycle  UpdateSnapshot → [RefuseUnsupportedPod] → SchedulePod →
+//                    ObserveEvaluated → [RunPostFilter] → AssumeReserveAndPermit; a
+//                    failure → HandleFailure
 //   BindingCycle     [DropIfStopping] → WaitOnPermit → PreBind → [DropIfStopping] →
 //                    Bind → CompleteBinding; a failure → HandleBindingCycleError
 //
@@ -21,6 +22,7 @@
 #include "scheduler/event_recorder.h"
 #include "scheduler/framework/cluster_event.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/unsupported_pods.h"
 
 namespace trimaran::sched {
 namespace {
@@ -74,6 +76,10 @@ std::optional<Scheduler::PodAttempt> Scheduler::SchedulingCycle(Framework& fwk,
     HandleFailure(std::move(attempt), Status::FromAbsl(s), nullptr);
     return std::nullopt;
   }
+  if (std::optional<UnsupportedPod> refused = RefuseUnsupported(*pod); refused.has_value()) {
+    RefuseUnsupportedPod(std::move(attempt), *refused);
+    return std::nullopt;
+  }
   const ScheduleOptions schedule_options{.deterministic_tie_break =
                                              options_.deterministic_tie_break};
   ScheduleResult result =
@@ -92,6 +98,20 @@ std::optional<Scheduler::PodAttempt> Scheduler::SchedulingCycle(Framework& fwk,
     return std::nullopt;
   }
   return attempt;
+}
+
+void Scheduler::RefuseUnsupportedPod(PodAttempt attempt, const UnsupportedPod& refused) {
+  // As a PreFilter rejection: no node examined, no preemption.
+  ScheduleResult result;
+  result.num_all_nodes = static_cast<int>(snapshot_.NumNodes());
+  result.diagnosis.pre_filter_msg = refused.status.Message();
+  result.diagnosis.unschedulable_plugins.insert(std::string(refused.status.plugin()));
+  result.status = Status(Code::kUnschedulableAndUnresolvable,
+                         {FitErrorMessage(result.num_all_nodes, result.diagnosis)})
+                      .WithPlugin(refused.status.plugin());
+  unsupported_pods_->WithLabels({refused.feature}).Inc();
+  ObserveEvaluated(attempt, result);
+  HandleFailure(std::move(attempt), result.status, &result.diagnosis);
 }
 
 void Scheduler::ObserveEvaluated(PodAttempt& attempt, const ScheduleResult& result) {

@@ -54,6 +54,9 @@ class Scheduler::SchedulerHandle final : public Handle {
   const Clock& clock() const override { return s_.clock_; }
   lw::Client* load_watcher() override { return s_.options_.load_watcher; }
   lw::SourcePool* load_watcher_sources() override { return s_.options_.load_watcher_sources; }
+  MetricsAvailabilityObserver* metrics_availability() override {
+    return s_.options_.metrics_availability;
+  }
   kube::CallOptions binding_call_options() override { return s_.BindingCallOptions(); }
   const ObjectLister& object_lister() const override { return s_.objects_; }
   PodNominator* nominator() const override { return s_.queue_.get(); }
@@ -116,6 +119,11 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
   s->cache_ = std::make_unique<CacheImpl>(
       clock, scopes, CacheOptions{.assumed_pod_ttl = s->options_.assumed_pod_ttl});
   s->metrics_ = std::make_unique<SchedulerMetrics>(scopes.upstream);
+  s->unsupported_pods_ = &scopes.own.CounterFamily(
+      "unsupported_pods_total",
+      "Scheduling attempts refused because the pod needs a feature trimaran does not "
+      "implement (DRA resource claims, the Workload API's scheduling group).",
+      {"feature"});
 
   PriorityQueueOptions queue_options;
   queue_options.backoff = options.backoff;

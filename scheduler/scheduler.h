@@ -127,12 +127,14 @@
 #include "scheduler/decisions/decision_ring.h"
 #include "scheduler/dedicated_threads.h"
 #include "scheduler/framework/handle.h"
+#include "scheduler/framework/metrics_availability.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/stats_scopes.h"
 #include "scheduler/runtime/framework.h"
 #include "scheduler/runtime/parallelizer.h"
 #include "scheduler/runtime/schedule_algorithm.h"
 #include "scheduler/scheduler_metrics.h"
+#include "scheduler/unsupported_pods.h"
 
 namespace trimaran::sched {
 
@@ -163,6 +165,9 @@ struct SchedulerOptions {
   // The per-args metrics sources handed through Handle::load_watcher_sources() (not
   // owned; must outlive the Scheduler). Null: none.
   lw::SourcePool* load_watcher_sources = nullptr;
+  // Told when a load-aware plugin's metrics become unusable or usable again
+  // (Handle::metrics_availability; not owned, must outlive the Scheduler). Null: nobody.
+  MetricsAvailabilityObserver* metrics_availability = nullptr;
   // How long an assumed pod whose binding finished may wait for the informer's Add
   // before it is dropped from the cache (CacheOptions::assumed_pod_ttl). Zero (the
   // cache's default, upstream since kubernetes#106361) means never; the daemon sets
@@ -328,6 +333,9 @@ class Scheduler {
   // or nullopt when it failed (and went to HandleFailure).
   std::optional<PodAttempt> SchedulingCycle(Framework& fwk, QueuedPodInfo pod_info);
   // Tells the observer (if any) the algorithm's result: the attempt's record.
+  // A pod that needs what trimaran does not implement (unsupported_pods.h): refused as
+  // a PreFilter rejection would be, counted.
+  void RefuseUnsupportedPod(PodAttempt attempt, const UnsupportedPod& refused);
   void ObserveEvaluated(PodAttempt& attempt, const ScheduleResult& result);
   // Runs the PostFilter plugins (preemption) for a pod rejected everywhere; a failure's
   // message joins the FitError in `result`. The node it nominated, or "".
@@ -398,6 +406,8 @@ class Scheduler {
   absl::flat_hash_map<std::string, Framework*> by_name_;
   std::unique_ptr<PriorityQueue> queue_;
   std::unique_ptr<SchedulerMetrics> metrics_;
+  // trimaran_unsupported_pods_total{feature} (own scope).
+  stats::Family<stats::Counter>* unsupported_pods_ = nullptr;
   // options_.cycle_observer, or the recorder made for options_.decisions; may be null.
   std::unique_ptr<CycleObserver> owned_observer_;
   CycleObserver* observer_ = nullptr;

@@ -1,6 +1,7 @@
 #include "scheduler/scheduler.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 #include <stop_token>
@@ -167,6 +168,42 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndNodeAddMakesItFit) {
   const std::vector<kube::Binding> bindings = client_.Bindings();
   ASSERT_EQ(bindings.size(), 1u);
   EXPECT_EQ(bindings[0].target.name, "node-big");
+}
+
+// A pod with DRA resource claims (or a Workload scheduling group) is never bound: it is
+// refused before PreFilter with a message naming the field, and counted.
+TEST_F(SchedulerTest, PodsThatNeedDraOrTheWorkloadApiAreRefusedNotBoundBlind) {
+  ASSERT_NO_FATAL_FAILURE(Start(scheduler_testing::DefaultProfileYaml()));
+  AddNode(SmallNode("node-a", "4"));
+  AddNode(SmallNode("node-b", "4"));
+  kube::Pod claims = MakePod().Name("gpu").Namespace("default").Req({{"cpu", "1"}}).Obj();
+  claims.spec.resource_claims = {{.name = "gpu", .resource_claim_template_name = "one-gpu"}};
+  kube::Pod grouped = MakePod().Name("gang-0").Namespace("default").Req({{"cpu", "1"}}).Obj();
+  grouped.spec.scheduling_group = kube::PodSchedulingGroup{.pod_group_name = "spark-pi"};
+  AddPod(claims);
+  AddPod(grouped);
+  AddPod(MakePod().Name("plain").Namespace("default").Req({{"cpu", "1"}}).Obj());
+
+  Drain();
+
+  const std::vector<kube::Binding> bindings = client_.Bindings();
+  ASSERT_EQ(bindings.size(), 1u);
+  EXPECT_EQ(bindings[0].metadata.name, "plain");
+  std::map<std::string, std::string> notes;  // pod -> FailedScheduling note
+  for (const kube::Event& e : EventsWithReason("FailedScheduling")) {
+    notes[e.regarding.name] = e.note;
+  }
+  EXPECT_EQ(notes["gpu"],
+            "0/2 nodes are available: pod uses Dynamic Resource Allocation (spec.resourceClaims: "
+            "gpu), which trimaran does not implement; schedule it with kube-scheduler "
+            "(spec.schedulerName: default-scheduler).");
+  EXPECT_THAT(notes["gang-0"], ::testing::HasSubstr("scheduling group \"spark-pi\""));
+  EXPECT_EQ(sched_->queue().Counts().unschedulable, 2u);
+  const std::string text = stats_.PrometheusText();
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "trimaran_unsupported_pods_total{feature=\"dynamic_resources\"} 1"));
+  EXPECT_THAT(text,
+              ::testing::HasSubstr("trimaran_unsupported_pods_total{feature=\"workload\"} 1"));
 }
 
 // Queueing hints end to end: a pod kept off a node by an existing pod's required

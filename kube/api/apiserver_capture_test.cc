@@ -103,6 +103,14 @@ TEST_P(ApiserverCaptureTest, PodWithEveryNewerSchedulingField) {
   const std::string raw = Capture("pod.json");
   EXPECT_EQ(raw.find("\"resourceClaims\"") != std::string::npos, Is137())
       << "DRA is GA (on) from 1.34 and off in 1.32";
+  // Decoded, so that the pod is refused rather than bound blind (unsupported_pods.h).
+  if (Is137()) {
+    ASSERT_EQ(pod.spec.resource_claims.size(), 1u);
+    EXPECT_EQ(pod.spec.resource_claims[0],
+              (PodResourceClaim{.name = "gpu", .resource_claim_template_name = "one-gpu"}));
+  } else {
+    EXPECT_TRUE(pod.spec.resource_claims.empty());
+  }
 }
 
 TEST_P(ApiserverCaptureTest, PodBeingResized) {

@@ -1007,6 +1007,9 @@ Pod FullPod() {
   pod.status.conditions[0].last_transition_time = absl::FromUnixSeconds(1704164646);
   pod.status.conditions[0].last_probe_time = absl::FromUnixSeconds(1704164647);
   pod.status.conditions[0].observed_generation = 3;
+  pod.spec.resource_claims = {{.name = "gpu", .resource_claim_template_name = "one-gpu"},
+                              {.name = "nic", .resource_claim_name = "shared-nic"}};
+  pod.spec.scheduling_group = PodSchedulingGroup{.pod_group_name = "spark-pi-executors"};
   return pod;
 }
 

@@ -133,6 +133,27 @@ struct PodSchedulingGate {
   bool operator==(const PodSchedulingGate&) const = default;
 };
 
+// spec.resourceClaims[] (Dynamic Resource Allocation, resource.k8s.io/v1, GA in 1.34):
+// the claims the pod's containers use. Trimaran does not implement DynamicResources;
+// it decodes them so that such a pod is refused, never bound blind
+// (scheduler/runtime/unsupported_pods.h).
+struct PodResourceClaim {
+  std::string name;
+  std::string resource_claim_name;           // an existing ResourceClaim, or
+  std::string resource_claim_template_name;  // a template a claim is made from
+
+  bool operator==(const PodResourceClaim&) const = default;
+};
+
+// spec.schedulingGroup (the Workload API's gang scheduling, GenericWorkload, 1.36+; it
+// replaced 1.35's workloadRef): the PodGroup (scheduling.k8s.io) the pod is scheduled
+// with. Refused as resourceClaims are.
+struct PodSchedulingGroup {
+  std::string pod_group_name;
+
+  bool operator==(const PodSchedulingGroup&) const = default;
+};
+
 struct PodSpec {
   std::vector<Container> init_containers;
   std::vector<Container> containers;
@@ -155,6 +176,8 @@ struct PodSpec {
   bool host_network = false;
   // spec.volumes (kube/api/volume.h): what the volume plugins read.
   std::vector<Volume> volumes;
+  std::vector<PodResourceClaim> resource_claims;
+  std::optional<PodSchedulingGroup> scheduling_group;
 
   bool operator==(const PodSpec&) const = default;
 };

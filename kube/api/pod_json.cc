@@ -45,6 +45,26 @@ absl::Status Read(const Value& v, const Path& path, PodSchedulingGate& out) {
                       });
 }
 
+absl::Status Read(const Value& v, const Path& path, PodResourceClaim& out) {
+  return ForEachField(v, path,
+                      [&](std::string_view k, const Value& fv, const Path& fp) -> absl::Status {
+                        if (k == "name") return Read(fv, fp, out.name);
+                        if (k == "resourceClaimName") return Read(fv, fp, out.resource_claim_name);
+                        if (k == "resourceClaimTemplateName") {
+                          return Read(fv, fp, out.resource_claim_template_name);
+                        }
+                        return absl::OkStatus();
+                      });
+}
+
+absl::Status Read(const Value& v, const Path& path, PodSchedulingGroup& out) {
+  return ForEachField(v, path,
+                      [&](std::string_view k, const Value& fv, const Path& fp) -> absl::Status {
+                        if (k == "podGroupName") return Read(fv, fp, out.pod_group_name);
+                        return absl::OkStatus();
+                      });
+}
+
 absl::Status Read(const Value& v, const Path& path, PodSpec& out) {
   TRIMARAN_RETURN_IF_ERROR(ForEachField(
       v, path, [&](std::string_view k, const Value& fv, const Path& fp) -> absl::Status {
@@ -65,6 +85,8 @@ absl::Status Read(const Value& v, const Path& path, PodSpec& out) {
         if (k == "volumes") return Read(fv, fp, out.volumes);
         if (k == "resources") return Read(fv, fp, out.resources);
         if (k == "hostNetwork") return Read(fv, fp, out.host_network);
+        if (k == "resourceClaims") return Read(fv, fp, out.resource_claims);
+        if (k == "schedulingGroup") return Read(fv, fp, out.scheduling_group);
         return absl::OkStatus();
       }));
   // The apiserver defaults an empty schedulerName.
@@ -171,6 +193,20 @@ void Write(Writer& w, const PodSchedulingGate& v) {
   w.EndObject();
 }
 
+void Write(Writer& w, const PodResourceClaim& v) {
+  w.StartObject();
+  StringField(w, "name", v.name);
+  OptStringField(w, "resourceClaimName", v.resource_claim_name);
+  OptStringField(w, "resourceClaimTemplateName", v.resource_claim_template_name);
+  w.EndObject();
+}
+
+void Write(Writer& w, const PodSchedulingGroup& v) {
+  w.StartObject();
+  OptStringField(w, "podGroupName", v.pod_group_name);
+  w.EndObject();
+}
+
 void Write(Writer& w, const PodSpec& v) {
   w.StartObject();
   ArrayField(w, "initContainers", v.init_containers);
@@ -203,6 +239,11 @@ void Write(Writer& w, const PodSpec& v) {
   if (v.resources) {
     Key(w, "resources");
     Write(w, *v.resources);
+  }
+  ArrayField(w, "resourceClaims", v.resource_claims);
+  if (v.scheduling_group) {
+    Key(w, "schedulingGroup");
+    Write(w, *v.scheduling_group);
   }
   w.EndObject();
 }
