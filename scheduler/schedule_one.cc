@@ -84,6 +84,7 @@ std::optional<Scheduler::PodAttempt> Scheduler::SchedulingCycle(Framework& fwk,
                                              options_.deterministic_tie_break};
   ScheduleResult result =
       SchedulePod(fwk, *attempt.state, *pod, snapshot_, algo_, random_, schedule_options);
+  metrics_->algorithm.Observe(absl::ToDoubleSeconds(clock_.Now() - attempt.start));
   ObserveEvaluated(attempt, result);
   if (!result.status.IsSuccess()) {
     const std::string nominated_node = RunPostFilter(attempt, result);

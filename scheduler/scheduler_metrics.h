@@ -6,6 +6,9 @@
 //   scheduling_attempt_duration_seconds{result,profile}    histogram 0.001×2^k, 15
 //   pod_scheduling_attempts                                histogram 1×2^k, 5
 //   pod_scheduling_sli_duration_seconds{attempts}          histogram 0.01×2^k, 20
+//   scheduling_algorithm_duration_seconds                  histogram 0.001×2^k, 15
+//     (from the cycle's start through the algorithm: snapshot, PreFilter..Score, as
+//     kube-scheduler's schedulingAlgorithm)
 //
 // Thread-safety: the families are safe for concurrent use (common/stats).
 //
@@ -31,12 +34,18 @@ struct SchedulerMetrics {
                          .Get()),
         sli(scope.HistogramFamily("pod_scheduling_sli_duration_seconds",
                                   "From the pod's first scheduling attempt to bound.", {"attempts"},
-                                  stats::ExponentialBuckets(0.01, 2, 20))) {}
+                                  stats::ExponentialBuckets(0.01, 2, 20))),
+        algorithm(scope
+                      .HistogramFamily("scheduling_algorithm_duration_seconds",
+                                       "Scheduling algorithm latency in seconds", {},
+                                       stats::ExponentialBuckets(0.001, 2, 15))
+                      .Get()) {}
 
   stats::Family<stats::Counter>& attempts;
   stats::Family<stats::Histogram>& duration;
   stats::Histogram& pod_attempts;
   stats::Family<stats::Histogram>& sli;
+  stats::Histogram& algorithm;
 };
 
 }  // namespace trimaran::sched

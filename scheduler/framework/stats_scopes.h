@@ -11,7 +11,7 @@
 //
 // `upstream` holds the families kube-scheduler also exports, under kube-scheduler's
 // names minus its "scheduler_" subsystem: pending_pods, queue_incoming_pods_total,
-// schedule_attempts_total, scheduler_cache_size (kube-scheduler's own doubled word),
+// schedule_attempts_total, cache_size,
 // framework_extension_point_duration_seconds, ... `own` holds the families only
 // Trimaran has: cache_invalid_operations_total, events_total,
 // plugin_metrics_fallback_total, ... The two must not register the same name in one

@@ -47,6 +47,9 @@ struct QueuedPodInfo {
   std::string gating_plugin;
   // Consecutive attempts that ended in kError (the error backoff).
   int consecutive_errors_count = 0;
+  // The queue's bookkeeping: the plugins this pod is counted under in
+  // scheduler_unschedulable_pods{plugin, profile} until it is popped or deleted.
+  std::vector<std::string> counted_unschedulable_plugins;
 };
 
 // ---- PreFilter / PostFilter ----

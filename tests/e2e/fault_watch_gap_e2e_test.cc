@@ -8,7 +8,7 @@
 // the pod is absent from the list, so the informer delivers its delete as a tombstone
 // (DeletedFinalStateUnknown). The scheduler must drop the assumed pod on that tombstone:
 //
-//   - scheduler_scheduler_cache_size{type="assumed_pods"} returns to 0 and {type="pods"}
+//   - scheduler_cache_size{type="assumed_pods"} returns to 0 and {type="pods"}
 //     to the live pods (0);
 //   - node requests equal the sum over live pods: the node's whole capacity is free
 //     again, so four pods of one CPU each bind on the 4-CPU node (a leaked assumed pod
@@ -66,7 +66,7 @@ TEST(FaultWatchGapTest, PodBoundAndDeletedInsideA410GapLeavesNoAssumedPod) {
       absl::Seconds(30)))
       << sched.process->LogTail();
   auto cache_size = [&](const std::string& type) {
-    return SumSamples(Curl(base + "/metrics"), "scheduler_scheduler_cache_size",
+    return SumSamples(Curl(base + "/metrics"), "scheduler_cache_size",
                       {absl::StrCat("type=\"", type, "\"")});
   };
 

@@ -48,6 +48,7 @@
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
+#include "tests/e2e/harness/kube_scheduler.h"
 #include "tests/e2e/harness/prometheus.h"
 #include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
@@ -639,6 +640,85 @@ TEST_F(MetricsListE2ETest, BothProgramsExportExactlyTheListedFamilies) {
     EXPECT_EQ(status, 200) << query << "\n" << body;
     EXPECT_THAT(body, ::testing::HasSubstr("\"status\":\"success\"")) << query;
   }
+}
+
+// Issue 32, point 9: every family the list names as kube-scheduler's (scheduler_*) against
+// the real kube-scheduler 1.37, not against our own docs: both schedulers run the same
+// workload (10 pods that fit, one that fits nowhere, so that preemption and the
+// unschedulable gauge have samples) and both live /metrics are scraped; each listed
+// family must be exported by kube-scheduler 1.37 with the same type and, where both
+// have samples, the same label names, and by trimaran.
+TEST_F(MetricsListE2ETest, SharedFamiliesAreKubeScheduler137s) {
+  TRIMARAN_ASSERT_OK(cluster_->AddNodes(NumberedNames("node", 3), {.cpu = "2", .memory = "8Gi"}));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerProcess trimaran,
+      StartSchedulerProcess({.binary = kSchedulerBin,
+                             .dir = cp_->dir(),
+                             .tag = "shared-families",
+                             .config_yaml = SchedulerConfigYaml("trimaran", false),
+                             .kubeconfig = cluster_->kubeconfig()}));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<KubeScheduler> kube,
+      KubeScheduler::Start(*cp_, {.kubeconfig = cluster_->kubeconfig(),
+                                  .profiles_yaml = "  - schedulerName: kube\n",
+                                  .tag = "kube-scheduler-metrics"}));
+  for (const std::string sched : {"trimaran", "kube"}) {
+    TRIMARAN_ASSERT_OK(cluster_->CreatePods(11, [&](int i) {
+      return PodShape{.name = absl::StrCat(sched, "-", i),
+                      .scheduler_name = sched,
+                      .cpu = i == 10 ? "100" : "100m",
+                      .memory = "128Mi"};
+    }));
+  }
+  ASSERT_TRUE(Eventually(
+      [&] {
+        absl::StatusOr<kube::PodList> pods = cluster_->client().ListPods("default", {});
+        if (!pods.ok()) return false;
+        int bound = 0;
+        for (const kube::Pod& p : pods->items) bound += !p.spec.node_name.empty();
+        return bound == 20;
+      },
+      absl::Seconds(60)))
+      << "not every pod that fits was bound";
+  const std::string header = absl::StrCat("Authorization: Bearer ", cp_->token());
+  auto scrape = [&](const std::string& url) -> Exposition {
+    Exposition e;
+    Eventually(
+        [&] {
+          int status = 0;
+          absl::StatusOr<Exposition> parsed = ParseExposition(Curl(url, &status, header));
+          if (status != 200 || !parsed.ok()) return false;
+          e = *std::move(parsed);
+          // Both have failed the unschedulable pod at least once.
+          return e.count("scheduler_unschedulable_pods") > 0 &&
+                 !e["scheduler_unschedulable_pods"].labels.empty();
+        },
+        absl::Seconds(30));
+    return e;
+  };
+  Exposition ours = scrape(absl::StrCat("https://127.0.0.1:", trimaran.secure_port, "/metrics"));
+  Exposition theirs = scrape(kube->url() + "/metrics");
+  ASSERT_FALSE(theirs.empty()) << "kube-scheduler's /metrics did not parse\n"
+                               << kube->process().LogTail();
+  int shared = 0;
+  for (const auto& [name, listed] : list_) {
+    if (!absl::StartsWith(name, "scheduler_")) continue;
+    SCOPED_TRACE(name);
+    ++shared;
+    auto it = theirs.find(name);
+    ASSERT_NE(it, theirs.end()) << name << " is not a kube-scheduler 1.37 family";
+    EXPECT_EQ(it->second.type, listed.type);
+    ASSERT_EQ(ours.count(name), 1u) << "trimaran does not export " << name;
+    EXPECT_EQ(ours[name].type, it->second.type);
+    if (!it->second.labels.empty() && !ours[name].labels.empty()) {
+      EXPECT_EQ(ours[name].labels, it->second.labels);
+    }
+  }
+  std::printf("[metrics] %d scheduler_* families checked against kube-scheduler 1.37\n", shared);
+  EXPECT_GE(shared, 12);
+  // kube-scheduler 1.34 renamed the doubled scheduler_scheduler_cache_size.
+  EXPECT_EQ(theirs.count("scheduler_scheduler_cache_size"), 0u);
+  EXPECT_EQ(ours.count("scheduler_scheduler_cache_size"), 0u);
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ std::string Describe(const kube::Pod& pod) {
 }
 
 stats::Family<stats::Gauge>& CacheSizeFamily(const stats::Scope& scope) {
-  return scope.GaugeFamily("scheduler_cache_size",
+  return scope.GaugeFamily("cache_size",
                            "Number of nodes, pods, and assumed (bound) pods in the scheduler "
                            "cache.",
                            {"type"});

@@ -18,8 +18,9 @@
 //
 // Stats (stats_scopes.h; names relative to the scopes, which the composition root
 // prefixes: the daemon's "scheduler_" and "trimaran_" give the names in parentheses):
-//   upstream  scheduler_cache_size{type=nodes|pods|assumed_pods}  gauge
-//             (kube-scheduler's scheduler_scheduler_cache_size)
+//   upstream  cache_size{type=nodes|pods|assumed_pods}            gauge
+//             (scheduler_cache_size, kube-scheduler 1.34+'s name; 1.20-1.33 doubled
+//             the word: scheduler_scheduler_cache_size)
 //   own       cache_invalid_operations_total{operation}           counter
 //             (trimaran_cache_invalid_operations_total)
 //

@@ -63,9 +63,7 @@ class CacheTest : public ::testing::Test {
     for (const std::string& name : names) ASSERT_THAT(cache_.AddNode(Node(name)), IsOk());
   }
   double CacheSize(absl::string_view type) {
-    return registry_.GaugeFamily("scheduler_scheduler_cache_size", "", {"type"})
-        .WithLabels({type})
-        .Value();
+    return registry_.GaugeFamily("scheduler_cache_size", "", {"type"}).WithLabels({type}).Value();
   }
   double InvalidOps(absl::string_view op) {
     return registry_.CounterFamily("trimaran_cache_invalid_operations_total", "", {"operation"})
@@ -712,7 +710,7 @@ TEST_F(CacheTest, CacheSizeGauges) {
   EXPECT_EQ(CacheSize("pods"), 2);
   EXPECT_EQ(CacheSize("assumed_pods"), 0);
   EXPECT_EQ(cache_.PodCount(), 2);
-  EXPECT_THAT(registry_.PrometheusText(), HasSubstr("scheduler_scheduler_cache_size{"));
+  EXPECT_THAT(registry_.PrometheusText(), HasSubstr("scheduler_cache_size{"));
 }
 
 TEST_F(CacheTest, Dump) {

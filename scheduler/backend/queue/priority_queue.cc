@@ -68,6 +68,12 @@ PriorityQueue::PriorityQueue(const Clock& clock, const stats::Scope& scope,
       pending_backoff_(PendingPodsFamily(scope).WithLabels({kBackoff})),
       pending_unschedulable_(PendingPodsFamily(scope).WithLabels({kUnschedulable})),
       pending_gated_(PendingPodsFamily(scope).WithLabels({kGated})),
+      unschedulable_pods_(scope.GaugeFamily(
+          "unschedulable_pods",
+          "The number of unschedulable pods broken down by plugin name. A pod will increment "
+          "the gauge for all plugins that caused it to not schedule and so this metric have "
+          "meaning only when broken down by plugin.",
+          {"plugin", "profile"})),
       active_q_(options_.less ? options_.less : QueuedPodLess(PrioritySortLess)),
       backoff_q_([policy = options_.backoff](const QueuedPodInfo& a, const QueuedPodInfo& b) {
         return policy.Expiry(a) < policy.Expiry(b);
@@ -114,12 +120,28 @@ bool PriorityQueue::MoveToActiveQ(std::string key, QueuedPodInfo pod, absl::stri
   pod.gating_plugin = GatingPlugin(*pod.pod);
   if (!pod.gating_plugin.empty()) {
     if (!was_gated) CountIncoming(kGated, event);
+    CountUnschedulable(pod, pod.gating_plugin);
     unschedulable_.AddOrUpdate(std::move(key), std::move(pod));
     return false;
   }
   active_q_.AddOrUpdate(std::move(key), std::move(pod));
   CountIncoming(kActive, event);
   return true;
+}
+
+void PriorityQueue::CountUnschedulable(QueuedPodInfo& pod, absl::string_view plugin) {
+  for (const std::string& counted : pod.counted_unschedulable_plugins) {
+    if (counted == plugin) return;
+  }
+  pod.counted_unschedulable_plugins.emplace_back(plugin);
+  unschedulable_pods_.WithLabels({plugin, pod.pod->spec.scheduler_name}).Inc();
+}
+
+void PriorityQueue::UncountUnschedulable(QueuedPodInfo& pod) {
+  for (const std::string& plugin : pod.counted_unschedulable_plugins) {
+    unschedulable_pods_.WithLabels({plugin, pod.pod->spec.scheduler_name}).Dec();
+  }
+  pod.counted_unschedulable_plugins.clear();
 }
 
 void PriorityQueue::AddToBackoffQ(std::string key, QueuedPodInfo pod, absl::string_view event) {
@@ -285,9 +307,10 @@ void PriorityQueue::Delete(const kube::Pod& pod) {
   const std::string key = PodKey(pod);
   nominator_.Delete(key);
   nominated_count_.store(nominator_.size(), std::memory_order_release);
-  if (!active_q_.Delete(key).has_value() && !backoff_q_.Delete(key).has_value()) {
-    unschedulable_.Delete(key);
-  }
+  std::optional<QueuedPodInfo> deleted = active_q_.Delete(key);
+  if (!deleted.has_value()) deleted = backoff_q_.Delete(key);
+  if (!deleted.has_value()) deleted = unschedulable_.Delete(key);
+  if (deleted.has_value()) UncountUnschedulable(*deleted);
   if (auto it = in_flight_.find(key); it != in_flight_.end()) it->second.deleted = true;
   UpdateGauges();
 }
@@ -304,6 +327,7 @@ std::optional<QueuedPodInfo> PriorityQueue::Pop() {
   if (!info.initial_attempt_timestamp.has_value()) info.initial_attempt_timestamp = clock_.Now();
   info.unschedulable_plugins.clear();
   info.pending_plugins.clear();
+  UncountUnschedulable(info);
   in_flight_[PodKey(*info.pod)] = InFlight{.pod = info.pod};
   UpdateGauges();
   return info;
@@ -348,6 +372,10 @@ absl::Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfo pod_info,
     nominated_count_.store(nominator_.size(), std::memory_order_release);
   }
   const bool error = pod_info.unschedulable_plugins.empty() && pod_info.pending_plugins.empty();
+  for (const std::string& plugin : pod_info.unschedulable_plugins) {
+    CountUnschedulable(pod_info, plugin);
+  }
+  for (const std::string& plugin : pod_info.pending_plugins) CountUnschedulable(pod_info, plugin);
   if (move_request_cycle_ >= pod_scheduling_cycle || error || update_may_help) {
     AddToBackoffQ(std::move(key), std::move(pod_info), kScheduleAttemptFailure);
   } else {

@@ -21,6 +21,11 @@
 //   queue_incoming_pods_total{queue,event}  counter; event ∈ PodAdd, PodUpdate,
 //     ScheduleAttemptFailure, BackoffComplete, UnschedulableTimeout, or the label of the
 //     ClusterEvent that moved the pod
+//   unschedulable_pods{plugin,profile}      gauge, as kube-scheduler 1.37: a queued pod
+//     counts once under each plugin that rejected it in its last attempt (Unschedulable,
+//     UnschedulableAndUnresolvable or Pending) and under the PreEnqueue plugin that
+//     gates it, from its requeue (or gating) until it is popped or deleted; profile is
+//     its schedulerName
 //
 // Differences from upstream (documented choices):
 //   - An Update or Add of an in-flight pod does not put a second copy into activeQ; the
@@ -188,6 +193,10 @@ class PriorityQueue final : public SchedulingQueue {
   void StopFlusher() ABSL_LOCKS_EXCLUDED(mu_);
   void UpdateGauges() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void CountIncoming(absl::string_view queue, absl::string_view event);
+  // scheduler_unschedulable_pods: counts `pod` under `plugin` once; Uncount drops every
+  // count the pod holds (popped or deleted).
+  void CountUnschedulable(QueuedPodInfo& pod, absl::string_view plugin);
+  void UncountUnschedulable(QueuedPodInfo& pod);
 
   const Clock& clock_;
   const PriorityQueueOptions options_;
@@ -197,6 +206,7 @@ class PriorityQueue final : public SchedulingQueue {
   stats::Gauge& pending_backoff_;
   stats::Gauge& pending_unschedulable_;
   stats::Gauge& pending_gated_;
+  stats::Family<stats::Gauge>& unschedulable_pods_;
 
   mutable absl::Mutex mu_;
   PodHeap active_q_ ABSL_GUARDED_BY(mu_);

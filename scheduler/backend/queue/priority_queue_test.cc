@@ -98,6 +98,12 @@ class PriorityQueueTest : public ::testing::Test {
         .WithLabels({queue})
         .Value();
   }
+  double UnschedulablePods(absl::string_view plugin,
+                           absl::string_view profile = "default-scheduler") {
+    return registry_.GaugeFamily("scheduler_unschedulable_pods", "", {"plugin", "profile"})
+        .WithLabels({plugin, profile})
+        .Value();
+  }
   double Incoming(absl::string_view queue, absl::string_view event) {
     return registry_.CounterFamily("scheduler_queue_incoming_pods_total", "", {"queue", "event"})
         .WithLabels({queue, event})
@@ -305,6 +311,32 @@ TEST_F(PriorityQueueTest, MoveRequestDuringCycleSendsToBackoff) {
   }
 }
 
+// scheduler_unschedulable_pods as kube-scheduler 1.37: once per rejecting (or pending)
+// plugin from the requeue until the pod is popped again or deleted.
+TEST_F(PriorityQueueTest, UnschedulablePodsGaugeCountsEachRejectorUntilPopOrDelete) {
+  PriorityQueue& queue = NewQueue();
+  queue.Add(NewPod("p"));
+  queue.Add(NewPod("q"));
+  PopAndFail({"NodeResourcesFit", "TaintToleration"});
+  PopAndFail({"NodeResourcesFit"}, {"VolumeBinding"});
+  EXPECT_EQ(UnschedulablePods("NodeResourcesFit"), 2);
+  EXPECT_EQ(UnschedulablePods("TaintToleration"), 1);
+  EXPECT_EQ(UnschedulablePods("VolumeBinding"), 1);
+  // The pods go back to activeQ (counted still), then p is popped: its counts go.
+  clock_.Advance(absl::Minutes(6));
+  queue.FlushUnschedulablePodsLeftover();
+  std::optional<QueuedPodInfo> popped = queue.Pop();
+  ASSERT_TRUE(popped.has_value());
+  const std::string first = popped->pod->metadata.name;
+  EXPECT_EQ(UnschedulablePods("NodeResourcesFit"), 1);
+  EXPECT_EQ(UnschedulablePods(first == "p" ? "TaintToleration" : "VolumeBinding"), 0);
+  // The other is deleted while queued: nothing is left.
+  queue.Delete(*NewPod(first == "p" ? "q" : "p"));
+  EXPECT_EQ(UnschedulablePods("NodeResourcesFit"), 0);
+  EXPECT_EQ(UnschedulablePods("TaintToleration"), 0);
+  EXPECT_EQ(UnschedulablePods("VolumeBinding"), 0);
+}
+
 TEST_F(PriorityQueueTest, AddUnschedulableRejectsQueuedPod) {
   PriorityQueue& queue = NewQueue();
   queue.Add(NewPod("p"));
@@ -492,6 +524,7 @@ TEST_F(PriorityQueueTest, GatedPods) {
   EXPECT_EQ(queue.Counts().unschedulable, 0u);
   EXPECT_EQ(Pending("gated"), 1);
   EXPECT_EQ(Incoming("gated", "PodAdd"), 1);
+  EXPECT_EQ(UnschedulablePods("SchedulingGates"), 1);  // counted under its gating plugin
   // A node event does not concern the gating plugin; the 5-minute flush re-checks and
   // keeps it gated.
   queue.MoveAllToActiveOrBackoffQueue(kNodeAddEvent);
@@ -505,6 +538,7 @@ TEST_F(PriorityQueueTest, GatedPods) {
   EXPECT_EQ(queue.Counts().gated, 0u);
   EXPECT_EQ(WhereIs("g"), "active");
   EXPECT_EQ(queue.Pop()->attempts, 1);
+  EXPECT_EQ(UnschedulablePods("SchedulingGates"), 0);
 }
 
 TEST_F(PriorityQueueTest, QueueingHintsDecideWhichPodsMove) {

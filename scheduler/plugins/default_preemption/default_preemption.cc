@@ -87,7 +87,22 @@ PluginDescriptor DefaultPreemption::Descriptor() {
 
 DefaultPreemption::DefaultPreemption(DefaultPreemptionArgs args, Handle& handle,
                                      BudgetSource budgets, uint64_t seed)
-    : args_(args), handle_(handle), budgets_(std::move(budgets)), random_(seed) {
+    : args_(args),
+      handle_(handle),
+      budgets_(std::move(budgets)),
+      random_(seed),
+      attempts_(handle.stats_scopes()
+                    .upstream
+                    .CounterFamily("preemption_attempts_total",
+                                   "Total preemption attempts in the cluster till now")
+                    .Get()),
+      victims_(handle.stats_scopes()
+                   .upstream
+                   .HistogramFamily("preemption_victims",
+                                    "Number of selected preemption victims for preemption "
+                                    "initiated by a single pod",
+                                    {}, stats::ExponentialBuckets(1, 2, 7))
+                   .Get()) {
   offset_ = [this](int32_t n) {
     return static_cast<int32_t>(std::uniform_int_distribution<int32_t>(0, n - 1)(random_));
   };
@@ -229,6 +244,7 @@ DefaultPreemption::Plan DefaultPreemption::DryRun(CycleState& state, const kube:
 Status DefaultPreemption::PostFilter(CycleState& state, const kube::Pod& pod,
                                      const NodeToStatus& filtered_node_status,
                                      PostFilterResult& result) {
+  attempts_.Inc();  // every PostFilter call, as upstream's deferred increment
   Plan plan = DryRun(state, pod, filtered_node_status);
   if (!plan.status.IsSuccess() || !plan.chosen.has_value()) {
     // Not eligible keeps the nomination; no room anywhere drops it (upstream clears it
@@ -236,6 +252,7 @@ Status DefaultPreemption::PostFilter(CycleState& state, const kube::Pod& pod,
     if (plan.no_room) ClearNominatedNodeName(pod);
     return plan.status;
   }
+  victims_.Observe(static_cast<double>(plan.chosen->victims.pods.size()));
   if (Status s = PrepareCandidate(*plan.chosen, pod); !s.IsSuccess()) return s;
   result.nominated_node_name = plan.chosen->node_name;
   return Status();

@@ -31,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/stats/stats.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
@@ -113,6 +114,10 @@ class DefaultPreemption final : public PostFilterPlugin, public PreemptionPrevie
   BudgetSource budgets_;
   std::mt19937_64 random_;
   std::function<int32_t(int32_t n)> offset_;
+  // kube-scheduler's scheduler_preemption_attempts_total and scheduler_preemption_victims
+  // (the Handle's upstream scope).
+  stats::Counter& attempts_;
+  stats::Histogram& victims_;
 };
 
 // The budgets the Handle's ObjectLister holds (policy/v1 and policy/v1beta1
