@@ -4,8 +4,9 @@
 #     -> target trimaran_foo, alias trimaran::foo (header-only when SRCS is empty)
 #   trimaran_cc_test(NAME foo_test SRCS foo_test.cc DEPS trimaran::foo [LABELS unit])
 #     -> gtest executable registered per test case with ctest (gtest_discover_tests)
-#   trimaran_cc_benchmark(NAME foo_benchmark SRCS foo_benchmark.cc DEPS ...)
-#     -> Google Benchmark executable; ctest runs it once briefly as <name>.smoke
+#   trimaran_cc_benchmark(NAME foo_benchmark SRCS foo_benchmark.cc DEPS ... [SMOKE_ARGS ...])
+#     -> Google Benchmark executable; ctest runs it once briefly as <name>.smoke (with
+#        SMOKE_ARGS instead of the default minimal run when given)
 #   trimaran_cc_binary(NAME trimaran-scheduler OUTPUT_NAME ... SRCS main.cc DEPS ...)
 #   trimaran_cc_fuzzer(NAME foo_fuzzer SRCS foo_fuzzer.cc DEPS ...)
 #     -> libFuzzer executable in <build>/fuzz (only with TRIMARAN_FUZZ=ON; fuzz/README.md)
@@ -89,13 +90,17 @@ function(trimaran_cc_benchmark)
   if(NOT TRIMARAN_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "" "NAME" "SRCS;DEPS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME" "SRCS;DEPS;SMOKE_ARGS" ${ARGN})
   add_executable(${T_NAME} ${T_SRCS})
   target_link_libraries(${T_NAME} PRIVATE ${T_DEPS} benchmark::benchmark benchmark::benchmark_main)
   target_compile_options(${T_NAME} PRIVATE ${TRIMARAN_WARNING_FLAGS})
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
-  # Each benchmark also runs once, briefly, under ctest so that it cannot rot.
-  add_test(NAME ${T_NAME}.smoke COMMAND ${T_NAME} --benchmark_min_time=0.001 --benchmark_filter=.)
+  # Each benchmark also runs once, briefly, under ctest so that it cannot rot: every
+  # benchmark at a minimal time, or what SMOKE_ARGS says (e.g. only the small sizes).
+  if(NOT T_SMOKE_ARGS)
+    set(T_SMOKE_ARGS --benchmark_min_time=0.001 --benchmark_filter=.)
+  endif()
+  add_test(NAME ${T_NAME}.smoke COMMAND ${T_NAME} ${T_SMOKE_ARGS})
   set_tests_properties(${T_NAME}.smoke PROPERTIES LABELS "benchmark-smoke" TIMEOUT 300)
 endfunction()
 
