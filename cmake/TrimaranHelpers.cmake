@@ -8,6 +8,8 @@
 #     -> Google Benchmark executable; ctest runs it once briefly as <name>.smoke (with
 #        SMOKE_ARGS instead of the default minimal run when given)
 #   trimaran_cc_binary(NAME trimaran-scheduler OUTPUT_NAME ... SRCS main.cc DEPS ...)
+#   trimaran_test_uses_binaries(e2e_foo_test trimaran_scheduler load_watcher [DEFINES ...])
+#     -> the test's *_BIN paths of the real programs, built before it
 #   trimaran_cc_fuzzer(NAME foo_fuzzer SRCS foo_fuzzer.cc DEPS ...)
 #     -> libFuzzer executable in <build>/fuzz (only with TRIMARAN_FUZZ=ON; fuzz/README.md)
 #   trimaran_fuzzers_target()
@@ -63,6 +65,37 @@ function(trimaran_cc_test)
   gtest_discover_tests(${T_NAME}
     PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} RUN_SERIAL ${_serial}
     DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# A test (an e2e or deploy trimaran_cc_test) that runs the real programs: it knows each
+# program's path and builds after it.
+#   trimaran_test_uses_binaries(e2e_foo_test trimaran_scheduler load_watcher
+#                               [DEFINES NAME="value" ...])
+#     -> TRIMARAN_SCHEDULER_BIN, TRIMARAN_LOAD_WATCHER_BIN or TRIMARANCTL_BIN (for
+#        trimaran_scheduler, load_watcher, trimaranctl), plus DEFINES, as the test's
+#        compile definitions; nothing when tests are not built.
+function(trimaran_test_uses_binaries test)
+  if(NOT TARGET ${test})
+    return()
+  endif()
+  cmake_parse_arguments(T "" "" "DEFINES" ${ARGN})
+  set(_definitions ${T_DEFINES})
+  foreach(_binary ${T_UNPARSED_ARGUMENTS})
+    if(_binary STREQUAL "trimaran_scheduler")
+      set(_macro TRIMARAN_SCHEDULER_BIN)
+    elseif(_binary STREQUAL "load_watcher")
+      set(_macro TRIMARAN_LOAD_WATCHER_BIN)
+    elseif(_binary STREQUAL "trimaranctl")
+      set(_macro TRIMARANCTL_BIN)
+    else()
+      message(FATAL_ERROR "trimaran_test_uses_binaries: unknown program ${_binary}")
+    endif()
+    list(APPEND _definitions "${_macro}=\"$<TARGET_FILE:${_binary}>\"")
+  endforeach()
+  target_compile_definitions(${test} PRIVATE ${_definitions})
+  if(T_UNPARSED_ARGUMENTS)
+    add_dependencies(${test} ${T_UNPARSED_ARGUMENTS})
+  endif()
 endfunction()
 
 # The compatibility subset on the floor of the tested Kubernetes range: runs test binary
