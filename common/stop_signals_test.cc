@@ -23,9 +23,9 @@ TEST(StopSignalsTest, BlocksTermAndIntAndIgnoresPipe) {
   pthread_sigmask(SIG_SETMASK, nullptr, &mask);
   EXPECT_EQ(sigismember(&mask, SIGTERM), 1);
   EXPECT_EQ(sigismember(&mask, SIGINT), 1);
-  struct sigaction pipe {};
-  sigaction(SIGPIPE, nullptr, &pipe);
-  EXPECT_EQ(pipe.sa_handler, SIG_IGN);
+  struct sigaction pipe_action {};
+  sigaction(SIGPIPE, nullptr, &pipe_action);
+  EXPECT_EQ(pipe_action.sa_handler, SIG_IGN);
 
   // A blocked signal stays pending until the wait takes it.
   ASSERT_EQ(pthread_kill(pthread_self(), SIGTERM), 0);

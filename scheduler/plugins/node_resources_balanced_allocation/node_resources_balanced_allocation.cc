@@ -57,10 +57,10 @@ Status NodeResourcesBalancedAllocation::PreScore(CycleState& state, const kube::
 ScoreResult NodeResourcesBalancedAllocation::Score(const CycleState& state, const kube::Pod& pod,
                                                    const NodeInfo& node_info) const {
   std::vector<int64_t> fallback;
-  const std::optional<std::span<const int64_t>> read = helper::ReadScoringRequests(
+  const std::optional<std::span<const int64_t>> stored = helper::ReadScoringRequests(
       state, kPreScoreStateKey, resources_.size(), fallback, [&] { return PodRequests(pod); });
-  if (!read.has_value()) return ScoreResult::Failed(helper::RequestsMismatchError(kName));
-  const std::span<const int64_t> pod_requests = *read;
+  if (!stored.has_value()) return ScoreResult::Failed(helper::RequestsMismatchError(kName));
+  const std::span<const int64_t> pod_requests = *stored;
 
   // Calls fn(F_i) for every resource that counts, in configuration order.
   auto for_each_fraction = [&](auto&& fn) {

@@ -239,10 +239,10 @@ double NodeResourcesFit::ShapeScoreExact(double utilization) const {
 ScoreResult NodeResourcesFit::Score(const CycleState& state, const kube::Pod& pod,
                                     const NodeInfo& node_info) const {
   std::vector<int64_t> fallback;
-  const std::optional<std::span<const int64_t>> read = helper::ReadScoringRequests(
+  const std::optional<std::span<const int64_t>> stored = helper::ReadScoringRequests(
       state, kPreScoreStateKey, resources_.size(), fallback, [&] { return ScoringRequests(pod); });
-  if (!read.has_value()) return ScoreResult::Failed(helper::RequestsMismatchError(kName));
-  const std::span<const int64_t> pod_requests = *read;
+  if (!stored.has_value()) return ScoreResult::Failed(helper::RequestsMismatchError(kName));
+  const std::span<const int64_t> pod_requests = *stored;
 
   const ScoringStrategyType type = args_.scoring_strategy.type;
   int64_t node_score = 0;
