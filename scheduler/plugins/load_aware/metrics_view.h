@@ -105,8 +105,8 @@ class MetricsView {
   size_t size() const { return index_.size(); }
 
  private:
-  // name -> position in usages_ (a compact table: lookups stay in cache at 5,000 nodes).
   lw::WatcherMetricsPtr snapshot_;  // what NodeUsage::metrics point into
+  // name -> position in usages_ (a compact table: lookups stay in cache at 5,000 nodes).
   absl::flat_hash_map<std::string, uint32_t> index_;
   std::unique_ptr<NodeUsage[]> usages_;
   std::unique_ptr<PendingSums[]> pending_;                 // see pending()
