@@ -4,9 +4,12 @@
 #     -> target trimaran_foo, alias trimaran::foo (header-only when SRCS is empty)
 #   trimaran_cc_test(NAME foo_test SRCS foo_test.cc DEPS trimaran::foo [LABELS unit])
 #     -> gtest executable registered per test case with ctest (gtest_discover_tests)
-#   trimaran_cc_benchmark(NAME foo_benchmark SRCS foo_benchmark.cc DEPS ...)
-#     -> Google Benchmark executable; ctest runs it once briefly as <name>.smoke
+#   trimaran_cc_benchmark(NAME foo_benchmark SRCS foo_benchmark.cc DEPS ... [SMOKE_ARGS ...])
+#     -> Google Benchmark executable; ctest runs it once briefly as <name>.smoke (with
+#        SMOKE_ARGS instead of the default minimal run when given)
 #   trimaran_cc_binary(NAME trimaran-scheduler OUTPUT_NAME ... SRCS main.cc DEPS ...)
+#   trimaran_test_uses_binaries(e2e_foo_test trimaran_scheduler load_watcher [DEFINES ...])
+#     -> the test's *_BIN paths of the real programs, built before it
 #   trimaran_cc_fuzzer(NAME foo_fuzzer SRCS foo_fuzzer.cc DEPS ...)
 #     -> libFuzzer executable in <build>/fuzz (only with TRIMARAN_FUZZ=ON; fuzz/README.md)
 #   trimaran_fuzzers_target()
@@ -64,6 +67,37 @@ function(trimaran_cc_test)
     DISCOVERY_TIMEOUT 60)
 endfunction()
 
+# A test (an e2e or deploy trimaran_cc_test) that runs the real programs: it knows each
+# program's path and builds after it.
+#   trimaran_test_uses_binaries(e2e_foo_test trimaran_scheduler load_watcher
+#                               [DEFINES NAME="value" ...])
+#     -> TRIMARAN_SCHEDULER_BIN, TRIMARAN_LOAD_WATCHER_BIN or TRIMARANCTL_BIN (for
+#        trimaran_scheduler, load_watcher, trimaranctl), plus DEFINES, as the test's
+#        compile definitions; nothing when tests are not built.
+function(trimaran_test_uses_binaries test)
+  if(NOT TARGET ${test})
+    return()
+  endif()
+  cmake_parse_arguments(T "" "" "DEFINES" ${ARGN})
+  set(_definitions ${T_DEFINES})
+  foreach(_binary ${T_UNPARSED_ARGUMENTS})
+    if(_binary STREQUAL "trimaran_scheduler")
+      set(_macro TRIMARAN_SCHEDULER_BIN)
+    elseif(_binary STREQUAL "load_watcher")
+      set(_macro TRIMARAN_LOAD_WATCHER_BIN)
+    elseif(_binary STREQUAL "trimaranctl")
+      set(_macro TRIMARANCTL_BIN)
+    else()
+      message(FATAL_ERROR "trimaran_test_uses_binaries: unknown program ${_binary}")
+    endif()
+    list(APPEND _definitions "${_macro}=\"$<TARGET_FILE:${_binary}>\"")
+  endforeach()
+  target_compile_definitions(${test} PRIVATE ${_definitions})
+  if(T_UNPARSED_ARGUMENTS)
+    add_dependencies(${test} ${T_UNPARSED_ARGUMENTS})
+  endif()
+endfunction()
+
 # The compatibility subset on the floor of the tested Kubernetes range: runs test binary
 # TARGET (an e2e trimaran_cc_test) once more with TRIMARAN_K8S_MINOR=MINOR (default 1.32),
 # whose harness then starts that minor's control plane, limited to the gtest FILTER.
@@ -89,13 +123,17 @@ function(trimaran_cc_benchmark)
   if(NOT TRIMARAN_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "" "NAME" "SRCS;DEPS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME" "SRCS;DEPS;SMOKE_ARGS" ${ARGN})
   add_executable(${T_NAME} ${T_SRCS})
   target_link_libraries(${T_NAME} PRIVATE ${T_DEPS} benchmark::benchmark benchmark::benchmark_main)
   target_compile_options(${T_NAME} PRIVATE ${TRIMARAN_WARNING_FLAGS})
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
-  # Each benchmark also runs once, briefly, under ctest so that it cannot rot.
-  add_test(NAME ${T_NAME}.smoke COMMAND ${T_NAME} --benchmark_min_time=0.001 --benchmark_filter=.)
+  # Each benchmark also runs once, briefly, under ctest so that it cannot rot: every
+  # benchmark at a minimal time, or what SMOKE_ARGS says (e.g. only the small sizes).
+  if(NOT T_SMOKE_ARGS)
+    set(T_SMOKE_ARGS --benchmark_min_time=0.001 --benchmark_filter=.)
+  endif()
+  add_test(NAME ${T_NAME}.smoke COMMAND ${T_NAME} ${T_SMOKE_ARGS})
   set_tests_properties(${T_NAME}.smoke PROPERTIES LABELS "benchmark-smoke" TIMEOUT 300)
 endfunction()
 

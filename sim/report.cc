@@ -1,5 +1,6 @@
 #include "sim/report.h"
 
+#include "common/json_write.h"
 #include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
 
@@ -7,11 +8,6 @@ namespace trimaran::sim {
 namespace {
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
-
-void Key(Writer& w, const char* k) { w.Key(k); }
-void Str(Writer& w, const std::string& s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 
 // The headline numbers, shared by a profile and its deltas.
 struct Headline {
@@ -31,49 +27,35 @@ constexpr Headline kHeadlines[] = {
 };
 
 void WriteDistribution(Writer& w, const char* key, const Distribution& d) {
-  Key(w, key);
+  JsonKey(w, key);
   w.StartObject();
-  Key(w, "min");
-  w.Double(d.min);
-  Key(w, "p10");
-  w.Double(d.p10);
-  Key(w, "p50");
-  w.Double(d.p50);
-  Key(w, "p90");
-  w.Double(d.p90);
-  Key(w, "max");
-  w.Double(d.max);
+  JsonDoubleField(w, "min", d.min);
+  JsonDoubleField(w, "p10", d.p10);
+  JsonDoubleField(w, "p50", d.p50);
+  JsonDoubleField(w, "p90", d.p90);
+  JsonDoubleField(w, "max", d.max);
   w.EndObject();
 }
 
 void WriteCompaction(Writer& w, const CompactionResult& c) {
-  Key(w, "compaction");
+  JsonKey(w, "compaction");
   w.StartObject();
-  Key(w, "trials");
-  w.Int(c.trials);
-  Key(w, "everySeconds");
-  w.Double(c.every);
-  Key(w, "skippedInstants");
-  w.Int(c.skipped);
-  Key(w, "repacks");
-  w.Int64(c.repacks);
-  Key(w, "schedulerErrors");
-  w.Int64(c.scheduler_errors);
+  JsonIntField(w, "trials", c.trials);
+  JsonDoubleField(w, "everySeconds", c.every);
+  JsonIntField(w, "skippedInstants", c.skipped);
+  JsonIntField(w, "repacks", c.repacks);
+  JsonIntField(w, "schedulerErrors", c.scheduler_errors);
   WriteDistribution(w, "nodes", c.nodes);
   WriteDistribution(w, "ratio", c.ratio);
-  Key(w, "instants");
+  JsonKey(w, "instants");
   w.StartArray();
   for (const CompactionInstant& i : c.instants) {
     w.StartObject();
-    Key(w, "t");
-    w.Double(i.t);
-    Key(w, "why");
-    Str(w, i.why);
-    Key(w, "actual");
-    w.Int(i.actual);
-    Key(w, "pods");
-    w.Int(i.pods);
-    Key(w, "compacted");
+    JsonDoubleField(w, "t", i.t);
+    JsonStringField(w, "why", i.why);
+    JsonIntField(w, "actual", i.actual);
+    JsonIntField(w, "pods", i.pods);
+    JsonKey(w, "compacted");
     w.StartArray();
     for (int k : i.compacted) w.Int(k);
     w.EndArray();
@@ -85,119 +67,79 @@ void WriteCompaction(Writer& w, const CompactionResult& c) {
 
 void WriteProfile(Writer& w, const ProfileResult& r, const ProfileResult* baseline) {
   w.StartObject();
-  Key(w, "profile");
-  Str(w, r.profile);
-  Key(w, "simulatedSeconds");
-  w.Double(r.end_time);
-  Key(w, "pods");
+  JsonStringField(w, "profile", r.profile);
+  JsonDoubleField(w, "simulatedSeconds", r.end_time);
+  JsonKey(w, "pods");
   w.StartObject();
-  Key(w, "total");
-  w.Int(r.pods);
-  Key(w, "scheduled");
-  w.Int(r.scheduled);
-  Key(w, "neverScheduled");
-  w.Int(r.never_scheduled);
-  Key(w, "evicted");
-  w.Int(r.evicted);
-  Key(w, "schedulingCycles");
-  w.Int64(r.scheduling_cycles);
-  Key(w, "schedulerErrors");
-  w.Int(r.scheduler_errors);
+  JsonIntField(w, "total", r.pods);
+  JsonIntField(w, "scheduled", r.scheduled);
+  JsonIntField(w, "neverScheduled", r.never_scheduled);
+  JsonIntField(w, "evicted", r.evicted);
+  JsonIntField(w, "schedulingCycles", r.scheduling_cycles);
+  JsonIntField(w, "schedulerErrors", r.scheduler_errors);
   if (!r.first_scheduler_error.empty()) {
-    Key(w, "firstSchedulerError");
-    Str(w, r.first_scheduler_error);
+    JsonStringField(w, "firstSchedulerError", r.first_scheduler_error);
   }
   w.EndObject();
   for (const Headline& h : kHeadlines) {
-    Key(w, h.key);
-    w.Double(r.*h.field);
+    JsonDoubleField(w, h.key, r.*h.field);
   }
-  Key(w, "pendingMaxSeconds");
-  w.Double(r.pending_max);
-  Key(w, "peakNodes");
-  w.Int(r.peak_nodes);
-  Key(w, "peakNodesByGroup");
+  JsonDoubleField(w, "pendingMaxSeconds", r.pending_max);
+  JsonIntField(w, "peakNodes", r.peak_nodes);
+  JsonKey(w, "peakNodesByGroup");
   w.StartObject();
-  for (const auto& [g, n] : r.peak_nodes_by_group) {
-    Str(w, g);
-    w.Int(n);
-  }
+  for (const auto& [g, n] : r.peak_nodes_by_group) JsonIntField(w, g, n);
   w.EndObject();
-  Key(w, "autoscaler");
+  JsonKey(w, "autoscaler");
   w.StartObject();
-  Key(w, "scaleUpEvents");
-  w.Int(r.scale_up_events);
-  Key(w, "nodesAdded");
-  w.Int(r.nodes_added);
-  Key(w, "scaleDownEvents");
-  w.Int(r.scale_down_events);
-  Key(w, "nodesRemoved");
-  w.Int(r.nodes_removed);
-  Key(w, "consolidationReplacements");
-  w.Int(r.consolidation_replacements);
-  Key(w, "consolidationMultiNode");
-  w.Int(r.consolidation_multi_node);
-  Key(w, "consolidationFitChecks");
-  w.Int64(r.consolidation_fit_checks);
+  JsonIntField(w, "scaleUpEvents", r.scale_up_events);
+  JsonIntField(w, "nodesAdded", r.nodes_added);
+  JsonIntField(w, "scaleDownEvents", r.scale_down_events);
+  JsonIntField(w, "nodesRemoved", r.nodes_removed);
+  JsonIntField(w, "consolidationReplacements", r.consolidation_replacements);
+  JsonIntField(w, "consolidationMultiNode", r.consolidation_multi_node);
+  JsonIntField(w, "consolidationFitChecks", r.consolidation_fit_checks);
   w.EndObject();
-  Key(w, "lowerBound");
+  JsonKey(w, "lowerBound");
   w.StartObject();
-  Key(w, "cost");
-  w.Double(r.lower_bound_cost);
-  Key(w, "nodeHours");
-  w.Double(r.lower_bound_node_hours);
-  Key(w, "nodeHoursOverLowerBound");
-  w.Double(r.node_hours_over_lower_bound);
+  JsonDoubleField(w, "cost", r.lower_bound_cost);
+  JsonDoubleField(w, "nodeHours", r.lower_bound_node_hours);
+  JsonDoubleField(w, "nodeHoursOverLowerBound", r.node_hours_over_lower_bound);
   w.EndObject();
-  Key(w, "fallbacks");
+  JsonKey(w, "fallbacks");
   w.StartObject();
-  for (const auto& [what, count] : r.fallbacks) {
-    Str(w, what);
-    w.Int64(count);
-  }
+  for (const auto& [what, count] : r.fallbacks) JsonIntField(w, what, count);
   w.EndObject();
-  Key(w, "memoryOverAllocatableNodeMinutes");
-  w.Double(r.memory_over_allocatable_node_minutes);
-  Key(w, "peakNodeCpuUsage");
-  w.Double(r.peak_node_cpu_usage);
-  Key(w, "cpuUsageHistogram");
+  JsonDoubleField(w, "memoryOverAllocatableNodeMinutes", r.memory_over_allocatable_node_minutes);
+  JsonDoubleField(w, "peakNodeCpuUsage", r.peak_node_cpu_usage);
+  JsonKey(w, "cpuUsageHistogram");
   w.StartArray();
   for (int64_t c : r.cpu_usage_histogram) w.Int64(c);
   w.EndArray();
   WriteCompaction(w, r.compaction);
   if (baseline != nullptr) {
-    Key(w, "deltaVsBaseline");
+    JsonKey(w, "deltaVsBaseline");
     w.StartObject();
     for (const Headline& h : kHeadlines) {
-      Key(w, h.key);
-      w.Double(r.*h.field - baseline->*h.field);
+      JsonDoubleField(w, h.key, r.*h.field - baseline->*h.field);
     }
-    Key(w, "peakNodes");
-    w.Int(r.peak_nodes - baseline->peak_nodes);
-    Key(w, "compactionRatioP50");
-    w.Double(r.compaction.ratio.p50 - baseline->compaction.ratio.p50);
+    JsonIntField(w, "peakNodes", r.peak_nodes - baseline->peak_nodes);
+    JsonDoubleField(w, "compactionRatioP50",
+                    r.compaction.ratio.p50 - baseline->compaction.ratio.p50);
     w.EndObject();
   }
-  Key(w, "timeline");
+  JsonKey(w, "timeline");
   w.StartArray();
   for (const TimelinePoint& p : r.timeline) {
     w.StartObject();
-    Key(w, "t");
-    w.Double(p.t);
-    Key(w, "nodes");
-    w.Int(p.nodes);
-    Key(w, "pending");
-    w.Int(p.pending);
-    Key(w, "running");
-    w.Int(p.running);
-    Key(w, "costPerHour");
-    w.Double(p.cost_per_hour);
-    Key(w, "lowerBoundCostPerHour");
-    w.Double(p.lower_bound_cost_per_hour);
-    Key(w, "cpuRequested");
-    w.Double(p.cpu_requested);
-    Key(w, "cpuUsed");
-    w.Double(p.cpu_used);
+    JsonDoubleField(w, "t", p.t);
+    JsonIntField(w, "nodes", p.nodes);
+    JsonIntField(w, "pending", p.pending);
+    JsonIntField(w, "running", p.running);
+    JsonDoubleField(w, "costPerHour", p.cost_per_hour);
+    JsonDoubleField(w, "lowerBoundCostPerHour", p.lower_bound_cost_per_hour);
+    JsonDoubleField(w, "cpuRequested", p.cpu_requested);
+    JsonDoubleField(w, "cpuUsed", p.cpu_used);
     w.EndObject();
   }
   w.EndArray();
@@ -212,60 +154,41 @@ std::string FormatSimReportJson(const SimReportInput& input) {
   w.SetIndent(' ', 2);
   w.SetMaxDecimalPlaces(6);
   w.StartObject();
-  Key(w, "schemaVersion");
-  w.Int(kSimReportSchemaVersion);
-  Key(w, "trace");
-  Str(w, input.trace);
-  Key(w, "nodeGroupsFile");
-  Str(w, input.node_groups);
-  Key(w, "seed");
-  w.Uint64(input.seed);
+  JsonIntField(w, "schemaVersion", kSimReportSchemaVersion);
+  JsonStringField(w, "trace", input.trace);
+  JsonStringField(w, "nodeGroupsFile", input.node_groups);
+  JsonUintField(w, "seed", input.seed);
   if (input.cluster != nullptr) {
-    Key(w, "nodeGroups");
+    JsonKey(w, "nodeGroups");
     w.StartArray();
     for (const NodeGroup& g : input.cluster->groups) {
       w.StartObject();
-      Key(w, "name");
-      Str(w, g.name);
-      Key(w, "instanceType");
-      Str(w, g.instance_type);
-      Key(w, "cpuMilli");
-      w.Int64(g.cpu_milli);
-      Key(w, "memoryMiB");
-      w.Int64(g.memory_mib);
-      Key(w, "pricePerHour");
-      w.Double(g.price_per_hour);
-      Key(w, "min");
-      w.Int(g.min);
-      Key(w, "max");
-      w.Int(g.max);
+      JsonStringField(w, "name", g.name);
+      JsonStringField(w, "instanceType", g.instance_type);
+      JsonIntField(w, "cpuMilli", g.cpu_milli);
+      JsonIntField(w, "memoryMiB", g.memory_mib);
+      JsonDoubleField(w, "pricePerHour", g.price_per_hour);
+      JsonIntField(w, "min", g.min);
+      JsonIntField(w, "max", g.max);
       w.EndObject();
     }
     w.EndArray();
     const AutoscalerConfig& a = input.cluster->autoscaler;
-    Key(w, "autoscaler");
+    JsonKey(w, "autoscaler");
     w.StartObject();
-    Key(w, "enabled");
-    w.Bool(a.enabled);
-    Key(w, "expander");
-    Str(w, std::string(ExpanderName(a.expander)));
-    Key(w, "scanInterval");
-    w.Double(a.scan_interval);
-    Key(w, "scaleDownUnneededTime");
-    w.Double(a.scale_down_unneeded_time);
-    Key(w, "scaleDownUtilizationThreshold");
-    w.Double(a.scale_down_utilization_threshold);
-    Key(w, "scaleDownDelayAfterAdd");
-    w.Double(a.scale_down_delay_after_add);
-    Key(w, "consolidation");
-    Str(w, std::string(ConsolidationName(a.consolidation)));
-    Key(w, "consolidateAfter");
-    w.Double(a.consolidate_after);
+    JsonBoolField(w, "enabled", a.enabled);
+    JsonStringField(w, "expander", std::string(ExpanderName(a.expander)));
+    JsonDoubleField(w, "scanInterval", a.scan_interval);
+    JsonDoubleField(w, "scaleDownUnneededTime", a.scale_down_unneeded_time);
+    JsonDoubleField(w, "scaleDownUtilizationThreshold", a.scale_down_utilization_threshold);
+    JsonDoubleField(w, "scaleDownDelayAfterAdd", a.scale_down_delay_after_add);
+    JsonStringField(w, "consolidation", std::string(ConsolidationName(a.consolidation)));
+    JsonDoubleField(w, "consolidateAfter", a.consolidate_after);
     w.EndObject();
   }
-  Key(w, "baseline");
-  Str(w, input.profiles.empty() ? std::string() : input.profiles.front().profile);
-  Key(w, "profiles");
+  JsonStringField(w, "baseline",
+                  input.profiles.empty() ? std::string() : input.profiles.front().profile);
+  JsonKey(w, "profiles");
   w.StartArray();
   for (size_t i = 0; i < input.profiles.size(); ++i) {
     WriteProfile(w, input.profiles[i], i == 0 ? nullptr : &input.profiles.front());

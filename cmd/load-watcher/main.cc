@@ -37,6 +37,7 @@
 #include "common/stats/scope.h"
 #include "common/stats/text_format.h"
 #include "common/status_macros.h"
+#include "common/stop_signals.h"
 #include "common/version.h"
 #include "dashboard/informer_source.h"
 #include "dashboard/web/guard.h"
@@ -368,29 +369,12 @@ void LoadWatcher::Stop() {
   pool_->Stop();
 }
 
-// Blocks the stop signals in every thread (threads inherit the mask), so that only
-// WaitForStopSignal's sigwait sees them; ignores SIGPIPE.
-sigset_t BlockStopSignals() {
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-  return stop_signals;
-}
-
-void WaitForStopSignal(const sigset_t& stop_signals) {
-  int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
-  Log(Component::kMain).info("received signal {}, shutting down", signal_number);
-}
-
 int Run(const LoadWatcherOptions& options) {
   const sigset_t stop_signals = BlockStopSignals();
   LoadWatcher daemon(options);
   if (absl::Status s = daemon.Start(); !s.ok()) return Fail(std::string(s.message()));
-  WaitForStopSignal(stop_signals);
+  const int signal_number = WaitForStopSignal(stop_signals);
+  Log(Component::kMain).info("received signal {}, shutting down", signal_number);
   daemon.Stop();
   Log(Component::kMain).info("stopped");
   return 0;

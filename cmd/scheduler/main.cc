@@ -4,7 +4,6 @@
 // Exit codes: 0 after --help, --version, --write-config-to, or a graceful stop
 // (SIGTERM/SIGINT); 1 for bad flags, an invalid configuration (every error listed), a
 // start-up failure, or lost leadership.
-#include <pthread.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include "cmd/scheduler/app.h"
 #include "cmd/scheduler/options.h"
 #include "common/logging.h"
+#include "common/stop_signals.h"
 #include "common/version.h"
 
 namespace {
@@ -65,12 +65,7 @@ int main(int argc, char** argv) {
   }
 
   // Block the stop signals in every thread; one thread waits for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t signals = trimaran::BlockStopSignals();
 
   absl::StatusOr<std::unique_ptr<trimaran::cmd::SchedulerApp>> app =
       trimaran::cmd::SchedulerApp::Create(*options, *std::move(config));
@@ -80,8 +75,7 @@ int main(int argc, char** argv) {
   }
   trimaran::cmd::SchedulerApp* a = app->get();
   std::thread signal_thread([a, signals] {
-    int sig = 0;
-    if (sigwait(&signals, &sig) == 0) {
+    if (const int sig = trimaran::WaitForStopSignal(signals); sig != 0) {
       trimaran::Log(trimaran::Component::kMain)
           .info(
               "received {}; stopping: no new pods or bindings, waiting bindings dropped (pods stay "

@@ -18,6 +18,7 @@
 #include "common/http/http_server.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/stop_signals.h"
 #include "dashboard/informer_source.h"
 #include "dashboard/targets.h"
 #include "dashboard/web/guard.h"
@@ -234,17 +235,6 @@ absl::StatusOr<DashboardClients> MakeDashboardClients(const DashboardFlags& flag
   return clients;
 }
 
-// SIGINT and SIGTERM blocked, to be waited for with sigwait; SIGPIPE ignored.
-sigset_t BlockStopSignals() {
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-  return stop_signals;
-}
-
 DashboardOptions MakeDashboardOptions(const DashboardFlags& flags, DashboardClients& clients,
                                       const std::string& token) {
   DashboardOptions options;
@@ -304,8 +294,7 @@ absl::Status ServeUntilStopped(const DashboardFlags& flags, DashboardClients& cl
                server->url().c_str(), token.c_str());
   std::fflush(stderr);
 
-  int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
+  WaitForStopSignal(stop_signals);
   server->Stop();
   service.Stop();
   return absl::OkStatus();

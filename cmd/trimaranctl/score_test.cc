@@ -1,8 +1,6 @@
 #include "cmd/trimaranctl/score.h"
 
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,32 +9,14 @@
 #include "common/version.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/decisions/testing/golden.h"
 
 namespace trimaran::cmd::trimaranctl {
 namespace {
 
+using sched::decisions::testing::ExpectGolden;
+using sched::decisions::testing::TestData;
 using ::testing::HasSubstr;
-
-std::string TestData(const std::string& name) {
-  return absl::StrCat(TRIMARANCTL_TESTDATA, "/", name);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// Compares with a golden file; TRIMARANCTL_UPDATE_GOLDEN=1 rewrites it instead.
-void ExpectGolden(const std::string& actual, const std::string& golden_name) {
-  const std::string path = TestData(golden_name);
-  if (std::getenv("TRIMARANCTL_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  EXPECT_EQ(actual, ReadFile(path)) << "golden " << path;
-}
 
 TEST(ScoreTest, GoldenTable) {
   std::string out;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/json_parse.h"
+#include "common/json_write.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -12,13 +13,6 @@ namespace trimaran::kube {
 namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Key(JsonWriter& w, absl::string_view k) {
-  w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
-}
-void Str(JsonWriter& w, absl::string_view v) {
-  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
-}
 
 absl::StatusOr<rapidjson::Document> Parse(const std::string& body, absl::string_view what) {
   rapidjson::Document doc;
@@ -51,14 +45,11 @@ absl::StatusOr<TokenReviewResult> ReviewToken(Client& client, absl::string_view 
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
-  Key(w, "apiVersion");
-  Str(w, "authentication.k8s.io/v1");
-  Key(w, "kind");
-  Str(w, "TokenReview");
-  Key(w, "spec");
+  JsonStringField(w, "apiVersion", "authentication.k8s.io/v1");
+  JsonStringField(w, "kind", "TokenReview");
+  JsonKey(w, "spec");
   w.StartObject();
-  Key(w, "token");
-  Str(w, token);
+  JsonStringField(w, "token", token);
   w.EndObject();
   w.EndObject();
   absl::StatusOr<std::string> reply =
@@ -93,28 +84,19 @@ absl::StatusOr<AccessReviewResult> ReviewNonResourceAccess(Client& client, const
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
-  Key(w, "apiVersion");
-  Str(w, "authorization.k8s.io/v1");
-  Key(w, "kind");
-  Str(w, "SubjectAccessReview");
-  Key(w, "spec");
+  JsonStringField(w, "apiVersion", "authorization.k8s.io/v1");
+  JsonStringField(w, "kind", "SubjectAccessReview");
+  JsonKey(w, "spec");
   w.StartObject();
-  Key(w, "user");
-  Str(w, user.username);
+  JsonStringField(w, "user", user.username);
   if (!user.uid.empty()) {
-    Key(w, "uid");
-    Str(w, user.uid);
+    JsonStringField(w, "uid", user.uid);
   }
-  Key(w, "groups");
-  w.StartArray();
-  for (const std::string& g : user.groups) Str(w, g);
-  w.EndArray();
-  Key(w, "nonResourceAttributes");
+  JsonStringArrayField(w, "groups", user.groups);
+  JsonKey(w, "nonResourceAttributes");
   w.StartObject();
-  Key(w, "path");
-  Str(w, path);
-  Key(w, "verb");
-  Str(w, verb);
+  JsonStringField(w, "path", path);
+  JsonStringField(w, "verb", verb);
   w.EndObject();
   w.EndObject();
   w.EndObject();

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/json_parse.h"
+#include "common/json_write.h"
 #include "common/status_macros.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
@@ -13,47 +14,29 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Str(Writer& w, absl::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void WriteDecision(Writer& w, const Decision& d) {
   w.StartObject();
-  w.Key("time");
-  Str(w, FormatDecisionTime(d.time));
-  w.Key("pod");
-  Str(w, d.pod);
-  w.Key("uid");
-  Str(w, d.uid);
-  w.Key("profile");
-  Str(w, d.profile);
-  w.Key("result");
-  Str(w, DecisionResultName(d.result));
-  w.Key("node");
-  Str(w, d.node);
-  w.Key("evaluatedNodes");
-  w.Int(d.evaluated_nodes);
-  w.Key("feasibleNodes");
-  w.Int(d.feasible_nodes);
+  JsonStringField(w, "time", FormatDecisionTime(d.time));
+  JsonStringField(w, "pod", d.pod);
+  JsonStringField(w, "uid", d.uid);
+  JsonStringField(w, "profile", d.profile);
+  JsonStringField(w, "result", DecisionResultName(d.result));
+  JsonStringField(w, "node", d.node);
+  JsonIntField(w, "evaluatedNodes", d.evaluated_nodes);
+  JsonIntField(w, "feasibleNodes", d.feasible_nodes);
   w.Key("fallbacks");
-  w.StartArray();
-  for (const std::string& f : d.fallbacks) Str(w, f);
-  w.EndArray();
-  w.Key("message");
-  Str(w, d.message);
+  JsonStringArray(w, d.fallbacks);
+  JsonStringField(w, "message", d.message);
   w.Key("top");
   w.StartArray();
   for (const TopNode& t : d.top) {
     w.StartObject();
-    w.Key("node");
-    Str(w, t.node);
-    w.Key("total");
-    w.Int64(t.total);
+    JsonStringField(w, "node", t.node);
+    JsonIntField(w, "total", t.total);
     w.Key("scores");
     w.StartObject();
     for (const auto& [plugin, score] : t.scores) {
-      w.Key(plugin.data(), static_cast<rapidjson::SizeType>(plugin.size()));
-      w.Int64(score);
+      JsonIntField(w, plugin, score);
     }
     w.EndObject();
     w.EndObject();
@@ -155,8 +138,7 @@ std::string EncodeDecisions(size_t capacity,
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
-  w.Key("capacity");
-  w.Uint64(capacity);
+  JsonUintField(w, "capacity", capacity);
   w.Key("decisions");
   w.StartArray();
   for (const auto& d : decisions) WriteDecision(w, *d);

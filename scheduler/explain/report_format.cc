@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/json_write.h"
 #include "common/text_table.h"
 #include "kube/api/json_codec.h"
 #include "rapidjson/stringbuffer.h"
@@ -44,186 +45,113 @@ std::string DecisionText(const Report& r) {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void String(JsonWriter& w, absl::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-void Key(JsonWriter& w, absl::string_view s) {
-  w.Key(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-void StringArray(JsonWriter& w, const std::vector<std::string>& values) {
-  w.StartArray();
-  for (const std::string& v : values) String(w, v);
-  w.EndArray();
-}
-
 // "pod", "profile", "now", "nowSource".
 void WritePodAndProfile(JsonWriter& w, const Report& r) {
-  Key(w, "pod");
+  JsonKey(w, "pod");
   w.StartObject();
-  Key(w, "namespace");
-  String(w, r.pod_namespace);
-  Key(w, "name");
-  String(w, r.pod_name);
+  JsonStringField(w, "namespace", r.pod_namespace);
+  JsonStringField(w, "name", r.pod_name);
   w.EndObject();
-  Key(w, "profile");
-  String(w, r.profile);
-  Key(w, "now");
-  String(w, kube::FormatRfc3339(r.now));
-  Key(w, "nowSource");
-  String(w, r.now_source);
+  JsonStringField(w, "profile", r.profile);
+  JsonStringField(w, "now", kube::FormatRfc3339(r.now));
+  JsonStringField(w, "nowSource", r.now_source);
 }
 
 void WriteMetrics(JsonWriter& w, const Report& r) {
-  Key(w, "metrics");
+  JsonKey(w, "metrics");
   if (!r.metrics.has_value()) {
     w.Null();
     return;
   }
   w.StartObject();
-  Key(w, "timestamp");
-  w.Int64(r.metrics->timestamp);
-  Key(w, "source");
-  String(w, r.metrics->source);
-  Key(w, "window");
-  String(w, r.metrics->window.duration);
-  Key(w, "hosts");
-  w.Uint64(r.metrics->data.node_metrics_map.size());
+  JsonIntField(w, "timestamp", r.metrics->timestamp);
+  JsonStringField(w, "source", r.metrics->source);
+  JsonStringField(w, "window", r.metrics->window.duration);
+  JsonUintField(w, "hosts", r.metrics->data.node_metrics_map.size());
   w.EndObject();
 }
 
 void WriteScorePlugins(JsonWriter& w, const Report& r) {
-  Key(w, "scorePlugins");
+  JsonKey(w, "scorePlugins");
   w.StartArray();
   for (const auto& [name, weight] : r.score_plugins) {
     w.StartObject();
-    Key(w, "name");
-    String(w, name);
-    Key(w, "weight");
-    w.Int64(weight);
+    JsonStringField(w, "name", name);
+    JsonIntField(w, "weight", weight);
     w.EndObject();
   }
   w.EndArray();
 }
 
 void WriteFilter(JsonWriter& w, const NodeReport& n) {
-  Key(w, "filter");
+  JsonKey(w, "filter");
   w.StartObject();
-  Key(w, "code");
-  String(w, n.code);
-  Key(w, "plugin");
-  String(w, n.plugin);
-  Key(w, "reasons");
-  StringArray(w, n.reasons);
-  Key(w, "message");
-  String(w, absl::StrJoin(n.reasons, ", "));
+  JsonStringField(w, "code", n.code);
+  JsonStringField(w, "plugin", n.plugin);
+  JsonStringArrayField(w, "reasons", n.reasons);
+  JsonStringField(w, "message", absl::StrJoin(n.reasons, ", "));
   w.EndObject();
 }
 
 void WriteScore(JsonWriter& w, const PluginScore& s) {
   w.StartObject();
-  Key(w, "plugin");
-  String(w, s.plugin);
-  Key(w, "weight");
-  w.Int64(s.weight);
-  Key(w, "skipped");
-  w.Bool(s.skipped);
-  Key(w, "score");
-  w.Int64(s.score);
-  Key(w, "exact");
-  if (s.exact.has_value() && std::isfinite(*s.exact)) {
-    w.Double(*s.exact);
-  } else {
-    w.Null();
-  }
-  Key(w, "weighted");
-  w.Int64(s.weight * s.score);
+  JsonStringField(w, "plugin", s.plugin);
+  JsonIntField(w, "weight", s.weight);
+  JsonBoolField(w, "skipped", s.skipped);
+  JsonIntField(w, "score", s.score);
+  JsonFieldOrNull(w, "exact", s.exact.has_value() && std::isfinite(*s.exact),
+                  [&] { w.Double(*s.exact); });
+  JsonIntField(w, "weighted", s.weight * s.score);
   w.EndObject();
 }
 
 void WriteNode(JsonWriter& w, const NodeReport& n) {
   w.StartObject();
-  Key(w, "name");
-  String(w, n.name);
-  Key(w, "feasible");
-  w.Bool(n.feasible);
-  Key(w, "rank");
-  if (n.feasible) {
-    w.Int(n.rank);
-  } else {
-    w.Null();
-  }
+  JsonStringField(w, "name", n.name);
+  JsonBoolField(w, "feasible", n.feasible);
+  JsonFieldOrNull(w, "rank", n.feasible, [&] { w.Int(n.rank); });
   WriteFilter(w, n);
-  Key(w, "scores");
+  JsonKey(w, "scores");
   w.StartArray();
   for (const PluginScore& s : n.scores) WriteScore(w, s);
   w.EndArray();
-  Key(w, "total");
-  if (n.feasible) {
-    w.Int64(n.total);
-  } else {
-    w.Null();
-  }
-  Key(w, "exactTotal");
-  if (n.feasible) {
-    w.Double(n.exact_total);
-  } else {
-    w.Null();
-  }
+  JsonFieldOrNull(w, "total", n.feasible, [&] { w.Int64(n.total); });
+  JsonFieldOrNull(w, "exactTotal", n.feasible, [&] { w.Double(n.exact_total); });
   w.EndObject();
 }
 
 // "chosen", "decidedBy", "tiedNodes", "notes".
 void WriteDecision(JsonWriter& w, const Report& r) {
-  Key(w, "chosen");
-  if (r.chosen.empty()) {
-    w.Null();
-  } else {
-    String(w, r.chosen);
-  }
-  Key(w, "decidedBy");
-  String(w, r.decided_by);
-  Key(w, "tiedNodes");
-  StringArray(w, r.tied);
-  Key(w, "notes");
-  StringArray(w, r.notes);
+  JsonFieldOrNull(w, "chosen", !r.chosen.empty(), [&] { JsonString(w, r.chosen); });
+  JsonStringField(w, "decidedBy", r.decided_by);
+  JsonStringArrayField(w, "tiedNodes", r.tied);
+  JsonStringArrayField(w, "notes", r.notes);
 }
 
 void WritePreemption(JsonWriter& w, const PreemptionPreview& p) {
-  Key(w, "preemption");
+  JsonKey(w, "preemption");
   w.StartObject();
-  Key(w, "wouldPreempt");
-  w.Bool(p.would_preempt);
-  Key(w, "node");
-  String(w, p.node);
-  Key(w, "victims");
-  StringArray(w, p.victims);
-  Key(w, "pdbViolations");
-  w.Int64(p.pdb_violations);
-  Key(w, "candidateNodes");
-  w.Int(p.candidates);
-  Key(w, "message");
-  String(w, p.message);
+  JsonBoolField(w, "wouldPreempt", p.would_preempt);
+  JsonStringField(w, "node", p.node);
+  JsonStringArrayField(w, "victims", p.victims);
+  JsonIntField(w, "pdbViolations", p.pdb_violations);
+  JsonIntField(w, "candidateNodes", p.candidates);
+  JsonStringField(w, "message", p.message);
   w.EndObject();
 }
 
 void WritePluginState(JsonWriter& w, const Report& r) {
-  Key(w, "pluginState");
+  JsonKey(w, "pluginState");
   w.StartObject();
   for (const auto& [plugin, rows] : r.plugin_state) {
-    Key(w, plugin);
+    JsonKey(w, plugin);
     w.StartArray();
     for (const StateCount& row : rows) {
       w.StartObject();
-      Key(w, "table");
-      String(w, row.table);
-      Key(w, "key");
-      String(w, row.key);
-      Key(w, "value");
-      String(w, row.value);
-      Key(w, "count");
-      w.Int64(row.count);
+      JsonStringField(w, "table", row.table);
+      JsonStringField(w, "key", row.key);
+      JsonStringField(w, "value", row.value);
+      JsonIntField(w, "count", row.count);
       w.EndObject();
     }
     w.EndArray();
@@ -297,12 +225,11 @@ std::string FormatJson(const Report& r) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
-  Key(w, "schemaVersion");
-  w.Int(kReportSchemaVersion);
+  JsonIntField(w, "schemaVersion", kReportSchemaVersion);
   WritePodAndProfile(w, r);
   WriteMetrics(w, r);
   WriteScorePlugins(w, r);
-  Key(w, "nodes");
+  JsonKey(w, "nodes");
   w.StartArray();
   for (const NodeReport& n : r.nodes) WriteNode(w, n);
   w.EndArray();

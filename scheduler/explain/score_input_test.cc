@@ -1,8 +1,5 @@
 #include "scheduler/explain/score_input.h"
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loadwatcher/client.h"
+#include "scheduler/decisions/testing/golden.h"
 #include "scheduler/explain/report_format.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/plugins/registry.h"
@@ -26,17 +24,8 @@ using ::testing::StartsWith;
 using ::trimaran::testing::IsOk;
 using ::trimaran::testing::StatusIs;
 using ScoreReport = Report;
-
-std::string TestData(const std::string& name) {
-  return absl::StrCat(TRIMARANCTL_TESTDATA, "/", name);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using decisions::testing::ReadFile;
+using decisions::testing::TestData;
 
 // ---- JSON builders for small inputs ----
 

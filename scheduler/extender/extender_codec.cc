@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json_parse.h"
+#include "common/json_write.h"
 #include "common/status_macros.h"
 #include "kube/api/json_codec.h"
 #include "rapidjson/document.h"
@@ -34,6 +35,13 @@ absl::Status Parse(std::string_view json, absl::string_view what, rapidjson::Doc
 
 absl::Status TypeError(absl::string_view path, absl::string_view expected) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": expected ", expected));
+}
+
+// Parse, then an object expected at the top.
+absl::Status ParseObject(std::string_view json, absl::string_view what, rapidjson::Document& doc) {
+  TRIMARAN_RETURN_IF_ERROR(Parse(json, what, doc));
+  if (!doc.IsObject()) return TypeError(what, "an object");
+  return absl::OkStatus();
 }
 
 // The member whose key equals `key` ignoring case (Go's encoding/json rule), or null.
@@ -119,10 +127,6 @@ absl::Status ReadNodeList(const Value& object, absl::string_view path,
   return absl::OkStatus();
 }
 
-void WriteString(Writer& w, absl::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void WriteNodeList(Writer& w, const std::optional<std::vector<WireNode>>& nodes) {
   if (!nodes.has_value()) {
     w.Null();
@@ -148,61 +152,73 @@ void WriteStringList(Writer& w, const std::optional<std::vector<std::string>>& l
     w.Null();
     return;
   }
-  w.StartArray();
-  for (const std::string& s : *list) WriteString(w, s);
-  w.EndArray();
+  JsonStringArray(w, *list);
 }
 
 void WriteStringMap(Writer& w, const std::map<std::string, std::string>& map) {
   w.StartObject();
-  for (const auto& [k, v] : map) {
-    WriteString(w, k);
-    WriteString(w, v);
-  }
+  for (const auto& [k, v] : map) JsonStringField(w, k, v);
   w.EndObject();
+}
+
+// "Nodes" and "NodeNames", the candidate nodes of ExtenderArgs and ExtenderFilterResult.
+absl::Status ReadNodes(const Value& object, absl::string_view path,
+                       std::optional<std::vector<WireNode>>& nodes,
+                       std::optional<std::vector<std::string>>& node_names) {
+  TRIMARAN_RETURN_IF_ERROR(ReadNodeList(object, path, nodes));
+  return ReadStringList(object, "NodeNames", path, node_names);
+}
+
+void WriteNodes(Writer& w, const std::optional<std::vector<WireNode>>& nodes,
+                const std::optional<std::vector<std::string>>& node_names) {
+  w.Key("Nodes");
+  WriteNodeList(w, nodes);
+  w.Key("NodeNames");
+  WriteStringList(w, node_names);
 }
 
 std::string Done(const rapidjson::StringBuffer& buffer) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-}  // namespace
-
-absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(std::string_view json) {
-  rapidjson::Document doc;
-  TRIMARAN_RETURN_IF_ERROR(Parse(json, "ExtenderArgs", doc));
-  if (!doc.IsObject()) return TypeError("ExtenderArgs", "an object");
-  ExtenderArgs args;
-  const Value* pod = Find(doc, "Pod");
-  if (pod == nullptr) return absl::InvalidArgumentError("ExtenderArgs.Pod: missing");
-  TRIMARAN_RETURN_IF_ERROR(kube::DecodePodValue(*pod, "ExtenderArgs.Pod", args.pod));
-  TRIMARAN_RETURN_IF_ERROR(ReadNodeList(doc, "ExtenderArgs", args.nodes));
-  TRIMARAN_RETURN_IF_ERROR(ReadStringList(doc, "NodeNames", "ExtenderArgs", args.node_names));
-  return args;
-}
-
-std::string EncodeExtenderArgs(const ExtenderArgs& args) {
+// One JSON object, its members written by `members`.
+template <typename Members>
+std::string EncodeObject(Members&& members) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
-  w.Key("Pod");
-  const std::string pod = kube::EncodePod(args.pod);
-  w.RawValue(pod.data(), pod.size(), rapidjson::kObjectType);
-  w.Key("Nodes");
-  WriteNodeList(w, args.nodes);
-  w.Key("NodeNames");
-  WriteStringList(w, args.node_names);
+  members(w);
   w.EndObject();
   return Done(buffer);
 }
 
+}  // namespace
+
+absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(std::string_view json) {
+  rapidjson::Document doc;
+  TRIMARAN_RETURN_IF_ERROR(ParseObject(json, "ExtenderArgs", doc));
+  ExtenderArgs args;
+  const Value* pod = Find(doc, "Pod");
+  if (pod == nullptr) return absl::InvalidArgumentError("ExtenderArgs.Pod: missing");
+  TRIMARAN_RETURN_IF_ERROR(kube::DecodePodValue(*pod, "ExtenderArgs.Pod", args.pod));
+  TRIMARAN_RETURN_IF_ERROR(ReadNodes(doc, "ExtenderArgs", args.nodes, args.node_names));
+  return args;
+}
+
+std::string EncodeExtenderArgs(const ExtenderArgs& args) {
+  return EncodeObject([&](Writer& w) {
+    w.Key("Pod");
+    const std::string pod = kube::EncodePod(args.pod);
+    w.RawValue(pod.data(), pod.size(), rapidjson::kObjectType);
+    WriteNodes(w, args.nodes, args.node_names);
+  });
+}
+
 absl::StatusOr<ExtenderFilterResult> DecodeExtenderFilterResult(std::string_view json) {
   rapidjson::Document doc;
-  TRIMARAN_RETURN_IF_ERROR(Parse(json, "ExtenderFilterResult", doc));
-  if (!doc.IsObject()) return TypeError("ExtenderFilterResult", "an object");
+  TRIMARAN_RETURN_IF_ERROR(ParseObject(json, "ExtenderFilterResult", doc));
   ExtenderFilterResult r;
-  TRIMARAN_RETURN_IF_ERROR(ReadNodeList(doc, "ExtenderFilterResult", r.nodes));
-  TRIMARAN_RETURN_IF_ERROR(ReadStringList(doc, "NodeNames", "ExtenderFilterResult", r.node_names));
+  TRIMARAN_RETURN_IF_ERROR(ReadNodes(doc, "ExtenderFilterResult", r.nodes, r.node_names));
   TRIMARAN_RETURN_IF_ERROR(
       ReadStringMap(doc, "FailedNodes", "ExtenderFilterResult", r.failed_nodes));
   TRIMARAN_RETURN_IF_ERROR(ReadStringMap(doc, "FailedAndUnresolvableNodes", "ExtenderFilterResult",
@@ -212,21 +228,14 @@ absl::StatusOr<ExtenderFilterResult> DecodeExtenderFilterResult(std::string_view
 }
 
 std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  w.StartObject();
-  w.Key("Nodes");
-  WriteNodeList(w, result.nodes);
-  w.Key("NodeNames");
-  WriteStringList(w, result.node_names);
-  w.Key("FailedNodes");
-  WriteStringMap(w, result.failed_nodes);
-  w.Key("FailedAndUnresolvableNodes");
-  WriteStringMap(w, result.failed_and_unresolvable_nodes);
-  w.Key("Error");
-  WriteString(w, result.error);
-  w.EndObject();
-  return Done(buffer);
+  return EncodeObject([&](Writer& w) {
+    WriteNodes(w, result.nodes, result.node_names);
+    w.Key("FailedNodes");
+    WriteStringMap(w, result.failed_nodes);
+    w.Key("FailedAndUnresolvableNodes");
+    WriteStringMap(w, result.failed_and_unresolvable_nodes);
+    JsonStringField(w, "Error", result.error);
+  });
 }
 
 absl::StatusOr<std::vector<HostPriority>> DecodeHostPriorityList(std::string_view json) {
@@ -257,10 +266,8 @@ std::string EncodeHostPriorityList(const std::vector<HostPriority>& list) {
   w.StartArray();
   for (const HostPriority& hp : list) {
     w.StartObject();
-    w.Key("Host");
-    WriteString(w, hp.host);
-    w.Key("Score");
-    w.Int64(hp.score);
+    JsonStringField(w, "Host", hp.host);
+    JsonIntField(w, "Score", hp.score);
     w.EndObject();
   }
   w.EndArray();
@@ -269,8 +276,7 @@ std::string EncodeHostPriorityList(const std::vector<HostPriority>& list) {
 
 absl::StatusOr<ExtenderBindingArgs> DecodeExtenderBindingArgs(std::string_view json) {
   rapidjson::Document doc;
-  TRIMARAN_RETURN_IF_ERROR(Parse(json, "ExtenderBindingArgs", doc));
-  if (!doc.IsObject()) return TypeError("ExtenderBindingArgs", "an object");
+  TRIMARAN_RETURN_IF_ERROR(ParseObject(json, "ExtenderBindingArgs", doc));
   ExtenderBindingArgs a;
   TRIMARAN_RETURN_IF_ERROR(ReadString(doc, "PodName", "ExtenderBindingArgs", a.pod_name));
   TRIMARAN_RETURN_IF_ERROR(ReadString(doc, "PodNamespace", "ExtenderBindingArgs", a.pod_namespace));
@@ -283,38 +289,24 @@ absl::StatusOr<ExtenderBindingArgs> DecodeExtenderBindingArgs(std::string_view j
 }
 
 std::string EncodeExtenderBindingArgs(const ExtenderBindingArgs& args) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  w.StartObject();
-  w.Key("PodName");
-  WriteString(w, args.pod_name);
-  w.Key("PodNamespace");
-  WriteString(w, args.pod_namespace);
-  w.Key("PodUID");
-  WriteString(w, args.pod_uid);
-  w.Key("Node");
-  WriteString(w, args.node);
-  w.EndObject();
-  return Done(buffer);
+  return EncodeObject([&](Writer& w) {
+    JsonStringField(w, "PodName", args.pod_name);
+    JsonStringField(w, "PodNamespace", args.pod_namespace);
+    JsonStringField(w, "PodUID", args.pod_uid);
+    JsonStringField(w, "Node", args.node);
+  });
 }
 
 absl::StatusOr<ExtenderBindingResult> DecodeExtenderBindingResult(std::string_view json) {
   rapidjson::Document doc;
-  TRIMARAN_RETURN_IF_ERROR(Parse(json, "ExtenderBindingResult", doc));
-  if (!doc.IsObject()) return TypeError("ExtenderBindingResult", "an object");
+  TRIMARAN_RETURN_IF_ERROR(ParseObject(json, "ExtenderBindingResult", doc));
   ExtenderBindingResult r;
   TRIMARAN_RETURN_IF_ERROR(ReadString(doc, "Error", "ExtenderBindingResult", r.error));
   return r;
 }
 
 std::string EncodeExtenderBindingResult(const ExtenderBindingResult& result) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  w.StartObject();
-  w.Key("Error");
-  WriteString(w, result.error);
-  w.EndObject();
-  return Done(buffer);
+  return EncodeObject([&](Writer& w) { JsonStringField(w, "Error", result.error); });
 }
 
 }  // namespace trimaran::sched::extender

@@ -149,17 +149,7 @@ class BindingWaitE2ETest : public ::testing::Test {
                                                      .tls_cert_dir = cp.dir() + "/proxy-tls"}));
     TRIMARAN_ASSERT_OK_AND_ASSIGN(
         kubeconfig_, cp.WriteKubeconfigFor("via-proxy", proxy_->url(), proxy_->ca_file()));
-    const std::string log = cp.dir() + "/kubectl.log";
-    const std::string cmd = absl::StrCat("kubectl --kubeconfig ", cluster_->kubeconfig(),
-                                         " apply -f ", kCrd, " > ", log, " 2>&1");
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    ASSERT_TRUE(Eventually(
-        [&] {
-          auto r = cp.Request("GET", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "");
-          return r.ok() && r->status_code == 200;
-        },
-        absl::Seconds(60)))
-        << "the PodGroup CRD is not served";
+    TRIMARAN_ASSERT_OK(cluster_->InstallPodGroupCrd(kCrd, absl::Seconds(60)));
     TRIMARAN_ASSERT_OK(Send("POST", "/api/v1/namespaces",
                             absl::StrCat(R"({"metadata":{"name":")", kNs, R"("}})")));
     TRIMARAN_ASSERT_OK(cluster_->AddNodes(
@@ -179,13 +169,7 @@ class BindingWaitE2ETest : public ::testing::Test {
   }
 
   absl::Status Send(const std::string& method, const std::string& path, const std::string& body) {
-    TRIMARAN_ASSIGN_OR_RETURN(http::HttpResponse r,
-                              cluster_->control_plane().Request(method, path, body));
-    if (r.status_code / 100 != 2) {
-      return absl::InternalError(
-          absl::StrCat(method, " ", path, ": HTTP ", r.status_code, ": ", r.body));
-    }
-    return absl::OkStatus();
+    return cluster_->Send(method, path, body);
   }
 
   absl::Status CreateOrdinary(const std::string& prefix) {

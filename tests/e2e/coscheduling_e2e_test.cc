@@ -75,18 +75,7 @@ class CoschedulingE2ETest : public ::testing::Test {
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = *std::move(cluster);
     // The CRD as shipped, applied as a user would.
-    const std::string log = cluster_->control_plane().dir() + "/kubectl.log";
-    const std::string cmd = absl::StrCat("kubectl --kubeconfig ", cluster_->kubeconfig(),
-                                         " apply -f ", kCrd, " > ", log, " 2>&1");
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    ASSERT_TRUE(Eventually(
-        [&] {
-          auto r = cluster_->control_plane().Request(
-              "GET", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "");
-          return r.ok() && r->status_code == 200;
-        },
-        kTimeout))
-        << "the PodGroup CRD is not served";
+    TRIMARAN_ASSERT_OK(cluster_->InstallPodGroupCrd(kCrd, kTimeout));
     TRIMARAN_ASSERT_OK(Send("POST", "/api/v1/namespaces",
                             absl::StrCat(R"({"metadata":{"name":")", kNs, R"("}})")));
   }
@@ -99,13 +88,7 @@ class CoschedulingE2ETest : public ::testing::Test {
   }
 
   absl::Status Send(const std::string& method, const std::string& path, const std::string& body) {
-    TRIMARAN_ASSIGN_OR_RETURN(http::HttpResponse r,
-                              cluster_->control_plane().Request(method, path, body));
-    if (r.status_code / 100 != 2) {
-      return absl::InternalError(
-          absl::StrCat(method, " ", path, ": HTTP ", r.status_code, ": ", r.body));
-    }
-    return absl::OkStatus();
+    return cluster_->Send(method, path, body);
   }
 
   absl::Status CreateGroup(const std::string& name, int min_member, int timeout_seconds) {

@@ -11,7 +11,11 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -65,6 +69,28 @@ class HostileInputE2ETest : public ::testing::Test {
     if (watcher_) watcher_->Stop();
   }
 
+  // Starts `argv` into `process` (its log at `log`, `env` added; kept there for
+  // TearDown's log tail whatever happens next), then waits up to `timeout` for
+  // `ready_url` to answer 200.
+  static absl::Status StartUntilReady(std::unique_ptr<Subprocess>& process,
+                                      std::vector<std::string> argv, const std::string& log,
+                                      std::vector<std::string> env, const std::string& ready_url,
+                                      absl::Duration timeout) {
+    absl::StatusOr<std::unique_ptr<Subprocess>> started =
+        Subprocess::Start(std::move(argv), log, std::move(env));
+    if (!started.ok()) return started.status();
+    process = *std::move(started);
+    const bool ready = Eventually(
+        [&] {
+          int status = 0;
+          Curl(ready_url, &status);
+          return status == 200;
+        },
+        timeout);
+    if (!ready) return absl::DeadlineExceededError(absl::StrCat(ready_url, " never answered 200"));
+    return absl::OkStatus();
+  }
+
   std::unique_ptr<Subprocess> watcher_;
   std::unique_ptr<Subprocess> extender_;
 };
@@ -79,22 +105,15 @@ TEST_F(HostileInputE2ETest, RealBinariesSurviveHostileClients) {
   auto lw_port = PickFreePort();
   auto dead_port = PickFreePort();
   ASSERT_TRUE(lw_port.ok() && dead_port.ok());
-  auto lw =
-      Subprocess::Start({kLoadWatcherBin, "--bind-address=127.0.0.1",
-                         absl::StrCat("--port=", *lw_port), "--grpc-port=0", "--fetch-interval=5s"},
-                        cp.dir() + "/load-watcher.log",
-                        {"METRICS_PROVIDER_NAME=Prometheus",
-                         absl::StrCat("METRICS_PROVIDER_ADDRESS=http://127.0.0.1:", *dead_port)});
-  ASSERT_TRUE(lw.ok()) << lw.status();
-  watcher_ = *std::move(lw);
-  const std::string watcher_url = absl::StrCat("http://127.0.0.1:", *lw_port);
-  ASSERT_TRUE(Eventually(
-      [&] {
-        int status = 0;
-        Curl(watcher_url + "/healthz", &status);
-        return status == 200;
-      },
-      absl::Seconds(30)));
+  const absl::Status lw =
+      StartUntilReady(watcher_,
+                      {kLoadWatcherBin, "--bind-address=127.0.0.1",
+                       absl::StrCat("--port=", *lw_port), "--grpc-port=0", "--fetch-interval=5s"},
+                      cp.dir() + "/load-watcher.log",
+                      {"METRICS_PROVIDER_NAME=Prometheus",
+                       absl::StrCat("METRICS_PROVIDER_ADDRESS=http://127.0.0.1:", *dead_port)},
+                      absl::StrCat("http://127.0.0.1:", *lw_port, "/healthz"), absl::Seconds(30));
+  ASSERT_TRUE(lw.ok()) << lw;
 
   const std::string lw_out = Hostile(absl::StrCat(*lw_port, " /watcher /healthz"));
   EXPECT_THAT(Line(lw_out, "100 MB body"), HasSubstr("413"));
@@ -118,7 +137,8 @@ profiles:
   auto secure_port = PickFreePort();
   auto extender_port = PickFreePort();
   ASSERT_TRUE(secure_port.ok() && extender_port.ok());
-  auto ext = Subprocess::Start(
+  const absl::Status ext = StartUntilReady(
+      extender_,
       {kSchedulerBin, "--extender", "--config=" + config, "--kubeconfig=" + kubeconfig,
        "--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig,
        "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", *secure_port),
@@ -126,17 +146,9 @@ profiles:
        // Hostile bodies must reach the decoders: no client certificate is asked for.
        "--extender-allow-unauthenticated", absl::StrCat("--extender-port=", *extender_port),
        "--v=1"},
-      cp.dir() + "/extender.log");
-  ASSERT_TRUE(ext.ok()) << ext.status();
-  extender_ = *std::move(ext);
-  ASSERT_TRUE(Eventually(
-      [&] {
-        int status = 0;
-        Curl(absl::StrCat("https://127.0.0.1:", *extender_port, "/readyz"), &status);
-        return status == 200;
-      },
-      absl::Seconds(60)))
-      << "the extender never became ready";
+      cp.dir() + "/extender.log", {}, absl::StrCat("https://127.0.0.1:", *extender_port, "/readyz"),
+      absl::Seconds(60));
+  ASSERT_TRUE(ext.ok()) << "the extender never became ready: " << ext;
 
   // /prioritize answers a body that does not decode with 400 (/filter answers errors in
   // its JSON, with 200).

@@ -148,12 +148,7 @@ class VolumesE2ETest : public ::testing::Test {
 
   static absl::Status Send(const std::string& method, const std::string& path,
                            const std::string& body, const std::string& type = "application/json") {
-    TRIMARAN_ASSIGN_OR_RETURN(http::HttpResponse r, cp().Request(method, path, body, type));
-    if (r.status_code / 100 != 2) {
-      return absl::InternalError(
-          absl::StrCat(method, " ", path, ": HTTP ", r.status_code, ": ", r.body));
-    }
-    return absl::OkStatus();
+    return env_->cluster->Send(method, path, body, type);
   }
   static absl::Status Post(const std::string& path, const std::string& body) {
     return Send("POST", path, body);

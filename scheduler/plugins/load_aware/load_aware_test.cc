@@ -56,10 +56,6 @@ TEST(MetricsViewTest, GetResourceData) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(GetResourceData(c.metrics, "CPU"), c.want);
   }
-  EXPECT_EQ(
-      TargetLoadPackingValue({M("CPU", "AVG", 1), M("CPU", "Latest", 2), M("CPU", "", 3)}, "CPU"),
-      2);
-  EXPECT_FALSE(TargetLoadPackingValue({M("CPU", "STD", 1)}, "CPU").has_value());
 }
 
 TEST(MetricsViewTest, NodesWithAnEmptyListAreAbsent) {

@@ -100,7 +100,7 @@ class MetricsRefresher {
       absl::StatusOr<lw::WatcherMetricsPtr> metrics = Read(*key_.client, key_.request_timeout);
       absl::Duration wait = key_.refresh_interval;
       if (metrics.ok()) {
-        auto fresh = std::make_shared<const MetricsView>(**metrics);
+        auto fresh = std::make_shared<const MetricsView>(*std::move(metrics));
         const size_t nodes = fresh->size();
         {
           absl::MutexLock lock(&mu_);
@@ -199,8 +199,9 @@ void MetricsCache::RefreshIfDueLocked() {
   if (now < next_read_) return;
   absl::StatusOr<lw::WatcherMetricsPtr> metrics = Read(*client_, options_.request_timeout);
   if (metrics.ok()) {
-    // Reads the shared snapshot in place (the in-process client does not copy it).
-    auto fresh = std::make_shared<const MetricsView>(**metrics);
+    // Indexes the shared snapshot in place and keeps it (the in-process client does not
+    // copy it).
+    auto fresh = std::make_shared<const MetricsView>(*std::move(metrics));
     const size_t nodes = fresh->size();
     {
       absl::MutexLock lock(&view_mu_);

@@ -1,6 +1,8 @@
 #include "scheduler/plugins/load_aware/metrics_view.h"
 
 #include <cmath>
+#include <memory>
+#include <utility>
 
 namespace trimaran::sched::plugins::load_aware {
 
@@ -22,17 +24,14 @@ ResourceData GetResourceData(const std::vector<lw::Metric>& metrics, absl::strin
   return data;
 }
 
-std::optional<double> TargetLoadPackingValue(const std::vector<lw::Metric>& metrics,
-                                             absl::string_view type) {
-  std::optional<double> value;
-  for (const lw::Metric& m : metrics) {
-    if (m.type == type && (m.op == lw::kOpAvg || m.op == lw::kOpLatest)) value = m.value;
-  }
-  return value;
-}
-
 MetricsView::MetricsView(const lw::WatcherMetrics& metrics)
-    : window_end_(metrics.window.end), timestamp_(absl::FromUnixSeconds(metrics.timestamp)) {
+    : MetricsView(std::make_shared<const lw::WatcherMetrics>(metrics)) {}
+
+MetricsView::MetricsView(lw::WatcherMetricsPtr snapshot)
+    : snapshot_(std::move(snapshot)),
+      window_end_(snapshot_->window.end),
+      timestamp_(absl::FromUnixSeconds(snapshot_->timestamp)) {
+  const lw::WatcherMetrics& metrics = *snapshot_;
   const size_t n = metrics.data.node_metrics_map.size() + metrics.data.duplicate_hosts.size();
   index_.reserve(n);
   usages_ = std::make_unique<NodeUsage[]>(n);
@@ -48,8 +47,7 @@ MetricsView::MetricsView(const lw::WatcherMetrics& metrics)
       if (m.type != lw::kTypeCpu && m.type != lw::kTypeMemory) continue;
       if (!std::isfinite(m.value) || m.value < 0 || m.value > 100) usage.bad = true;
     }
-    usage.tlp_cpu = TargetLoadPackingValue(node.metrics, lw::kTypeCpu);
-    usage.tlp_memory = TargetLoadPackingValue(node.metrics, lw::kTypeMemory);
+    usage.metrics = node.metrics;
     usage.cpu = GetResourceData(node.metrics, lw::kTypeCpu);
     usage.memory = GetResourceData(node.metrics, lw::kTypeMemory);
     index_.emplace(name, next++);

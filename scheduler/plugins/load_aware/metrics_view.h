@@ -1,12 +1,12 @@
 #pragma once
 // MetricsView: one load-watcher snapshot (lw::WatcherMetrics) indexed for the Trimaran
 // plugins' Score, built once per fetched snapshot (never per node or per cycle):
-// node name -> the few numbers the formulas read, already extracted from the node's
-// metric list with upstream's rules:
+// node name -> the node's metric list and the numbers the shared formulas read, already
+// extracted from it with upstream's rules:
 //
-//   tlp_cpu / tlp_memory  TargetLoadPacking (spec §2.3): the LAST entry of type CPU
-//                         (Memory) whose operator is AVG or Latest; STD and an empty
-//                         operator are ignored. Unset when there is none.
+//   metrics               the node's entries in the snapshot, which the view keeps alive;
+//                         a plugin with its own rules extracts from them once per view
+//                         (TargetLoadPacking's, target_load_packing/metric_extraction.h).
 //   cpu / memory          LVRB and LRO (spec §1.3, GetResourceData): avg = AVG (the last
 //                         one wins, and beats ""/Latest anywhere in the list), else the
 //                         last ""/Latest seen before any AVG; std = the last STD; valid
@@ -20,11 +20,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "loadwatcher/client.h"
 #include "loadwatcher/metrics.h"
 
 namespace trimaran::sched::plugins::load_aware {
@@ -40,17 +42,14 @@ struct ResourceData {
 
 // Spec §1.3 over `metrics` for `type` ("CPU" or "Memory").
 ResourceData GetResourceData(const std::vector<lw::Metric>& metrics, absl::string_view type);
-// Spec §2.3 for `type`: the last AVG/Latest value, or unset.
-std::optional<double> TargetLoadPackingValue(const std::vector<lw::Metric>& metrics,
-                                             absl::string_view type);
 
 struct NodeUsage {
   // Some CPU or Memory value of the node is negative, NaN, infinite or over 100 (they
   // are percentages), or the response listed the node twice (lw::Data::duplicate_hosts):
   // the node is scored by the fallback (MetricsState::kBadValue), never with it.
   bool bad = false;
-  std::optional<double> tlp_cpu;
-  std::optional<double> tlp_memory;
+  // The node's entries in the view's snapshot (empty for a duplicate host).
+  std::span<const lw::Metric> metrics;
   ResourceData cpu;
   ResourceData memory;
 };
@@ -66,6 +65,9 @@ struct PendingSums {
 
 class MetricsView {
  public:
+  // Indexes `metrics`, which the view keeps (NodeUsage::metrics points into it).
+  explicit MetricsView(lw::WatcherMetricsPtr metrics);
+  // Over a copy of `metrics` (tests).
   explicit MetricsView(const lw::WatcherMetrics& metrics);
 
   // The node's usage, or nullptr when the snapshot does not list it (or lists it with no
@@ -103,6 +105,7 @@ class MetricsView {
   size_t size() const { return index_.size(); }
 
  private:
+  lw::WatcherMetricsPtr snapshot_;  // what NodeUsage::metrics point into
   // name -> position in usages_ (a compact table: lookups stay in cache at 5,000 nodes).
   absl::flat_hash_map<std::string, uint32_t> index_;
   std::unique_ptr<NodeUsage[]> usages_;

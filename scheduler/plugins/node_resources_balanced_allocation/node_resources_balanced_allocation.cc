@@ -8,24 +8,9 @@
 #include "common/check.h"
 #include "common/status_macros.h"
 #include "kube/api/pod_resources.h"
+#include "scheduler/plugins/helper/pod_requests_state.h"
 
 namespace trimaran::sched::plugins {
-namespace {
-
-// The pod's request per configured resource. Immutable once written.
-class PreScoreState final : public StateData {
- public:
-  explicit PreScoreState(std::vector<int64_t> requests) : requests_(std::move(requests)) {}
-  std::unique_ptr<StateData> Clone() const override {
-    return std::make_unique<PreScoreState>(requests_);
-  }
-  const std::vector<int64_t>& requests() const { return requests_; }
-
- private:
-  std::vector<int64_t> requests_;
-};
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Plugin>> NodeResourcesBalancedAllocation::New(const PluginArgs& args,
                                                                              Handle& /*handle*/) {
@@ -65,24 +50,17 @@ Status NodeResourcesBalancedAllocation::PreScore(CycleState& state, const kube::
   if (std::all_of(requests.begin(), requests.end(), [](int64_t r) { return r == 0; })) {
     return Status::Skip();
   }
-  state.Write(kPreScoreStateKey, std::make_unique<PreScoreState>(std::move(requests)));
+  state.Write(kPreScoreStateKey, std::make_unique<helper::PodRequestsState>(std::move(requests)));
   return Status();
 }
 
 ScoreResult NodeResourcesBalancedAllocation::Score(const CycleState& state, const kube::Pod& pod,
                                                    const NodeInfo& node_info) const {
   std::vector<int64_t> fallback;
-  std::span<const int64_t> pod_requests;
-  if (const auto s = state.Read<PreScoreState>(kPreScoreStateKey); s.ok()) {
-    pod_requests = (*s)->requests();
-  } else {
-    fallback = PodRequests(pod);
-    pod_requests = fallback;
-  }
-  if (pod_requests.size() != resources_.size()) {
-    return ScoreResult::Failed(
-        Status::Error("PreScore state does not match the scoring resources").WithPlugin(kName));
-  }
+  const std::optional<std::span<const int64_t>> stored = helper::ReadScoringRequests(
+      state, kPreScoreStateKey, resources_.size(), fallback, [&] { return PodRequests(pod); });
+  if (!stored.has_value()) return ScoreResult::Failed(helper::RequestsMismatchError(kName));
+  const std::span<const int64_t> pod_requests = *stored;
 
   // Calls fn(F_i) for every resource that counts, in configuration order.
   auto for_each_fraction = [&](auto&& fn) {

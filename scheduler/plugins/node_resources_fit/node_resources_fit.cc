@@ -9,6 +9,7 @@
 #include "common/check.h"
 #include "common/status_macros.h"
 #include "kube/api/resource_list.h"
+#include "scheduler/plugins/helper/pod_requests_state.h"
 
 namespace trimaran::sched::plugins {
 namespace {
@@ -50,19 +51,6 @@ class PreFilterState final : public StateData {
  private:
   kube::Resource request_;
   std::vector<ScalarCheck> scalars_;
-};
-
-// What PreScore computed for Score: the pod's request per scoring resource.
-class PreScoreState final : public StateData {
- public:
-  explicit PreScoreState(std::vector<int64_t> requests) : requests_(std::move(requests)) {}
-  std::unique_ptr<StateData> Clone() const override {
-    return std::make_unique<PreScoreState>(requests_);
-  }
-  const std::vector<int64_t>& requests() const { return requests_; }
-
- private:
-  std::vector<int64_t> requests_;
 };
 
 int64_t ScalarOf(const kube::Resource& r, const std::string& name) {
@@ -215,7 +203,7 @@ std::vector<int64_t> NodeResourcesFit::ScoringRequests(const kube::Pod& pod) con
 
 Status NodeResourcesFit::PreScore(CycleState& state, const kube::Pod& pod,
                                   std::span<const NodeInfo* const> /*nodes*/) {
-  state.Write(kPreScoreStateKey, std::make_unique<PreScoreState>(ScoringRequests(pod)));
+  state.Write(kPreScoreStateKey, std::make_unique<helper::PodRequestsState>(ScoringRequests(pod)));
   return Status();
 }
 
@@ -251,17 +239,10 @@ double NodeResourcesFit::ShapeScoreExact(double utilization) const {
 ScoreResult NodeResourcesFit::Score(const CycleState& state, const kube::Pod& pod,
                                     const NodeInfo& node_info) const {
   std::vector<int64_t> fallback;
-  std::span<const int64_t> pod_requests;
-  if (const auto s = state.Read<PreScoreState>(kPreScoreStateKey); s.ok()) {
-    pod_requests = (*s)->requests();
-  } else {
-    fallback = ScoringRequests(pod);
-    pod_requests = fallback;
-  }
-  if (pod_requests.size() != resources_.size()) {
-    return ScoreResult::Failed(
-        Status::Error("PreScore state does not match the scoring resources").WithPlugin(kName));
-  }
+  const std::optional<std::span<const int64_t>> stored = helper::ReadScoringRequests(
+      state, kPreScoreStateKey, resources_.size(), fallback, [&] { return ScoringRequests(pod); });
+  if (!stored.has_value()) return ScoreResult::Failed(helper::RequestsMismatchError(kName));
+  const std::span<const int64_t> pod_requests = *stored;
 
   const ScoringStrategyType type = args_.scoring_strategy.type;
   int64_t node_score = 0;

@@ -15,6 +15,7 @@
 #include "common/status_macros.h"
 #include "kube/api/resource_list.h"
 #include "scheduler/plugins/target_load_packing/curve.h"
+#include "scheduler/plugins/target_load_packing/metric_extraction.h"
 
 namespace trimaran::sched::plugins {
 namespace {
@@ -145,18 +146,17 @@ void TargetLoadPacking::MakeRecord(const void* self, const load_aware::MetricsVi
     return;
   }
   out.state = MetricsState::kOk;
+  const tlp::NodeLoad load = tlp::ExtractNodeLoad(out.usage->metrics);
   for (const TargetLoadPackingResource& r : plugin.args_.resources) {
     const bool cpu = r.name == kube::kResourceCPU;
-    if (!(cpu ? out.usage->tlp_cpu : out.usage->tlp_memory).has_value()) {
+    if (!(cpu ? load.cpu : load.memory).has_value()) {
       out.state = MetricsState::kNoUsableMetric;
       return;
     }
   }
   // Exactly the formula's first term, (u/100) × C.
-  if (out.usage->tlp_cpu.has_value()) out.used[0] = (*out.usage->tlp_cpu / 100) * out.capacity[0];
-  if (out.usage->tlp_memory.has_value()) {
-    out.used[1] = (*out.usage->tlp_memory / 100) * out.capacity[1];
-  }
+  if (load.cpu.has_value()) out.used[0] = (*load.cpu / 100) * out.capacity[0];
+  if (load.memory.has_value()) out.used[1] = (*load.memory / 100) * out.capacity[1];
 }
 
 Status TargetLoadPacking::PreScore(CycleState& state, const kube::Pod& pod,

@@ -2,16 +2,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/clock.h"
 #include "common/http/status_mapping.h"
 #include "common/status_macros.h"
 #include "kube/rest_config.h"
 #include "kube/testing/wrappers.h"
+#include "tests/e2e/harness/eventually.h"
 
 namespace trimaran::e2e {
 namespace {
@@ -67,6 +70,33 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(ClusterOptions options) 
 }
 
 Cluster::~Cluster() = default;
+
+absl::Status Cluster::Send(const std::string& method, const std::string& path,
+                           const std::string& body, const std::string& content_type) const {
+  TRIMARAN_ASSIGN_OR_RETURN(http::HttpResponse r,
+                            control_plane_->Request(method, path, body, content_type));
+  if (r.status_code / 100 != 2) {
+    return absl::InternalError(
+        absl::StrCat(method, " ", path, ": HTTP ", r.status_code, ": ", r.body));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::InstallPodGroupCrd(const std::string& crd_file,
+                                         absl::Duration timeout) const {
+  const std::string log = control_plane_->dir() + "/kubectl.log";
+  const std::string cmd = absl::StrCat("kubectl --kubeconfig ", kubeconfig_, " apply -f ", crd_file,
+                                       " > ", log, " 2>&1");
+  if (std::system(cmd.c_str()) != 0) return absl::InternalError(absl::StrCat("failed: ", cmd));
+  const bool served = Eventually(
+      [&] {
+        auto r = control_plane_->Request("GET", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "");
+        return r.ok() && r->status_code == 200;
+      },
+      timeout);
+  if (served) return absl::OkStatus();
+  return absl::DeadlineExceededError("the PodGroup CRD is not served");
+}
 
 absl::Status Cluster::AddNode(const std::string& name, const NodeShape& shape) {
   const kube::testing::ResourceMap resources = {

@@ -115,6 +115,16 @@ class Cluster {
   absl::Status CreatePods(int n, const std::function<PodShape(int i)>& shape,
                           const CreatePodsOptions& options = {});
 
+  // `method` `path` with `body` on the apiserver as admin; an error unless the answer is
+  // 2xx ("<method> <path>: HTTP <code>: <body>").
+  absl::Status Send(const std::string& method, const std::string& path, const std::string& body,
+                    const std::string& content_type = "application/json") const;
+
+  // Applies the PodGroup CRD file `crd_file` (deploy/components/coscheduling/crd.yaml)
+  // with kubectl, as a user would (its output in the control plane's kubectl.log), and
+  // waits up to `timeout` until podgroups are served.
+  absl::Status InstallPodGroupCrd(const std::string& crd_file, absl::Duration timeout) const;
+
  private:
   Cluster() = default;
 
