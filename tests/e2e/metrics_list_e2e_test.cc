@@ -211,7 +211,8 @@ absl::StatusOr<Exposition> ParseExposition(absl::string_view text) {
       for (absl::string_view suffix : {"_bucket", "_sum", "_count"}) {
         absl::string_view stem = family;
         if (absl::ConsumeSuffix(&stem, suffix) && out.contains(std::string(stem)) &&
-            out[std::string(stem)].type == "histogram") {
+            (out[std::string(stem)].type == "histogram" ||
+             (out[std::string(stem)].type == "summary" && suffix != "_bucket"))) {
           bucket = suffix == "_bucket";
           family = std::string(stem);
           break;
@@ -230,7 +231,7 @@ absl::StatusOr<Exposition> ParseExposition(absl::string_view text) {
           LabelNames(line.substr(end + 1, close - end - 1));
       if (!names.ok()) return names.status();
       for (const std::string& name : *names) {
-        if (!(bucket && name == "le")) out[family].labels.insert(name);
+        if (!(bucket && name == "le") && name != "quantile") out[family].labels.insert(name);
       }
     }
   }
@@ -644,12 +645,14 @@ TEST_F(MetricsListE2ETest, BothProgramsExportExactlyTheListedFamilies) {
 
 // Issue 32, point 9: every family the list names as kube-scheduler's (scheduler_*) against
 // the real kube-scheduler 1.37, not against our own docs: both schedulers run the same
-// workload (10 pods that fit, one that fits nowhere, so that preemption and the
-// unschedulable gauge have samples) and both live /metrics are scraped; each listed
+// workload (60 pods that fit, so that the plugin durations both sample in 10 % of the
+// cycles have samples, and one that fits nowhere, so that preemption and the
+// unschedulable gauge have them too) and both live /metrics are scraped; each listed
 // family must be exported by kube-scheduler 1.37 with the same type and, where both
 // have samples, the same label names, and by trimaran.
 TEST_F(MetricsListE2ETest, SharedFamiliesAreKubeScheduler137s) {
-  TRIMARAN_ASSERT_OK(cluster_->AddNodes(NumberedNames("node", 3), {.cpu = "2", .memory = "8Gi"}));
+  constexpr int kFit = 60;
+  TRIMARAN_ASSERT_OK(cluster_->AddNodes(NumberedNames("node", 3), {.cpu = "8", .memory = "32Gi"}));
   TRIMARAN_ASSERT_OK_AND_ASSIGN(
       SchedulerProcess trimaran,
       StartSchedulerProcess({.binary = kSchedulerBin,
@@ -663,10 +666,10 @@ TEST_F(MetricsListE2ETest, SharedFamiliesAreKubeScheduler137s) {
                                   .profiles_yaml = "  - schedulerName: kube\n",
                                   .tag = "kube-scheduler-metrics"}));
   for (const std::string sched : {"trimaran", "kube"}) {
-    TRIMARAN_ASSERT_OK(cluster_->CreatePods(11, [&](int i) {
+    TRIMARAN_ASSERT_OK(cluster_->CreatePods(kFit + 1, [&](int i) {
       return PodShape{.name = absl::StrCat(sched, "-", i),
                       .scheduler_name = sched,
-                      .cpu = i == 10 ? "100" : "100m",
+                      .cpu = i == kFit ? "100" : "100m",
                       .memory = "128Mi"};
     }));
   }
@@ -676,29 +679,41 @@ TEST_F(MetricsListE2ETest, SharedFamiliesAreKubeScheduler137s) {
         if (!pods.ok()) return false;
         int bound = 0;
         for (const kube::Pod& p : pods->items) bound += !p.spec.node_name.empty();
-        return bound == 20;
+        return bound == 2 * kFit;
       },
       absl::Seconds(60)))
       << "not every pod that fits was bound";
   const std::string header = absl::StrCat("Authorization: Bearer ", cp_->token());
+  std::string why;  // the last scrape's failure
   auto scrape = [&](const std::string& url) -> Exposition {
     Exposition e;
     Eventually(
         [&] {
           int status = 0;
           absl::StatusOr<Exposition> parsed = ParseExposition(Curl(url, &status, header));
-          if (status != 200 || !parsed.ok()) return false;
+          if (status != 200 || !parsed.ok()) {
+            why = absl::StrCat(url, ": HTTP ", status, ", ", parsed.status().ToString());
+            return false;
+          }
           e = *std::move(parsed);
-          // Both have failed the unschedulable pod at least once.
-          return e.count("scheduler_unschedulable_pods") > 0 &&
-                 !e["scheduler_unschedulable_pods"].labels.empty();
+          // Every listed family is there (kube-scheduler writes the plugin durations
+          // from an asynchronous buffer, once a second).
+          for (const auto& [name, listed] : list_) {
+            if (!absl::StartsWith(name, "scheduler_")) continue;
+            if (e.count(name) == 0 || (!listed.labels.empty() && e[name].labels.empty())) {
+              why = absl::StrCat(url, ": no ", name, " series yet");
+              return false;
+            }
+          }
+          return true;
         },
         absl::Seconds(30));
     return e;
   };
   Exposition ours = scrape(absl::StrCat("https://127.0.0.1:", trimaran.secure_port, "/metrics"));
+  ASSERT_FALSE(ours.empty()) << why;
   Exposition theirs = scrape(kube->url() + "/metrics");
-  ASSERT_FALSE(theirs.empty()) << "kube-scheduler's /metrics did not parse\n"
+  ASSERT_FALSE(theirs.empty()) << why << "\n"
                                << kube->process().LogTail();
   int shared = 0;
   for (const auto& [name, listed] : list_) {
