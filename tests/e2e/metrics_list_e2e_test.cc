@@ -713,8 +713,7 @@ TEST_F(MetricsListE2ETest, SharedFamiliesAreKubeScheduler137s) {
   Exposition ours = scrape(absl::StrCat("https://127.0.0.1:", trimaran.secure_port, "/metrics"));
   ASSERT_FALSE(ours.empty()) << why;
   Exposition theirs = scrape(kube->url() + "/metrics");
-  ASSERT_FALSE(theirs.empty()) << why << "\n"
-                               << kube->process().LogTail();
+  ASSERT_FALSE(theirs.empty()) << why << "\n" << kube->process().LogTail();
   int shared = 0;
   for (const auto& [name, listed] : list_) {
     if (!absl::StartsWith(name, "scheduler_")) continue;
