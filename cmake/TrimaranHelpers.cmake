@@ -1,7 +1,8 @@
 # Target helpers modelled on absl_cc_library and leveldb_test().
 #
 #   trimaran_cc_library(NAME foo HDRS a.h SRCS a.cc DEPS trimaran::bar absl::status)
-#     -> target trimaran_foo, alias trimaran::foo (header-only when SRCS is empty)
+#     -> target trimaran_foo, alias trimaran::foo (header-only when SRCS is empty); with
+#        TESTONLY (fakes, fixtures) only when TRIMARAN_BUILD_TESTS is ON
 #   trimaran_cc_test(NAME foo_test SRCS foo_test.cc DEPS trimaran::foo [LABELS unit])
 #     -> gtest executable registered per test case with ctest (gtest_discover_tests)
 #   trimaran_cc_benchmark(NAME foo_benchmark SRCS foo_benchmark.cc DEPS ... [SMOKE_ARGS ...])
@@ -23,6 +24,10 @@
 
 function(trimaran_cc_library)
   cmake_parse_arguments(T "TESTONLY" "NAME" "HDRS;SRCS;DEPS" ${ARGN})
+  # Test fixtures and fakes exist only when the tests are built (they link GoogleTest).
+  if(T_TESTONLY AND NOT TRIMARAN_BUILD_TESTS)
+    return()
+  endif()
   set(_target trimaran_${T_NAME})
   if(T_SRCS)
     add_library(${_target} STATIC ${T_SRCS} ${T_HDRS})

@@ -176,7 +176,13 @@ class BindingWaitTest : public ::testing::Test {
     EXPECT_EQ(probe_->unreserved.load(), waiting);
     EXPECT_EQ(sched_->cache().PodCount(), static_cast<int>(bound)) << "the waiting ones forgotten";
     EXPECT_EQ(Waiting(), 0u);
-    EXPECT_TRUE(client_.StatusPatches().empty()) << "nothing written for a dropped pod";
+    // Only the nominations written when the waits began (NominatedNodeNameForExpectation);
+    // no failure for a dropped pod.
+    EXPECT_EQ(client_.StatusPatches().size(), static_cast<size_t>(waiting));
+    for (const auto& [pod, patch] : client_.StatusPatches()) {
+      EXPECT_TRUE(patch.conditions.empty()) << pod;
+      EXPECT_THAT(patch.nominated_node_name, ::testing::Optional(HasSubstr("node-"))) << pod;
+    }
     EXPECT_EQ(EventsWithReason("FailedScheduling"), 0);
     const QueueCounts counts = sched_->queue().Counts();
     EXPECT_EQ(counts.in_flight, 0u);
@@ -270,6 +276,28 @@ TEST_F(BindingWaitTest, ACycleWhosePreBindEndsAfterTheStopBindsNothing) {
   probe_->gate.Notify();  // PreBind succeeds, after the stop
   stopper.join();
   ExpectDroppedCleanly(0, 1);
+}
+
+// 1.35+'s NominatedNodeNameForExpectation: a pod waiting at Permit or in PreBind carries
+// status.nominatedNodeName = its node, so autoscalers see where it is going; a pod that
+// binds at once is not nominated (no extra write).
+TEST_F(BindingWaitTest, WaitingPodsAreNominatedToTheirNodeAndOthersAreNot) {
+  ASSERT_NO_FATAL_FAILURE(Start(/*binding_parallelism=*/2));
+  ASSERT_NO_FATAL_FAILURE(SchedulePods("gang", 1, "permit"));
+  ASSERT_NO_FATAL_FAILURE(SchedulePods("volume", 1, "prebind"));
+  ASSERT_NO_FATAL_FAILURE(SchedulePods("plain", 3, ""));
+  ASSERT_TRUE(Eventually([&] { return client_.Bindings().size() == 3; }));
+  ASSERT_TRUE(Eventually([&] { return probe_->in_prebind.load() == 1; }));
+  ASSERT_TRUE(Eventually([&] { return client_.StatusPatches().size() == 2; }));
+  for (const char* name : {"gang-0", "volume-0"}) {
+    TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod pod, client_.GetPod("default", name));
+    EXPECT_EQ(pod.spec.node_name, "") << name;
+    EXPECT_EQ(pod.status.nominated_node_name, "node-a") << name;
+  }
+  for (const auto& [pod, patch] : client_.StatusPatches()) {
+    EXPECT_THAT(pod, ::testing::Not(HasSubstr("plain-")));
+  }
+  sched_->Stop();
 }
 
 TEST_F(BindingWaitTest, OrdinaryPodsStayOnThePool) {

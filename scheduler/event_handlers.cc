@@ -16,14 +16,25 @@
 namespace trimaran::sched {
 namespace {
 
+// Some resource of `old_req` is smaller in `new_req` (upstream's extractPodScaleDown):
+// an in-place resize was applied, or a pending one was given up.
+bool AnyRequestShrank(const kube::Resource& old_req, const kube::Resource& new_req) {
+  if (new_req.milli_cpu < old_req.milli_cpu || new_req.memory < old_req.memory ||
+      new_req.ephemeral_storage < old_req.ephemeral_storage) {
+    return true;
+  }
+  for (const auto& [name, value] : old_req.scalar) {
+    if (new_req.Get(name) < value) return true;
+  }
+  return false;
+}
+
 // The update sub-kinds between two versions of an assigned pod that matter to
 // unschedulable pods.
 ActionType AssignedPodUpdateActions(const kube::Pod& old_pod, const kube::Pod& new_pod) {
   ActionType actions = ActionType::kNone;
   if (old_pod.metadata.labels != new_pod.metadata.labels) actions |= ActionType::kUpdatePodLabel;
-  const kube::Resource old_req = kube::ComputePodRequests(old_pod);
-  const kube::Resource new_req = kube::ComputePodRequests(new_pod);
-  if (new_req.milli_cpu < old_req.milli_cpu || new_req.memory < old_req.memory) {
+  if (AnyRequestShrank(kube::ComputePodRequests(old_pod), kube::ComputePodRequests(new_pod))) {
     actions |= ActionType::kUpdatePodScaleDown;
   }
   return actions;
@@ -152,6 +163,9 @@ void Scheduler::OnPodUpdate(std::shared_ptr<const kube::Pod> old_pod,
     queue_->Delete(*old_pod);
     return;
   }
+  // In its binding cycle (upstream's updatePodInSchedulingQueue skips it too): the
+  // nominatedNodeName written meanwhile must not count the pod twice on its node.
+  if (cache_->IsAssumedPod(*new_pod)) return;
   queue_->Update(*old_pod, std::move(new_pod));
 }
 

@@ -249,6 +249,7 @@ void Scheduler::ObserveAttempt(absl::string_view result, absl::string_view profi
 void Scheduler::StartBindingCycle(PodAttempt attempt) {
   const bool may_wait = attempt.fwk->BindingCycleMayWait(*attempt.state, *attempt.assumed,
                                                          attempt.assumed->spec.node_name);
+  attempt.binding_may_wait = may_wait;
   std::function<void()> cycle = [this, attempt = std::move(attempt)]() mutable {
     BindingCycle(std::move(attempt));
   };
@@ -263,6 +264,7 @@ void Scheduler::StartBindingCycle(PodAttempt attempt) {
 
 void Scheduler::BindingCycle(PodAttempt attempt) {
   if (DropIfStopping(attempt)) return;
+  if (attempt.binding_may_wait) NominateWhileBinding(attempt);
   Framework& fwk = *attempt.fwk;
   const kube::Pod& assumed = *attempt.assumed;
   Status s = fwk.WaitOnPermit(assumed, shutdown_.get_token());
@@ -278,6 +280,21 @@ void Scheduler::BindingCycle(PodAttempt attempt) {
     return;
   }
   CompleteBinding(std::move(attempt));
+}
+
+void Scheduler::NominateWhileBinding(const PodAttempt& attempt) {
+  const kube::Pod& pod = *attempt.pod_info.pod;
+  const std::string& host = attempt.assumed->spec.node_name;
+  if (pod.status.nominated_node_name == host) return;  // nothing would change
+  kube::PodStatusPatch patch;
+  patch.nominated_node_name = host;
+  if (absl::Status s = client_.PatchPodStatus(pod.metadata.namespace_name, pod.metadata.name, patch,
+                                              BindingCallOptions());
+      !s.ok()) {
+    Log(Component::kMain)
+        .warn("set nominatedNodeName of pod={} to node={} while binding: {}",
+              kube::NamespacedName(pod), host, s.ToString());
+  }
 }
 
 Status Scheduler::Bind(PodAttempt& attempt) {

@@ -176,6 +176,7 @@ absl::Status Scheduler::CreateFrameworks(std::vector<ProfileConfig> profiles,
       }
     }
   }
+  if (!options_.queueing_hints) hint_providers.clear();
   for (auto& [name, by_profile] : hint_providers) {
     queue_options.queueing_hints[name] =
         [by_profile = std::move(by_profile)](

@@ -159,6 +159,10 @@ struct SchedulerOptions {
   bool deterministic_tie_break = false;
   // Start the queue's periodic flushers (backoff, unschedulable leftovers) in Run().
   bool run_queue_flushers = true;
+  // Ask the plugins' QueueingHints before moving a pod they rejected (upstream's
+  // SchedulerQueueingHints, on by default since 1.32). false: every matching event
+  // moves the pod (benchmarks compare the two).
+  bool queueing_hints = true;
   // The load watcher handed to plugins through Handle::load_watcher() (not owned;
   // must outlive the Scheduler). Null: no load-aware data.
   lw::Client* load_watcher = nullptr;
@@ -313,6 +317,9 @@ class Scheduler {
     std::shared_ptr<const kube::Pod> assumed;
     int evaluated_nodes = 0;
     int feasible_nodes = 0;
+    // The binding cycle will wait at Permit or work in PreBind
+    // (Framework::BindingCycleMayWait): the pod is nominated to its node meanwhile.
+    bool binding_may_wait = false;
   };
 
   Scheduler(kube::Client& client, const Clock& clock, const StatsScopes& scopes,
@@ -360,6 +367,11 @@ class Scheduler {
   // WaitOnPermit → PreBind → Bind → CompleteBinding (runs on the binding pool or its own
   // thread).
   void BindingCycle(PodAttempt attempt);
+  // kube-scheduler 1.35+'s NominatedNodeNameForExpectation: a pod whose binding cycle
+  // waits carries status.nominatedNodeName = its node meanwhile, so that autoscalers see
+  // where it is going (the apiserver clears it at the bind,
+  // ClearingNominatedNodeNameAfterBinding). A failed patch is logged; binding goes on.
+  void NominateWhileBinding(const PodAttempt& attempt);
   Status Bind(PodAttempt& attempt);
   // A failure in the binding cycle: dropped behind the fence, or unreserved, forgotten,
   // other pods moved, and (unless the API shows it bound after all) HandleFailure.

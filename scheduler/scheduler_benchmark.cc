@@ -129,5 +129,106 @@ void BM_CacheRss(benchmark::State& state) {
 }
 BENCHMARK(BM_CacheRss)->Args({5000, 30})->Iterations(1)->Unit(benchmark::kMillisecond);
 
+// Requeues under churn, with and without the plugins' QueueingHints (issue 32, point 7):
+// 100 nodes of 4 CPU, each holding a 3.5-CPU pod, and 200 pending 1-CPU pods that
+// NodeResourcesFit rejects everywhere. Each iteration is one round of the churn a real
+// cluster sends that can never make them fit: a 500m node joins, a node's allocatable
+// shrinks by 100m (kubelet reservations), an assigned pod shrinks its memory (in-place
+// resize) and a node reports a condition. Without hints each registered event moves
+// every pending pod to activeQ (backoff zero here) and each is attempted again in vain;
+// with them none moves. Counters: moves (pods moved to activeQ) and attempts per round.
+void BM_RequeuesUnderChurn(benchmark::State& state) {
+  constexpr int kNodes = 100;
+  constexpr int kPending = 200;
+  auto env = scheduler_testing::MakeBenchScheduler(scheduler_testing::BenchSchedulerOptions{
+      .yaml = scheduler_testing::DefaultProfileYaml(),
+      .num_nodes = kNodes,
+      .node_capacity = {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}},
+      .backoff = BackoffPolicy{.initial = absl::ZeroDuration(), .max = absl::ZeroDuration()},
+      .queueing_hints = state.range(0) == 1});
+  Scheduler& sched = *env->sched;
+  std::vector<std::shared_ptr<const kube::Pod>> fillers;
+  for (int n = 0; n < kNodes; ++n) {
+    auto pod = std::make_shared<const kube::Pod>(MakePod()
+                                                     .Name(absl::StrFormat("fill-%03d", n))
+                                                     .Namespace("default")
+                                                     .UID(absl::StrFormat("fill-%03d", n))
+                                                     .NodeName(scheduler_testing::BenchNodeName(n))
+                                                     .Req({{"cpu", "3500m"}, {"memory", "4Gi"}})
+                                                     .Obj());
+    fillers.push_back(pod);
+    sched.OnPodAdd(pod);
+  }
+  for (int i = 0; i < kPending; ++i) {
+    sched.OnPodAdd(std::make_shared<const kube::Pod>(MakePod()
+                                                         .Name(absl::StrFormat("big-%03d", i))
+                                                         .Namespace("default")
+                                                         .UID(absl::StrFormat("big-%03d", i))
+                                                         .Req({{"cpu", "1"}})
+                                                         .Obj()));
+  }
+  auto drain = [&] {
+    int64_t attempts = 0;
+    while (sched.queue().Counts().active > 0) {
+      sched.ScheduleOne();
+      ++attempts;
+    }
+    sched.WaitForBindings();
+    return attempts;
+  };
+  drain();
+  TRIMARAN_CHECK(sched.queue().Counts().unschedulable == static_cast<size_t>(kPending));
+  int64_t moves = 0;
+  int64_t attempts = 0;
+  int64_t round = 0;
+  auto after_event = [&] {
+    moves += static_cast<int64_t>(sched.queue().Counts().active);
+    attempts += drain();
+  };
+  for (auto _ : state) {
+    sched.OnNodeAdd(std::make_shared<const kube::Node>(
+        MakeNode()
+            .Name(absl::StrFormat("tiny-%06d", round))
+            .Capacity({{"cpu", "500m"}, {"memory", "1Gi"}, {"pods", "110"}})
+            .Obj()));
+    after_event();
+    // Node n (each node once in kNodes rounds): its allocatable shrinks, then it reports
+    // a condition; its filler pod shrinks its memory.
+    const int n = static_cast<int>(round % kNodes);
+    const std::string name = scheduler_testing::BenchNodeName(n);
+    auto old_node = std::make_shared<const kube::Node>(
+        MakeNode().Name(name).Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}}).Obj());
+    auto shrunk = std::make_shared<const kube::Node>(
+        MakeNode()
+            .Name(name)
+            .Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}})
+            .Allocatable({{"cpu", "3900m"}, {"memory", "16Gi"}, {"pods", "110"}})
+            .Obj());
+    sched.OnNodeUpdate(old_node, shrunk);
+    after_event();
+    auto heartbeat = std::make_shared<kube::Node>(*shrunk);
+    heartbeat->status.conditions.push_back(
+        kube::NodeCondition{.type = "Ready", .status = kube::ConditionStatus::kTrue});
+    sched.OnNodeUpdate(shrunk, heartbeat);
+    after_event();
+    auto resized = std::make_shared<kube::Pod>(*fillers[n]);
+    resized->spec.containers[0].resources.requests =
+        kube::testing::MakeResourceList({{"cpu", "3500m"}, {"memory", "3Gi"}});
+    sched.OnPodUpdate(fillers[n], resized);
+    fillers[n] = resized;
+    after_event();
+    ++round;
+  }
+  state.counters["moves_per_round"] = static_cast<double>(moves) / static_cast<double>(round);
+  state.counters["attempts_per_round"] = static_cast<double>(attempts) / static_cast<double>(round);
+}
+BENCHMARK(BM_RequeuesUnderChurn)
+    ->ArgNames({"hints"})
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(20)  // at most kNodes: each node is changed once
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 }  // namespace
 }  // namespace trimaran::sched

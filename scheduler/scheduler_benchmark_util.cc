@@ -59,6 +59,7 @@ std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& 
   }
   SchedulerOptions sched_options;
   sched_options.run_queue_flushers = false;
+  sched_options.queueing_hints = options.queueing_hints;
   sched_options.load_watcher = options.load_watcher;
   sched_options.decisions = options.decisions;
   if (options.backoff.has_value()) sched_options.backoff = *options.backoff;

@@ -72,6 +72,8 @@ struct BenchSchedulerOptions {
   decisions::DecisionRing* decisions = nullptr;
   // Called by the no-op binder for every pod it "binds" (binding threads; may be empty).
   std::function<void(const kube::Pod&)> on_bind;
+  // SchedulerOptions::queueing_hints.
+  bool queueing_hints = true;
 };
 
 std::unique_ptr<BenchScheduler> MakeBenchScheduler(const BenchSchedulerOptions& options);

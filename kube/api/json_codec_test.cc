@@ -513,6 +513,49 @@ TEST(JsonCodecTest, FilteringIsScopedToSchemaFields) {
 // ---------------------------------------------------------------------------------------
 // Defaults and leniency.
 
+// What in-place resize needs of a container status is decoded; the rest of it (state,
+// image, restarts) is filtered out and never changes the result.
+TEST(JsonCodecTest, DecodesResizeStatus) {
+  const std::string json = R"({
+    "metadata": {"name": "p"},
+    "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "1"}}}],
+             "initContainers": [{"name": "proxy", "restartPolicy": "Always"}]},
+    "status": {
+      "phase": "Running",
+      "conditions": [{"type": "PodResizeInProgress", "status": "True"}],
+      "allocatedResources": {"cpu": "3"},
+      "resources": {"requests": {"cpu": "3"}, "limits": {"cpu": "4"}},
+      "containerStatuses": [{
+        "name": "app", "state": {"running": {"startedAt": "2026-01-02T03:04:05Z"}},
+        "lastState": {}, "ready": true, "restartCount": 2, "image": "nginx",
+        "imageID": "sha256:1", "containerID": "containerd://1", "started": true,
+        "allocatedResources": {"cpu": "3"},
+        "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "4"}},
+        "allocatedResourcesStatus": [{"name": "cpu", "resources": []}],
+        "user": {"linux": {"uid": 0, "gid": 0}}}],
+      "initContainerStatuses": [{"name": "proxy", "state": {}, "allocatedResources": null}]
+    }
+  })";
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(Pod pod, DecodePod(json));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(Pod unfiltered, DecodeUnfiltered<Pod>(json));
+  EXPECT_EQ(pod, unfiltered);
+  ASSERT_EQ(pod.status.container_statuses.size(), 1u);
+  const ContainerStatus& app = pod.status.container_statuses[0];
+  EXPECT_EQ(app.name, "app");
+  ASSERT_TRUE(app.allocated_resources.has_value());
+  EXPECT_EQ(app.allocated_resources->at("cpu").MilliValue(), 3000);
+  ASSERT_TRUE(app.resources.has_value());
+  EXPECT_EQ(app.resources->requests.at("cpu").MilliValue(), 2000);
+  ASSERT_EQ(pod.status.init_container_statuses.size(), 1u);
+  EXPECT_EQ(pod.status.init_container_statuses[0].name, "proxy");
+  EXPECT_FALSE(pod.status.init_container_statuses[0].allocated_resources.has_value());
+  ASSERT_TRUE(pod.status.allocated_resources.has_value());
+  ASSERT_TRUE(pod.status.resources.has_value());
+  EXPECT_EQ(pod.status.resources->requests.at("cpu").MilliValue(), 3000);
+  // Spec 1, allocated 3, running 2 (pod-level 3): the pod holds 3 cpu.
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 3000);
+}
+
 TEST(JsonCodecTest, AppliesApiserverDefaults) {
   struct TestCase {
     std::string name;
@@ -1045,6 +1088,17 @@ TEST(JsonCodecTest, PodRoundTrips) {
       {"minimal", MakePod().Name("p").Obj()},
       {"builder requests", MakePod().Name("p").Namespace("default").Req({{"cpu", "1"}}).Obj()},
       {"everything", FullPod()},
+      {"in-place resize status", MakePod()
+                                     .Name("p")
+                                     .Req({{"cpu", "1"}})
+                                     .SidecarReq({{"cpu", "100m"}})
+                                     .AllocatedResources("c0", {{"cpu", "2"}})
+                                     .ActualResources("c0", {{"cpu", "2"}, {"memory", "1Gi"}})
+                                     .ActualResources("sidecar0", {{"cpu", "100m"}})
+                                     .PodAllocatedResources({{"cpu", "2100m"}})
+                                     .PodActualResources({{"cpu", "2100m"}})
+                                     .Condition("PodResizeInProgress", ConditionStatus::kTrue)
+                                     .Obj()},
   };
   for (const auto& [name, pod] : cases) {
     SCOPED_TRACE(name);

@@ -221,11 +221,36 @@ struct PodCondition {
   bool operator==(const PodCondition&) const = default;
 };
 
+// What in-place pod resize (GA in 1.35) reports of one container in
+// status.containerStatuses[] / status.initContainerStatuses[]; the rest of a container
+// status (state, image, restarts, ...) is not decoded.
+struct ContainerStatus {
+  std::string name;
+  // allocatedResources: what the kubelet admitted for the container; nullopt when absent.
+  std::optional<ResourceList> allocated_resources;
+  // resources: what the container runtime applied; nullopt when absent.
+  std::optional<ResourceRequirements> resources;
+
+  bool operator==(const ContainerStatus&) const = default;
+};
+
+// The PodResizePending condition's type and its reasons (core/v1).
+inline constexpr std::string_view kPodResizePending = "PodResizePending";
+inline constexpr std::string_view kPodResizeInProgress = "PodResizeInProgress";
+inline constexpr std::string_view kPodReasonInfeasible = "Infeasible";
+inline constexpr std::string_view kPodReasonDeferred = "Deferred";
+
 struct PodStatus {
   PodPhase phase = PodPhase::kPending;
   std::vector<PodCondition> conditions;
   std::string nominated_node_name;
   std::optional<absl::Time> start_time;
+  std::vector<ContainerStatus> container_statuses;
+  std::vector<ContainerStatus> init_container_statuses;
+  // Pod-level in-place resize (InPlacePodLevelResourcesVerticalScaling, beta and on in
+  // 1.36): status.allocatedResources and status.resources, nullopt when absent.
+  std::optional<ResourceList> allocated_resources;
+  std::optional<ResourceRequirements> resources;
 
   bool operator==(const PodStatus&) const = default;
 };

@@ -110,6 +110,18 @@ absl::Status Read(const Value& v, const Path& path, PodCondition& out) {
                       });
 }
 
+absl::Status Read(const Value& v, const Path& path, ContainerStatus& out) {
+  return ForEachField(v, path,
+                      [&](std::string_view k, const Value& fv, const Path& fp) -> absl::Status {
+                        if (k == "name") return Read(fv, fp, out.name);
+                        if (k == "allocatedResources") {
+                          return Read(fv, fp, out.allocated_resources);
+                        }
+                        if (k == "resources") return Read(fv, fp, out.resources);
+                        return absl::OkStatus();
+                      });
+}
+
 absl::Status Read(const Value& v, const Path& path, PodStatus& out) {
   return ForEachField(v, path,
                       [&](std::string_view k, const Value& fv, const Path& fp) -> absl::Status {
@@ -117,6 +129,11 @@ absl::Status Read(const Value& v, const Path& path, PodStatus& out) {
                         if (k == "conditions") return Read(fv, fp, out.conditions);
                         if (k == "nominatedNodeName") return Read(fv, fp, out.nominated_node_name);
                         if (k == "startTime") return Read(fv, fp, out.start_time);
+                        if (k == "containerStatuses") return Read(fv, fp, out.container_statuses);
+                        if (k == "initContainerStatuses")
+                          return Read(fv, fp, out.init_container_statuses);
+                        if (k == "allocatedResources") return Read(fv, fp, out.allocated_resources);
+                        if (k == "resources") return Read(fv, fp, out.resources);
                         return absl::OkStatus();
                       });
 }
@@ -269,12 +286,30 @@ void Write(Writer& w, const PodCondition& v) {
   w.EndObject();
 }
 
+void Write(Writer& w, const ContainerStatus& v) {
+  w.StartObject();
+  StringField(w, "name", v.name);
+  if (v.allocated_resources) ResourceListField(w, "allocatedResources", *v.allocated_resources);
+  if (v.resources) {
+    Key(w, "resources");
+    Write(w, *v.resources);
+  }
+  w.EndObject();
+}
+
 void Write(Writer& w, const PodStatus& v) {
   w.StartObject();
   StringField(w, "phase", ToString(v.phase));
   ArrayField(w, "conditions", v.conditions);
   OptStringField(w, "nominatedNodeName", v.nominated_node_name);
   if (v.start_time) TimeField(w, "startTime", *v.start_time);
+  ArrayField(w, "containerStatuses", v.container_statuses);
+  ArrayField(w, "initContainerStatuses", v.init_container_statuses);
+  if (v.allocated_resources) ResourceListField(w, "allocatedResources", *v.allocated_resources);
+  if (v.resources) {
+    Key(w, "resources");
+    Write(w, *v.resources);
+  }
   w.EndObject();
 }
 

@@ -11,6 +11,15 @@
 // Pod-level requests (spec.resources.requests) for cpu, memory and hugepages-* replace
 // the container aggregate for that resource; overhead is still added.
 //
+// In-place resize, as kube-scheduler 1.37 counts it (InPlacePodVerticalScaling GA,
+// InPlacePodLevelResourcesVerticalScaling beta and on): each container sum above is taken
+// three times, over the spec, over status.containerStatuses[].allocatedResources and over
+// .resources.requests (what runs), and a pod holds the per-resource max of the three, so
+// a shrink frees nothing until the kubelet has applied it and a growth counts at once.
+// When the resize is Infeasible (condition PodResizePending, reason Infeasible) the spec
+// is left out of the max. The pod-level status.allocatedResources/resources replace the
+// two status sums when both are reported, and enter the pod-level max likewise.
+//
 // Resource is the compact, allocation-free-for-common-pods form used on the hot path
 // (upstream's framework.Resource): cpu in millicores, everything else in base units
 // (bytes, counts); extended resources, hugepages and other scalar resources in `scalar`.
@@ -79,5 +88,9 @@ Resource ComputePodRequests(const Pod& pod, PodRequestOptions options = {});
 // True for resources that spec.resources.requests (pod-level) may set: cpu, memory and
 // hugepages-*.
 bool IsSupportedPodLevelResource(std::string_view name);
+
+// The pod's PodResizePending condition has reason Infeasible (upstream's
+// IsPodResizeInfeasible).
+bool IsPodResizeInfeasible(const Pod& pod);
 
 }  // namespace trimaran::kube

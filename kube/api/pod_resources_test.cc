@@ -221,6 +221,143 @@ TEST(ComputePodRequestsTest, Table) {
   }
 }
 
+// In-place resize, from upstream's TestPodResourceRequests (component-helpers v0.37.2,
+// UseStatusResources and InPlacePodLevelResourcesVerticalScaling on, as in 1.37).
+TEST(ComputePodRequestsTest, InPlaceResizeTable) {
+  constexpr int64_t kM = 1000 * 1000;
+  const std::vector<TestCase> cases = {
+      {"resized, infeasible: the spec is left out",
+       MakePod()
+           .Req({{"cpu", "4"}})
+           .ActualResources("c0", {{"cpu", "2"}})
+           .Condition("PodResizePending", ConditionStatus::kTrue, "Infeasible")
+           .Obj(),
+       {2000},
+       {2000, 200 * kMi}},
+      {"resized, infeasible & in-progress: allocated beats actual",
+       MakePod()
+           .Req({{"cpu", "6"}})
+           .AllocatedResources("c0", {{"cpu", "4"}})
+           .ActualResources("c0", {{"cpu", "2"}})
+           .Condition("PodResizePending", ConditionStatus::kTrue, "Infeasible")
+           .Obj(),
+       {4000},
+       {4000, 200 * kMi}},
+      {"resized, no resize status: the spec counts",
+       MakePod().Req({{"cpu", "4"}}).ActualResources("c0", {{"cpu", "2"}}).Obj(),
+       {4000},
+       {4000, 200 * kMi}},
+      {"resized, deferred: the spec counts",
+       MakePod()
+           .Req({{"cpu", "4"}})
+           .ActualResources("c0", {{"cpu", "2"}})
+           .Condition("PodResizePending", ConditionStatus::kTrue, "Deferred")
+           .Obj(),
+       {4000},
+       {4000, 200 * kMi}},
+      {"resized: per-resource 3-way maximum",
+       MakePod()
+           .Req({{"cpu", "30m"}, {"memory", "20M"}, {"ephemeral-storage", "10G"}})
+           .AllocatedResources("c0",
+                               {{"cpu", "20m"}, {"memory", "10M"}, {"ephemeral-storage", "30G"}})
+           .ActualResources("c0", {{"cpu", "10m"}, {"memory", "30M"}, {"ephemeral-storage", "20G"}})
+           .Obj(),
+       {30, 30 * kM, 30000 * kM},
+       {30, 30 * kM, 30000 * kM}},
+      {"a pending shrink frees nothing until it is applied",
+       // spec 1 cpu (the resize), allocated and running 3: holds 3.
+       MakePod()
+           .Req({{"cpu", "1"}})
+           .AllocatedResources("c0", {{"cpu", "3"}})
+           .ActualResources("c0", {{"cpu", "3"}})
+           .Condition("PodResizeInProgress", ConditionStatus::kTrue)
+           .Obj(),
+       {3000},
+       {3000, 200 * kMi}},
+      {"a growth counts at once",
+       MakePod()
+           .Req({{"cpu", "3"}})
+           .AllocatedResources("c0", {{"cpu", "1"}})
+           .ActualResources("c0", {{"cpu", "1"}})
+           .Condition("PodResizePending", ConditionStatus::kTrue, "Deferred")
+           .Obj(),
+       {3000},
+       {3000, 200 * kMi}},
+      {"resized, restartable init container, infeasible",
+       MakePod()
+           .SidecarReq({{"cpu", "4"}})
+           .ActualResources("sidecar0", {{"cpu", "2"}})
+           .Condition("PodResizePending", ConditionStatus::kTrue, "Infeasible")
+           .Obj(),
+       {2000},
+       {2000, 200 * kMi}},
+      {"resized, restartable init container, no resize status",
+       MakePod().SidecarReq({{"cpu", "4"}}).ActualResources("sidecar0", {{"cpu", "2"}}).Obj(),
+       {4000},
+       {4000, 200 * kMi}},
+      {"infeasible without statuses counts nothing of the containers",
+       // containerAllocatedRequests and containerActuatedRequests are nil for every
+       // container: the pod holds what the node runs, which nothing reports.
+       MakePod()
+           .Req({{"cpu", "1"}})
+           .Condition("PodResizePending", ConditionStatus::kTrue, "Infeasible")
+           .Obj(),
+       {},
+       {100, 200 * kMi}},
+      {"regular containers with empty requests, but status with non-empty requests",
+       MakePod()
+           .Container("app")
+           .AllocatedResources("c0", {{"cpu", "2"}, {"memory", "1Gi"}})
+           .ActualResources("c0", {{"cpu", "2"}, {"memory", "1Gi"}})
+           .Obj(),
+       {2000, kGi},
+       {2000, kGi}},
+      {"pod-level status aggregates replace the container statuses",
+       MakePod()
+           .Req({{"cpu", "1"}})
+           .AllocatedResources("c0", {{"cpu", "8"}})
+           .PodAllocatedResources({{"cpu", "2"}})
+           .PodActualResources({{"cpu", "3"}})
+           .Obj(),
+       {3000},
+       {3000, 200 * kMi}},
+      {"falls back to container statuses when the pod-level allocation is absent",
+       MakePod()
+           .Req({{"cpu", "1"}})
+           .AllocatedResources("c0", {{"cpu", "8"}})
+           .PodActualResources({{"cpu", "3"}})
+           .Obj(),
+       {8000},
+       {8000, 200 * kMi}},
+      {"pod-level requests resized: the max of spec, actual and allocated",
+       MakePod()
+           .Req({{"cpu", "1"}})
+           .PodReq({{"cpu", "2"}, {"memory", "1Gi"}})
+           .PodAllocatedResources({{"cpu", "4"}, {"memory", "1Gi"}})
+           .PodActualResources({{"cpu", "3"}, {"memory", "2Gi"}})
+           .Obj(),
+       {4000, 2 * kGi},
+       {4000, 2 * kGi}},
+      {"pod-level requests, infeasible resize: the spec is left out",
+       MakePod()
+           .PodReq({{"cpu", "8"}})
+           .PodAllocatedResources({{"cpu", "2"}})
+           .PodActualResources({{"cpu", "2"}})
+           .Condition("PodResizePending", ConditionStatus::kTrue, "Infeasible")
+           .Obj(),
+       {2000},
+       // No container to give the non-zero memory default to.
+       {2000}},
+  };
+  for (const TestCase& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    const Resource got = ComputePodRequests(tc.pod);
+    EXPECT_EQ(got, ToResource(tc.want)) << got.DebugString();
+    const Resource got_nz = ComputePodRequests(tc.pod, {.non_zero = true});
+    EXPECT_EQ(got_nz, ToResource(tc.want_non_zero)) << got_nz.DebugString();
+  }
+}
+
 TEST(ComputePodRequestsTest, ExcludeOverhead) {
   const Pod pod =
       MakePod().Req({{"cpu", "1"}}).Overhead({{"cpu", "250m"}, {"memory", "1Mi"}}).Obj();

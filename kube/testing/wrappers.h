@@ -12,6 +12,7 @@
 //
 // Thread-safety: wrappers are values; use one per thread.
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -325,6 +326,29 @@ class PodWrapper {
     pod_.status.nominated_node_name = std::move(name);
     return *this;
   }
+  // In-place resize status of container `name` ("c0", "sidecar1", ...): what the kubelet
+  // allocated and what runs (status.containerStatuses or, for an init container,
+  // status.initContainerStatuses).
+  PodWrapper& AllocatedResources(std::string_view name, const ResourceMap& allocated) {
+    StatusOf(name).allocated_resources = MakeResourceList(allocated);
+    return *this;
+  }
+  PodWrapper& ActualResources(std::string_view name, const ResourceMap& actual) {
+    auto& resources = StatusOf(name).resources;
+    if (!resources) resources.emplace();
+    resources->requests = MakeResourceList(actual);
+    return *this;
+  }
+  // Pod-level status.allocatedResources and status.resources.requests.
+  PodWrapper& PodAllocatedResources(const ResourceMap& allocated) {
+    pod_.status.allocated_resources = MakeResourceList(allocated);
+    return *this;
+  }
+  PodWrapper& PodActualResources(const ResourceMap& actual) {
+    if (!pod_.status.resources) pod_.status.resources.emplace();
+    pod_.status.resources->requests = MakeResourceList(actual);
+    return *this;
+  }
   PodWrapper& StartTime(absl::Time t) {
     pod_.status.start_time = t;
     return *this;
@@ -339,6 +363,17 @@ class PodWrapper {
     c.name = absl::StrCat(absl::string_view(prefix.data(), prefix.size()), index);
     c.image = std::string(kPauseImage);
     return c;
+  }
+  kube::ContainerStatus& StatusOf(std::string_view name) {
+    const bool init =
+        std::any_of(pod_.spec.init_containers.begin(), pod_.spec.init_containers.end(),
+                    [&](const kube::Container& c) { return c.name == name; });
+    auto& statuses = init ? pod_.status.init_container_statuses : pod_.status.container_statuses;
+    for (kube::ContainerStatus& cs : statuses) {
+      if (cs.name == name) return cs;
+    }
+    statuses.emplace_back().name = std::string(name);
+    return statuses.back();
   }
   kube::Container& LastContainer() {
     if (pod_.spec.containers.empty()) pod_.spec.containers.push_back(NewContainer("c", 0));

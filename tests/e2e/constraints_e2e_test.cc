@@ -53,6 +53,12 @@
 //      scheduler (no scheduler event, no nodeName, each one's
 //      scheduler_pending_pods{queue="gated"} counts it); removing one gate changes
 //      nothing; removing the last one binds it within kReleaseTimeout, by both.
+//   7. MinDomains: minDomains 4 over 3 zones: one pod per zone, the rest pending with the
+//      same message from both.
+//   8. NodeAffinityPolicy: Honor spreads over the zones the pods may use; Ignore also
+//      counts the zone they cannot use, so each usable zone takes one pod.
+//   9. MatchLabelKeys (PodTopologySpread): each revision spreads on its own.
+//  10. The affinity terms' matchLabelKeys, mismatchLabelKeys and namespaceSelector.
 //
 // Profiles: trimaran's default profile ("trimaran") is v1's, with InterPodAffinity and
 // PodTopologySpread at weight 2; kube-scheduler 1.37 runs config v1 with the same
@@ -1007,6 +1013,220 @@ TEST_F(ConstraintsE2ETest, SchedulingGatesHoldUntilTheLastGateIsRemoved) {
     EXPECT_EQ(nodes().at(o.node_of["gated"]).at(kSetLabel), kBaseSet);
     EXPECT_TRUE(Eventually([&] { return gated_metric(sched) == 0; }, absl::Seconds(10)));
   }
+}
+
+// The PodScheduled=False messages of a namespace's pending pods, as a sorted list.
+std::vector<std::string> PendingMessages(const Outcome& o) {
+  std::vector<std::string> out;
+  for (const auto& [pod, message] : o.unschedulable) out.push_back(message);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// 7. minDomains above the number of zones: the global minimum counts as 0, so each of
+// the 3 zones takes one pod (maxSkew 1) and the rest stay pending.
+TEST_F(ConstraintsE2ETest, MinDomainsAboveTheZoneCountCapsEveryZoneAtMaxSkew) {
+  constexpr int kPods = 5;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("mindomains-", sched);
+    NewNamespace(ns);
+    for (int i = 0; i < kPods; ++i) {
+      kube::Pod pod =
+          SmallPod(absl::StrCat("md-", i), ns, sched)
+              .Label("app", "md")
+              .NodeSelector(InSet(kSpreadSet))
+              .SpreadConstraint(1, kZone, kube::UnsatisfiableConstraintAction::kDoNotSchedule,
+                                MakeLabelSelector().Label("app", "md").Obj())
+              .Obj();
+      pod.spec.topology_spread_constraints.back().min_domains = 4;
+      Create(pod);
+    }
+  }
+  std::map<std::string, std::vector<std::string>> messages;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(absl::StrCat("mindomains-", sched), kPods, &o)) << o.Describe();
+    EXPECT_EQ(ZoneCounts(o),
+              (std::map<std::string, int>{{"zone-a", 1}, {"zone-b", 1}, {"zone-c", 1}}))
+        << o.Describe();
+    messages[sched] = PendingMessages(o);
+    ASSERT_EQ(messages[sched].size(), 2u) << o.Describe();
+    ExpectSetMessage(messages[sched][0], sched, kSpreadSet);
+    EXPECT_THAT(messages[sched][0], HasSubstr("didn't match pod topology spread constraints"));
+    EXPECT_THAT(RequiredConstraintViolations(o.pods, nodes()), IsEmpty());
+    std::printf("[mindomains] %s: %s; pending: %s\n", sched.c_str(), Counts(ZoneCounts(o)).c_str(),
+                messages[sched][0].c_str());
+  }
+  EXPECT_EQ(messages[kTrimaran], messages[kKube]);
+}
+
+// 8. nodeAffinityPolicy: pods that may use zone-a and zone-b only. Honor (the default)
+// spreads them over those two zones; Ignore also counts zone-c, which they cannot use and
+// which stays empty, so each usable zone takes one pod (maxSkew 1) and the rest wait.
+TEST_F(ConstraintsE2ETest, NodeAffinityPolicyIgnoreCountsZonesThePodCannotUse) {
+  constexpr int kPods = 4;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    for (const std::string policy : {"honor", "ignore"}) {
+      const std::string ns = absl::StrCat(policy, "-", sched);
+      NewNamespace(ns);
+      for (int i = 0; i < kPods; ++i) {
+        kube::Pod pod =
+            SmallPod(absl::StrCat("nap-", i), ns, sched)
+                .Label("app", "nap")
+                .NodeSelector(InSet(kSpreadSet))
+                .NodeAffinityIn(kZone, {"zone-a", "zone-b"})
+                .SpreadConstraint(1, kZone, kube::UnsatisfiableConstraintAction::kDoNotSchedule,
+                                  MakeLabelSelector().Label("app", "nap").Obj())
+                .Obj();
+        if (policy == "ignore") {
+          pod.spec.topology_spread_constraints.back().node_affinity_policy =
+              kube::NodeInclusionPolicy::kIgnore;
+        }
+        Create(pod);
+      }
+    }
+  }
+  std::map<std::string, std::vector<std::string>> messages;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    Outcome honor, ignore;
+    ASSERT_TRUE(WaitDecided(absl::StrCat("honor-", sched), kPods, &honor)) << honor.Describe();
+    ASSERT_TRUE(WaitDecided(absl::StrCat("ignore-", sched), kPods, &ignore)) << ignore.Describe();
+    EXPECT_EQ(ZoneCounts(honor),
+              (std::map<std::string, int>{{"zone-a", 2}, {"zone-b", 2}, {"zone-c", 0}}))
+        << honor.Describe();
+    EXPECT_EQ(ZoneCounts(ignore),
+              (std::map<std::string, int>{{"zone-a", 1}, {"zone-b", 1}, {"zone-c", 0}}))
+        << ignore.Describe();
+    messages[sched] = PendingMessages(ignore);
+    ASSERT_EQ(messages[sched].size(), 2u) << ignore.Describe();
+    EXPECT_THAT(messages[sched][0], HasSubstr("didn't match pod topology spread constraints"));
+    std::printf("[nodeAffinityPolicy] %s: Honor %s; Ignore %s, pending: %s\n", sched.c_str(),
+                Counts(ZoneCounts(honor)).c_str(), Counts(ZoneCounts(ignore)).c_str(),
+                messages[sched][0].c_str());
+  }
+  EXPECT_EQ(messages[kTrimaran], messages[kKube]);
+}
+
+// 9. matchLabelKeys (merged into the selector by the 1.34+ apiserver; counted once):
+// revision a has 3 pods on each of node-1 and node-2; the 2 pods of revision b, spread on
+// the hostname over node-0..2, spread among themselves only, so they land on 2 distinct
+// nodes. Counted with revision a, both would have to go to node-0.
+TEST_F(ConstraintsE2ETest, MatchLabelKeysSpreadsEachRevisionOnItsOwn) {
+  const std::vector<std::string> hosts = {"node-0", "node-1", "node-2"};
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("mlk-", sched);
+    NewNamespace(ns);
+    for (int i = 0; i < 6; ++i) {
+      Create(SmallPod(absl::StrCat("rev-a-", i), ns, sched)
+                 .Labels({{"app", "mlk"}, {"pod-template-hash", "a"}})
+                 .NodeName(i < 3 ? "node-1" : "node-2")
+                 .Obj());
+    }
+    for (int i = 0; i < 2; ++i) {
+      kube::Pod pod =
+          SmallPod(absl::StrCat("rev-b-", i), ns, sched)
+              .Labels({{"app", "mlk"}, {"pod-template-hash", "b"}})
+              .NodeAffinityIn(kHostname, hosts)
+              .SpreadConstraint(1, kHostname, kube::UnsatisfiableConstraintAction::kDoNotSchedule,
+                                MakeLabelSelector().Label("app", "mlk").Obj())
+              .Obj();
+      pod.spec.topology_spread_constraints.back().match_label_keys = {"pod-template-hash"};
+      Create(pod);
+    }
+  }
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(absl::StrCat("mlk-", sched), 8, &o)) << o.Describe();
+    ASSERT_TRUE(o.node_of.contains("rev-b-0") && o.node_of.contains("rev-b-1")) << o.Describe();
+    EXPECT_NE(o.node_of["rev-b-0"], o.node_of["rev-b-1"]) << o.Describe();
+    EXPECT_THAT(RequiredConstraintViolations(o.pods, nodes()), IsEmpty());
+    std::printf("[matchLabelKeys] %s: revision b on %s and %s\n", sched.c_str(),
+                o.node_of["rev-b-0"].c_str(), o.node_of["rev-b-1"].c_str());
+  }
+}
+
+// 10. InterPodAffinity's newer term fields:
+//   - matchLabelKeys: revision a has one pod on each of node-3..5; the 3 pods of revision
+//     b, with required anti-affinity to app=ipa on the hostname keyed on the revision,
+//     avoid each other only: one per node. Without the key none would fit.
+//   - mismatchLabelKeys: node-7 has a pod of tenant x, node-8 one of tenant y; a tenant-y
+//     pod with required anti-affinity to app=mt keyed by mismatch on the tenant avoids
+//     other tenants only: it lands on node-8. Without the key it would fit nowhere.
+//   - namespaceSelector: a db pod on node-6 in a namespace labelled team=db-<scheduler>;
+//     a pod of another namespace with required affinity to app=db in the namespaces of
+//     that label lands on node-6.
+TEST_F(ConstraintsE2ETest, AffinityTermsHonourMatchLabelKeysMismatchLabelKeysAndNamespaceSelector) {
+  for (const std::string sched : {kTrimaran, kKube}) {
+    const std::string ns = absl::StrCat("ipa-", sched);
+    const std::string db_ns = absl::StrCat("ipa-db-", sched);
+    NewNamespace(ns);
+    TRIMARAN_ASSERT_OK(client()
+                           .Raw("POST", "/api/v1/namespaces",
+                                absl::StrCat(R"({"metadata":{"name":")", db_ns,
+                                             R"(","labels":{"team":"db-)", sched, R"("}}})"),
+                                "application/json")
+                           .status());
+    for (int i = 0; i < 3; ++i) {
+      Create(SmallPod(absl::StrCat("rev-a-", i), ns, sched)
+                 .Labels({{"app", "ipa"}, {"rev", "a"}})
+                 .NodeName(absl::StrCat("node-", 3 + i))
+                 .Obj());
+      kube::Pod b = SmallPod(absl::StrCat("rev-b-", i), ns, sched)
+                        .Labels({{"app", "ipa"}, {"rev", "b"}})
+                        .NodeAffinityIn(kHostname, {"node-3", "node-4", "node-5"})
+                        .PodAntiAffinity(kHostname, MakeLabelSelector().Label("app", "ipa").Obj())
+                        .Obj();
+      b.spec.affinity->pod_anti_affinity->required.back().match_label_keys = {"rev"};
+      Create(b);
+    }
+    Create(SmallPod("tenant-x", ns, sched)
+               .Labels({{"app", "mt"}, {"tenant", "x"}})
+               .NodeName("node-7")
+               .Obj());
+    Create(SmallPod("tenant-y", ns, sched)
+               .Labels({{"app", "mt"}, {"tenant", "y"}})
+               .NodeName("node-8")
+               .Obj());
+    kube::Pod y = SmallPod("tenant-y-new", ns, sched)
+                      .Labels({{"app", "mt"}, {"tenant", "y"}})
+                      .NodeAffinityIn(kHostname, {"node-7", "node-8"})
+                      .PodAntiAffinity(kHostname, MakeLabelSelector().Label("app", "mt").Obj())
+                      .Obj();
+    y.spec.affinity->pod_anti_affinity->required.back().mismatch_label_keys = {"tenant"};
+    Create(y);
+    Create(SmallPod("db", db_ns, sched).Label("app", "db").NodeName("node-6").Obj());
+    kube::Pod client_pod = SmallPod("db-client", ns, sched)
+                               .NodeSelector(InSet(kBaseSet))
+                               .PodAffinity(kHostname, MakeLabelSelector().Label("app", "db").Obj())
+                               .Obj();
+    client_pod.spec.affinity->pod_affinity->required.back().namespace_selector =
+        MakeLabelSelector().Label("team", absl::StrCat("db-", sched)).Obj();
+    Create(client_pod);
+  }
+  std::map<std::string, std::map<std::string, std::string>> placed;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    Outcome o;
+    ASSERT_TRUE(WaitDecided(absl::StrCat("ipa-", sched), 10, &o)) << o.Describe();
+    std::set<std::string> b_nodes;
+    for (int i = 0; i < 3; ++i) {
+      const std::string name = absl::StrCat("rev-b-", i);
+      ASSERT_TRUE(o.node_of.contains(name)) << o.Describe();
+      b_nodes.insert(o.node_of[name]);
+    }
+    EXPECT_EQ(b_nodes, (std::set<std::string>{"node-3", "node-4", "node-5"})) << o.Describe();
+    EXPECT_EQ(o.node_of["tenant-y-new"], "node-8") << o.Describe();
+    EXPECT_EQ(o.node_of["db-client"], "node-6") << o.Describe();
+    placed[sched] = {{"tenant-y-new", o.node_of["tenant-y-new"]},
+                     {"db-client", o.node_of["db-client"]}};
+    std::printf("[affinity terms] %s: revision b on %s; tenant-y-new on %s; db-client on %s\n",
+                sched.c_str(), absl::StrJoin(b_nodes, ",").c_str(),
+                o.node_of["tenant-y-new"].c_str(), o.node_of["db-client"].c_str());
+  }
+  EXPECT_EQ(placed[kTrimaran], placed[kKube]);
 }
 
 }  // namespace

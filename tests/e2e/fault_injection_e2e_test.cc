@@ -45,7 +45,6 @@
 #include "kube/informer.h"
 #include "kube/store.h"
 #include "kube/testing/wrappers.h"
-#include "rapidjson/document.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
@@ -254,26 +253,9 @@ class FaultInjectionTest : public ::testing::Test {
          .env = std::move(env)});
   }
 
-  // The notes of the events.k8s.io/v1 Events of namespace default with `reason` about
-  // the Pod named `regarding`, read from the apiserver.
+  // The notes of the Events of namespace default with `reason` about the Pod `regarding`.
   std::vector<std::string> EventNotes(const std::string& reason, const std::string& regarding) {
-    std::vector<std::string> notes;
-    absl::StatusOr<std::string> body = cluster_->client().Raw(
-        "GET", "/apis/events.k8s.io/v1/namespaces/default/events?limit=100000", "",
-        "application/json");
-    if (!body.ok()) return notes;
-    rapidjson::Document d;
-    d.Parse(body->c_str());
-    if (!d.IsObject() || !d.HasMember("items") || !d["items"].IsArray()) return notes;
-    for (const rapidjson::Value& item : d["items"].GetArray()) {
-      if (!item.HasMember("reason") || reason != item["reason"].GetString()) continue;
-      if (!item.HasMember("regarding") || !item["regarding"].HasMember("name") ||
-          regarding != item["regarding"]["name"].GetString()) {
-        continue;
-      }
-      notes.push_back(item.HasMember("note") ? item["note"].GetString() : "");
-    }
-    return notes;
+    return cluster_->EventNotes("default", reason, regarding);
   }
 
   absl::Status CreateTlpPods(int n, const std::string& prefix) {

@@ -131,31 +131,7 @@ class SchedulerE2ETest : public ::testing::Test {
     return nl == std::string::npos ? out : out.substr(0, nl);
   }
 
-  // events.k8s.io/v1 events of `ns`: (reason, regarding.name, note).
-  struct Ev {
-    std::string reason, pod, note, type;
-  };
-  std::vector<Ev> Events(const std::string& ns) {
-    std::vector<Ev> out;
-    auto body = client_->Raw(
-        "GET", absl::StrCat("/apis/events.k8s.io/v1/namespaces/", ns, "/events?limit=100000"), "",
-        "application/json");
-    if (!body.ok()) return out;
-    rapidjson::Document d;
-    d.Parse(body->c_str());
-    if (!d.IsObject() || !d.HasMember("items")) return out;
-    for (const auto& item : d["items"].GetArray()) {
-      Ev e;
-      if (item.HasMember("reason")) e.reason = item["reason"].GetString();
-      if (item.HasMember("note")) e.note = item["note"].GetString();
-      if (item.HasMember("type")) e.type = item["type"].GetString();
-      if (item.HasMember("regarding") && item["regarding"].HasMember("name")) {
-        e.pod = item["regarding"]["name"].GetString();
-      }
-      out.push_back(e);
-    }
-    return out;
-  }
+  std::vector<EventRecord> Events(const std::string& ns) { return cluster_->Events(ns); }
 
   std::unique_ptr<Cluster> cluster_;
   ControlPlane* cp_ = nullptr;          // owned by cluster_
@@ -204,17 +180,17 @@ TEST_F(SchedulerE2ETest, BindsAThousandPodsOnFiftyNodesWithinAllocatable) {
   Eventually(
       [&] {
         int n = 0;
-        for (const Ev& e : Events("default")) n += e.reason == "Scheduled";
+        for (const EventRecord& e : Events("default")) n += e.reason == "Scheduled";
         return n == 1000;
       },
       absl::Seconds(30));
   std::set<std::string> scheduled;
-  for (const Ev& e : Events("default")) {
+  for (const EventRecord& e : Events("default")) {
     if (e.reason != "Scheduled") continue;
-    EXPECT_TRUE(scheduled.insert(e.pod).second) << "two Scheduled events for " << e.pod;
-    EXPECT_THAT(e.note,
-                HasSubstr(absl::StrCat("Successfully assigned default/", e.pod, " to node-")));
-    EXPECT_FALSE(absl::StartsWith(e.pod, "other-"));
+    EXPECT_TRUE(scheduled.insert(e.regarding).second) << "two Scheduled events for " << e.regarding;
+    EXPECT_THAT(e.note, HasSubstr(absl::StrCat("Successfully assigned default/", e.regarding,
+                                               " to node-")));
+    EXPECT_FALSE(absl::StartsWith(e.regarding, "other-"));
   }
   EXPECT_EQ(scheduled.size(), 1000u);
 
@@ -342,8 +318,8 @@ TEST_F(SchedulerE2ETest, PodThatFitsNowhereGetsConditionAndEvent) {
   // node's allocatable, so evicting cannot help).
   EXPECT_EQ(message, kMessage);
   ASSERT_TRUE(Eventually([&] {
-    for (const Ev& e : Events("default")) {
-      if (e.reason == "FailedScheduling" && e.pod == "huge-0") {
+    for (const EventRecord& e : Events("default")) {
+      if (e.reason == "FailedScheduling" && e.regarding == "huge-0") {
         EXPECT_EQ(e.type, "Warning");
         EXPECT_EQ(e.note, kMessage);
         return true;
@@ -415,8 +391,8 @@ TEST_F(SchedulerE2ETest, TwoReplicasLeaderKilledOtherTakesOverEveryPodBoundOnce)
   // Exactly once: a pod's nodeName is set by one Binding (the apiserver refuses a second
   // with 409), so at most one "Scheduled" event per pod; none from a replica that lost.
   std::map<std::string, int> scheduled_events;
-  for (const Ev& e : Events("default")) {
-    if (e.reason == "Scheduled") ++scheduled_events[e.pod];
+  for (const EventRecord& e : Events("default")) {
+    if (e.reason == "Scheduled") ++scheduled_events[e.regarding];
   }
   for (const auto& [pod, n] : scheduled_events) EXPECT_EQ(n, 1) << pod;
   EXPECT_THAT(b->LogTail(200000), ::testing::Not(HasSubstr("Conflict")));

@@ -31,7 +31,6 @@
 #include "kube/api/pod.h"
 #include "kube/rest_client.h"
 #include "kube/testing/wrappers.h"
-#include "rapidjson/document.h"
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/curl.h"
 #include "tests/e2e/harness/eventually.h"
@@ -57,29 +56,6 @@ kube::Pod TestPod(const std::string& name, const std::string& scheduler, bool cl
     pod.spec.resource_claims = {{.name = "gpu", .resource_claim_template_name = "one-gpu"}};
   }
   return pod;
-}
-
-// The notes of the FailedScheduling events about default/`pod`.
-std::vector<std::string> FailedSchedulingNotes(kube::RestClient& client, const std::string& pod) {
-  std::vector<std::string> notes;
-  absl::StatusOr<std::string> body =
-      client.Raw("GET", "/apis/events.k8s.io/v1/namespaces/default/events?limit=10000", "",
-                 "application/json");
-  if (!body.ok()) return notes;
-  rapidjson::Document d;
-  d.Parse(body->c_str());
-  if (!d.IsObject() || !d.HasMember("items") || !d["items"].IsArray()) return notes;
-  for (const rapidjson::Value& e : d["items"].GetArray()) {
-    if (!e.HasMember("reason") || std::string(e["reason"].GetString()) != "FailedScheduling") {
-      continue;
-    }
-    if (!e.HasMember("regarding") || !e["regarding"].HasMember("name") ||
-        pod != e["regarding"]["name"].GetString()) {
-      continue;
-    }
-    notes.push_back(e.HasMember("note") ? e["note"].GetString() : "");
-  }
-  return notes;
 }
 
 TEST(UnsupportedPodsE2ETest, DraPodsAreNeverBoundByEitherScheduler) {
@@ -121,7 +97,7 @@ TEST(UnsupportedPodsE2ETest, DraPodsAreNeverBoundByEitherScheduler) {
   std::vector<std::string> notes;
   ASSERT_TRUE(Eventually(
       [&] {
-        notes = FailedSchedulingNotes(client, "trimaran-claims");
+        notes = cluster->EventNotes("default", "FailedScheduling", "trimaran-claims");
         return !notes.empty();
       },
       absl::Seconds(30)))

@@ -28,6 +28,12 @@
 //      zone-b (nodeTopology on the zone label) moves it (the capacity add is a queueing
 //      event), and it lands on node-2, the only zone-b node; a 1Mi capacity elsewhere
 //      does not attract it.
+//   8. nominatedNodeName while binding (1.35+, NominatedNodeNameForExpectation), beside
+//      the real kube-scheduler 1.37 (profile kube): for each scheduler a pod with a
+//      WaitForFirstConsumer claim that the fake provisioner holds, so VolumeBinding's
+//      PreBind waits; meanwhile the pod carries status.nominatedNodeName = the node its
+//      claim was annotated with (autoscalers read it). Once the claim is provisioned the
+//      pod binds there and the nomination is gone (the apiserver clears it at the bind).
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -53,6 +59,7 @@
 #include "tests/e2e/harness/cluster.h"
 #include "tests/e2e/harness/control_plane.h"
 #include "tests/e2e/harness/eventually.h"
+#include "tests/e2e/harness/kube_scheduler.h"
 #include "tests/e2e/harness/scheduler_process.h"
 #include "tests/e2e/harness/subprocess.h"
 
@@ -67,6 +74,8 @@ constexpr char kHostname[] = "kubernetes.io/hostname";
 constexpr char kZone[] = "topology.kubernetes.io/zone";
 constexpr char kNs[] = "vol";
 constexpr absl::Duration kTimeout = absl::Seconds(60);
+// A claim with this annotation is left unprovisioned by FakeVolumeController.
+constexpr char kHold[] = "e2e.trimaran.io/hold";
 
 std::string ZoneOf(int node) { return node < 2 ? "zone-a" : node == 2 ? "zone-b" : "zone-c"; }
 
@@ -165,12 +174,15 @@ class VolumesE2ETest : public ::testing::Test {
   }
 
   // A claim of `class_name` ("" = none) requesting 1Gi; `volume_name` set and
-  // bind-completed when given (a claim the PV controller already bound).
+  // bind-completed when given (a claim the PV controller already bound). A `held` claim
+  // is not provisioned until its kHold annotation is removed.
   static absl::Status PostClaim(const std::string& name, const std::string& class_name,
-                                const std::string& volume_name = "") {
+                                const std::string& volume_name = "", bool held = false) {
     std::string meta = absl::StrCat(R"("name":")", name, "\"");
     if (!volume_name.empty()) {
       absl::StrAppend(&meta, R"(,"annotations":{"pv.kubernetes.io/bind-completed":"yes"})");
+    } else if (held) {
+      absl::StrAppend(&meta, R"(,"annotations":{")", kHold, R"(":"yes"})");
     }
     return Post(
         absl::StrCat("/api/v1/namespaces/", kNs, "/persistentvolumeclaims"),
@@ -215,6 +227,7 @@ class VolumesE2ETest : public ::testing::Test {
     for (const kube::StorageObject& o : claims->items) {
       const auto& claim = std::get<kube::PersistentVolumeClaim>(o.object);
       if (!claim.spec.volume_name.empty()) continue;
+      if (claim.metadata.annotations.contains(kHold)) continue;
       std::string pv_name;
       for (const kube::StorageObject& v : volumes->items) {
         const auto& pv = std::get<kube::PersistentVolume>(v.object);
@@ -482,6 +495,53 @@ TEST_F(VolumesE2ETest, StorageCapacityIsCheckedAndItsArrivalMovesThePod) {
            R"({"topology.kubernetes.io/zone":"zone-b"}}})"));
   EXPECT_EQ(WaitForNode("capacity-pod"), "node-2");
   EXPECT_EQ(SelectedNode("capacity-data"), "node-2");
+}
+
+TEST_F(VolumesE2ETest, PodWaitingInPreBindIsNominatedToItsNode) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<KubeScheduler> kube,
+      KubeScheduler::Start(cp(), {.kubeconfig = env_->cluster->kubeconfig(),
+                                  .profiles_yaml = "  - schedulerName: kube\n",
+                                  .tag = "kube-scheduler-volumes"}));
+  const std::vector<std::string> schedulers = {"trimaran", "kube"};
+  for (const std::string& s : schedulers) {
+    TRIMARAN_ASSERT_OK(PostClaim("held-" + s, "wffc", "", /*held=*/true));
+    TRIMARAN_ASSERT_OK(CreatePod("held-" + s, {"held-" + s},
+                                 [&](kube::Pod& pod) { pod.spec.scheduler_name = s; }));
+  }
+  auto nominated = [&](const std::string& pod) {
+    absl::StatusOr<kube::Pod> p = client().GetPod(kNs, pod);
+    return p.ok() ? p->status.nominated_node_name : std::string("?");
+  };
+  // Both wait in PreBind, nominated to the node their claim was annotated with.
+  std::string trimaran_node, kube_node;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        trimaran_node = SelectedNode("held-trimaran");
+        kube_node = SelectedNode("held-kube");
+        return !trimaran_node.empty() && !kube_node.empty() &&
+               nominated("held-trimaran") == trimaran_node && nominated("held-kube") == kube_node;
+      },
+      kTimeout))
+      << "trimaran: selected \"" << trimaran_node << "\", nominated \""
+      << nominated("held-trimaran") << "\"; kube-scheduler: selected \"" << kube_node
+      << "\", nominated \"" << nominated("held-kube") << "\"\n"
+      << kube->process().LogTail();
+  EXPECT_EQ(NodeOf("held-trimaran"), "");
+  EXPECT_EQ(NodeOf("held-kube"), "");
+  std::printf("[volumes] waiting in PreBind: trimaran nominated to %s, kube-scheduler 1.37 to %s\n",
+              trimaran_node.c_str(), kube_node.c_str());
+
+  // Provisioned: bound where nominated, and the nomination is gone.
+  for (const std::string& s : schedulers) {
+    TRIMARAN_ASSERT_OK(
+        MergePatch(absl::StrCat("/api/v1/namespaces/", kNs, "/persistentvolumeclaims/held-", s),
+                   absl::StrCat(R"({"metadata":{"annotations":{")", kHold, R"(":null}}})")));
+  }
+  EXPECT_EQ(WaitForNode("held-trimaran"), trimaran_node);
+  EXPECT_EQ(WaitForNode("held-kube"), kube_node) << kube->process().LogTail();
+  EXPECT_EQ(nominated("held-trimaran"), "");
+  EXPECT_EQ(nominated("held-kube"), "");
 }
 
 }  // namespace

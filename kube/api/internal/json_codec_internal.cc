@@ -204,11 +204,12 @@ class FilteringHandler {
  private:
   // Where an object sits in the Kubernetes schema, as far as filtering cares.
   enum class Scope : uint8_t {
-    kOther,      // anywhere else, including every free-form map: nothing is dropped
-    kMetadata,   // an ObjectMeta ("metadata")
-    kSpec,       // a PodSpec/NodeSpec/LeaseSpec ("spec")
-    kStatus,     // a PodStatus/NodeStatus ("status")
-    kContainer,  // an element of "containers", "initContainers", "ephemeralContainers"
+    kOther,            // anywhere else, including every free-form map: nothing is dropped
+    kMetadata,         // an ObjectMeta ("metadata")
+    kSpec,             // a PodSpec/NodeSpec/LeaseSpec ("spec")
+    kStatus,           // a PodStatus/NodeStatus ("status")
+    kContainer,        // an element of "containers", "initContainers", "ephemeralContainers"
+    kContainerStatus,  // an element of "containerStatuses", "initContainerStatuses"
   };
 
   struct Level {
@@ -223,6 +224,9 @@ class FilteringHandler {
     if (key == "status") return Scope::kStatus;
     if (key == "containers" || key == "initContainers" || key == "ephemeralContainers") {
       return Scope::kContainer;
+    }
+    if (key == "containerStatuses" || key == "initContainerStatuses") {
+      return Scope::kContainerStatus;
     }
     return Scope::kOther;
   }
@@ -242,10 +246,15 @@ class FilteringHandler {
                key == "serviceAccountName" || key == "serviceAccount" ||
                key == "enableServiceLinks" || key == "imagePullSecrets";
       case Scope::kStatus:
-        return key == "containerStatuses" || key == "initContainerStatuses" ||
-               key == "ephemeralContainerStatuses" || key == "nodeInfo" ||
+        return key == "ephemeralContainerStatuses" || key == "nodeInfo" ||
                key == "daemonEndpoints" || key == "hostIP" || key == "hostIPs" || key == "podIP" ||
                key == "podIPs" || key == "qosClass";
+      case Scope::kContainerStatus:
+        // Only name, allocatedResources and resources are read (in-place resize).
+        return key == "state" || key == "lastState" || key == "image" || key == "imageID" ||
+               key == "containerID" || key == "ready" || key == "started" ||
+               key == "restartCount" || key == "volumeMounts" || key == "user" ||
+               key == "allocatedResourcesStatus" || key == "stopSignal";
       case Scope::kContainer:
         return key == "env" || key == "envFrom" || key == "command" || key == "args" ||
                key == "volumeMounts" || key == "volumeDevices" || key == "livenessProbe" ||

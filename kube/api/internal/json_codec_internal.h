@@ -98,7 +98,7 @@ inline std::string_view View(const Value& v) {
 // start of the whole input.
 //
 // With `filter_ignored_members` (the default), members that no decoder reads and that
-// are bulky in real objects (managedFields, containerStatuses, volumes, env, probes, ...;
+// are bulky in real objects (managedFields, a container status's state, volumes, env, probes, ...;
 // see FilteringHandler in json_codec_internal.cc) are tokenized but left out of the DOM.
 class ValueParser {
  public:
@@ -218,6 +218,7 @@ absl::Status Read(const Value& v, const Path& path, PodResourceClaim& out);
 absl::Status Read(const Value& v, const Path& path, PodSchedulingGroup& out);
 absl::Status Read(const Value& v, const Path& path, PodSpec& out);
 absl::Status Read(const Value& v, const Path& path, PodCondition& out);
+absl::Status Read(const Value& v, const Path& path, ContainerStatus& out);
 absl::Status Read(const Value& v, const Path& path, PodStatus& out);
 absl::Status Read(const Value& v, const Path& path, Pod& out);
 absl::Status Read(const Value& v, const Path& path, NodeSpec& out);
@@ -398,6 +399,7 @@ void Write(Writer& w, const PodSchedulingGroup& v);
 void Write(Writer& w, const Volume& v);
 void Write(Writer& w, const PodSpec& v);
 void Write(Writer& w, const PodCondition& v);
+void Write(Writer& w, const ContainerStatus& v);
 void Write(Writer& w, const PodStatus& v);
 void Write(Writer& w, const Pod& v);
 void Write(Writer& w, const NodeSpec& v);

@@ -106,6 +106,28 @@ TEST(ResourceStatsTest, PodRequestsAndLimits) {
   EXPECT_EQ(lim, (CpuMem{4100, 1LL << 30}));
 }
 
+// The requests are kube-scheduler 1.37's effective ones (kube::ComputePodRequests):
+// upstream Trimaran's sum gives 2000m here (containers 1, max with the sidecar's 500m and
+// with the init container's 2), but the sidecar runs beside the init container and the
+// app: 1 + 0.5 for the app phase, 2 + 0.5 while the init container runs.
+TEST(ResourceStatsTest, PodRequestsCountSidecarsAndTheResizeStatus) {
+  const kube::Pod sidecar = MakePod()
+                                .Name("p")
+                                .Req({{"cpu", "1"}})
+                                .SidecarReq({{"cpu", "500m"}})
+                                .InitReq({{"cpu", "2"}})
+                                .Obj();
+  EXPECT_EQ(PodRequests(sidecar), (CpuMem{2500, 0}));
+  // A shrink to 1 cpu that the kubelet has not applied yet still holds 3.
+  const kube::Pod resizing = MakePod()
+                                 .Name("r")
+                                 .Req({{"cpu", "1"}})
+                                 .AllocatedResources("c0", {{"cpu", "3"}})
+                                 .ActualResources("c0", {{"cpu", "3"}})
+                                 .Obj();
+  EXPECT_EQ(PodRequests(resizing), (CpuMem{3000, 0}));
+}
+
 TEST(RecentPodTrackerTest, CountsUntilTheWindowCoversThePod) {
   ::trimaran::testing::FakeClock clock;  // 1,700,000,000
   RecentPodTracker tracker(clock);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kube/api/pod_resources.h"
 #include "kube/api/resource_list.h"
 
 namespace trimaran::sched::plugins::load_aware {
@@ -16,6 +17,7 @@ int64_t Bytes(const kube::ResourceList& list) {
   return it == list.end() ? 0 : it->second.Value();
 }
 
+// Upstream Trimaran's sum of limits: containers, max with each init container, overhead.
 CpuMem Aggregate(const kube::Pod& pod, bool limits) {
   auto of = [limits](const kube::Container& c) -> const kube::ResourceList& {
     return limits ? c.resources.limits : c.resources.requests;
@@ -43,7 +45,10 @@ void Add(CpuMem& a, const CpuMem& b) {
 
 }  // namespace
 
-CpuMem PodRequests(const kube::Pod& pod) { return Aggregate(pod, /*limits=*/false); }
+CpuMem PodRequests(const kube::Pod& pod) {
+  const kube::Resource r = kube::ComputePodRequests(pod);
+  return CpuMem{r.milli_cpu, r.memory};
+}
 CpuMem PodLimits(const kube::Pod& pod) { return Aggregate(pod, /*limits=*/true); }
 
 void SetMaxLimits(const CpuMem& requests, CpuMem& limits) {

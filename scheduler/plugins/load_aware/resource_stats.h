@@ -3,9 +3,15 @@
 // (spec §1.2, §1.4, §1.5; upstream pkg/trimaran/resourcestats.go). TargetLoadPacking
 // does NOT use it (it predicts per container, see target_load_packing.h).
 //
-//   PodRequests / PodLimits (§1.2): cpu millicores and memory bytes summed over
+//   PodRequests: cpu millicores and memory bytes of kube::ComputePodRequests, the
+//     effective request kube-scheduler 1.37 computes (sidecars, pod-level resources, the
+//     in-place resize status). Upstream Trimaran sums spec.containers, max'ed with each
+//     init container, plus overhead: the same for every pod without sidecars, pod-level
+//     resources or a resize, and an under-count for sidecars (which run the pod's whole
+//     life) that this fixes.
+//   PodLimits (§1.2): cpu millicores and memory bytes of the limits summed over
 //     spec.containers, then max'ed with EACH init container on its own (no sidecar
-//     special case), then plus spec.overhead. An absent limit counts 0.
+//     special case), then plus spec.overhead, as upstream. An absent limit counts 0.
 //   SetMaxLimits: limit = max(limit, request) per resource.
 //   CreateResourceStats (§1.4): capacity from node.status.ALLOCATABLE (cpu millicores,
 //     memory MiB = bytes × 2^-20), UsedAvg = avg% × Capacity / 100, UsedStdev likewise.

@@ -145,4 +145,18 @@ std::vector<ClusterEvent> NodeAffinity::EventsToRegister() const {
                        "NodeAddOrLabelChange"}};
 }
 
+absl::StatusOr<QueueingHint> NodeAffinity::Hint(const kube::Pod& pod, const ClusterEvent& /*event*/,
+                                                const EventObjects& objects) const {
+  const kube::Node* modified = objects.new_node;
+  if (modified == nullptr) return QueueingHint::kQueue;
+  if (added_required_.has_value() && !added_required_->Matches(*modified)) {
+    return QueueingHint::kQueueSkip;
+  }
+  const helper::RequiredNodeAffinity required(pod);
+  if (!required.Matches(*modified)) return QueueingHint::kQueueSkip;
+  if (objects.old_node == nullptr) return QueueingHint::kQueue;  // added
+  // An update: only one that made the node match.
+  return required.Matches(*objects.old_node) ? QueueingHint::kQueueSkip : QueueingHint::kQueue;
+}
+
 }  // namespace trimaran::sched::plugins

@@ -19,7 +19,7 @@
 // NormalizeScore: DefaultNormalizeScore(100, reverse = false): 100·s/max (0 for all when
 //   max is 0), with the exact score rescaled the same way (types.h).
 //
-// Events: a node being added, or its labels changing.
+// Events: a node being added, or its labels changing (hint: only a node that now matches).
 //
 // Thread-safety: immutable after construction; Filter/Score/NormalizeScore are safe to
 // call concurrently and never allocate (statuses are prebuilt; the parsed pod terms
@@ -80,6 +80,10 @@ class NodeAffinity final : public PreFilterPlugin,
                         NodeScoreList& scores) const override;
 
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's isSchedulableAfterNodeChange: queue a node that matches addedAffinity and
+  // the pod's required affinity when it is added, or when an update made it match.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 
  private:
   // addedAffinity.required, when set.

@@ -249,5 +249,42 @@ addedAffinity:
   EXPECT_FALSE(NodeAffinity::New(args, *handle).ok());
 }
 
+// Upstream's Test_isSchedulableAfterNodeChange (nodeaffinity, 1.37).
+TEST(NodeAffinityTest, QueueingHints) {
+  const kube::Pod pod = MakePod().Name("p").NodeAffinityIn("foo", {"bar"}).Obj();
+  const kube::Node matching = MakeNode().Name("n").Label("foo", "bar").Obj();
+  const kube::Node matching_relabelled =
+      MakeNode().Name("n").Label("foo", "bar").Label("k", "v").Obj();
+  const kube::Node other = MakeNode().Name("n").Label("foo", "baz").Obj();
+  NodeAffinityArgs args;
+  args.added_affinity.emplace().required.emplace().node_selector_terms = {
+      Expr("pool", NodeSelectorOperator::kIn, {"trimaran"})};
+  NodeAffinity plain{NodeAffinityArgs{}};
+  NodeAffinity enforced(args);
+  struct Case {
+    std::string name;
+    const NodeAffinity* plugin;
+    const kube::Node* old_node;
+    const kube::Node* new_node;
+    QueueingHint want;
+  };
+  const std::vector<Case> cases = {
+      {"skip-queue-on-add-unmatched", &plain, nullptr, &other, QueueingHint::kQueueSkip},
+      {"queue-on-add", &plain, nullptr, &matching, QueueingHint::kQueue},
+      {"skip-unrelated-changes", &plain, &matching, &matching_relabelled, QueueingHint::kQueueSkip},
+      {"queue-on-label-change-to-match", &plain, &other, &matching, QueueingHint::kQueue},
+      {"skip-on-label-change-to-unmatch", &plain, &matching, &other, QueueingHint::kQueueSkip},
+      {"skip-queue-on-add-scheduler-enforced-node-affinity", &enforced, nullptr, &matching,
+       QueueingHint::kQueueSkip},
+  };
+  const ClusterEvent event{EventResource::kNode, ActionType::kUpdateNodeLabel, "test"};
+  for (const Case& c : cases) {
+    const absl::StatusOr<QueueingHint> got =
+        c.plugin->Hint(pod, event, EventObjects{.old_node = c.old_node, .new_node = c.new_node});
+    ASSERT_TRUE(got.ok()) << c.name;
+    EXPECT_EQ(*got, c.want) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins

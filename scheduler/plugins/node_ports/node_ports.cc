@@ -59,4 +59,22 @@ std::vector<ClusterEvent> NodePorts::EventsToRegister() const {
   };
 }
 
+absl::StatusOr<QueueingHint> NodePorts::Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                             const EventObjects& objects) const {
+  if (event.resource != EventResource::kPod) return QueueingHint::kQueue;
+  const kube::Pod* deleted = objects.old_pod;
+  if (deleted == nullptr) return QueueingHint::kQueue;
+  if (deleted->spec.node_name.empty() && deleted->status.nominated_node_name.empty()) {
+    return QueueingHint::kQueueSkip;
+  }
+  const std::vector<kube::ContainerPort> freed = GetHostPorts(*deleted);
+  if (freed.empty()) return QueueingHint::kQueueSkip;
+  HostPortInfo in_use;
+  for (const kube::ContainerPort& p : freed) in_use.Add(p.host_ip, p.protocol, p.host_port);
+  for (const kube::ContainerPort& p : GetHostPorts(pod)) {
+    if (in_use.CheckConflict(p.host_ip, p.protocol, p.host_port)) return QueueingHint::kQueue;
+  }
+  return QueueingHint::kQueueSkip;
+}
+
 }  // namespace trimaran::sched::plugins

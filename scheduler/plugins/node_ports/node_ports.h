@@ -61,6 +61,10 @@ class NodePorts final : public PreFilterPlugin, public FilterPlugin, public Enqu
   // are registered too, as upstream, because a node added while the event handlers
   // could not yet see it may surface as an update.
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's isSchedulableAfterAssignedPodDeleted: queue a deletion only of a pod that
+  // was bound or nominated and used a host port this pod wants; a node add always queues.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 
  private:
   Status conflict_;

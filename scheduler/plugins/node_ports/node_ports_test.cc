@@ -144,5 +144,43 @@ TEST(NodePortsTest, EventsAndFactory) {
   EXPECT_FALSE(matches({EventResource::kNode, ActionType::kUpdateNodeAllocatable, "x"}));
 }
 
+// Upstream's TestNodePortsIsSchedulableAfterAssignedPodDeleted (1.37).
+TEST(NodePortsTest, QueueingHints) {
+  NodePorts plugin;
+  const kube::Pod pod = PodWithPorts("p", {{Protocol::kTCP, "", 8080}});
+  kube::Pod same_port = PodWithPorts("a", {{Protocol::kTCP, "", 8080}});
+  same_port.spec.node_name = "n";
+  kube::Pod other_port = PodWithPorts("b", {{Protocol::kTCP, "", 8081}});
+  other_port.spec.node_name = "n";
+  kube::Pod no_ports = PodWithPorts("c", {});
+  no_ports.spec.node_name = "n";
+  const kube::Pod unscheduled = PodWithPorts("d", {{Protocol::kTCP, "", 8080}});
+  kube::Pod nominated = unscheduled;
+  nominated.status.nominated_node_name = "n";
+  struct Case {
+    std::string name;
+    const kube::Pod* deleted;
+    QueueingHint want;
+  };
+  const std::vector<Case> cases = {
+      {"backoff-queue-when-the-deleted-pod-used-the-same-port", &same_port, QueueingHint::kQueue},
+      {"skip-queue-when-the-deleted-pod-used-another-port", &other_port, QueueingHint::kQueueSkip},
+      {"skip-queue-when-the-deleted-pod-has-no-ports", &no_ports, QueueingHint::kQueueSkip},
+      {"skip-queue-when-the-deleted-pod-was-unscheduled", &unscheduled, QueueingHint::kQueueSkip},
+      {"queue-when-the-deleted-pod-was-nominated", &nominated, QueueingHint::kQueue},
+  };
+  for (const Case& c : cases) {
+    const absl::StatusOr<QueueingHint> got =
+        plugin.Hint(pod, kAssignedPodDeleteEvent, EventObjects{.old_pod = c.deleted});
+    ASSERT_TRUE(got.ok()) << c.name;
+    EXPECT_EQ(*got, c.want) << c.name;
+  }
+  const kube::Node node = MakeNode().Name("n").Obj();
+  const absl::StatusOr<QueueingHint> add =
+      plugin.Hint(pod, kNodeAddEvent, EventObjects{.new_node = &node});
+  ASSERT_TRUE(add.ok());
+  EXPECT_EQ(*add, QueueingHint::kQueue);
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins

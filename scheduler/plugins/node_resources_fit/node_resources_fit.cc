@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
 #include "common/status_macros.h"
+#include "kube/api/pod_resources.h"
 #include "kube/api/resource_list.h"
 #include "scheduler/plugins/helper/pod_requests_state.h"
 
@@ -56,6 +57,42 @@ class PreFilterState final : public StateData {
 int64_t ScalarOf(const kube::Resource& r, const std::string& name) {
   const auto it = r.scalar.find(name);
   return it == r.scalar.end() ? 0 : it->second;
+}
+
+// Some resource `request` asks for (or the pod count) grew from `old_node` to `new_node`
+// (upstream's haveAnyRequestedResourcesIncreased).
+bool AnyRequestedResourceIncreased(const kube::Resource& request, const kube::Node& old_node,
+                                   const kube::Node& new_node) {
+  const kube::Resource before = kube::Resource::FromResourceList(old_node.status.allocatable);
+  const kube::Resource after = kube::Resource::FromResourceList(new_node.status.allocatable);
+  if (after.allowed_pod_number > before.allowed_pod_number) return true;
+  if ((request.milli_cpu > 0 && after.milli_cpu > before.milli_cpu) ||
+      (request.memory > 0 && after.memory > before.memory) ||
+      (request.ephemeral_storage > 0 && after.ephemeral_storage > before.ephemeral_storage)) {
+    return true;
+  }
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity > 0 && after.Get(name) > before.Get(name)) return true;
+  }
+  return false;
+}
+
+// A resource `request` asks for shrank from `old_pod` to `new_pod`, an assigned pod
+// (upstream's haveEnoughRelevantResourcesDecreased).
+bool AnyRequestedResourceDecreased(const kube::Resource& request, const kube::Pod& old_pod,
+                                   const kube::Pod& new_pod) {
+  if (new_pod.spec.node_name.empty()) return false;
+  const kube::Resource before = kube::ComputePodRequests(old_pod);
+  const kube::Resource after = kube::ComputePodRequests(new_pod);
+  if ((request.milli_cpu > 0 && before.milli_cpu > after.milli_cpu) ||
+      (request.memory > 0 && before.memory > after.memory) ||
+      (request.ephemeral_storage > 0 && before.ephemeral_storage > after.ephemeral_storage)) {
+    return true;
+  }
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity > 0 && before.Get(name) > after.Get(name)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -116,6 +153,41 @@ bool NodeResourcesFit::IsIgnored(absl::string_view name) const {
   if (ignored_groups_.empty()) return false;
   const size_t slash = name.find('/');
   return ignored_groups_.contains(name.substr(0, slash));
+}
+
+bool NodeResourcesFit::FitsEmptyNode(const kube::Resource& request, const kube::Node& node) const {
+  const kube::Resource alloc = kube::Resource::FromResourceList(node.status.allocatable);
+  if (alloc.allowed_pod_number < 1) return false;
+  if (request.milli_cpu > alloc.milli_cpu || request.memory > alloc.memory ||
+      request.ephemeral_storage > alloc.ephemeral_storage) {
+    return false;
+  }
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity > 0 && !IsIgnored(name) && quantity > alloc.Get(name)) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<QueueingHint> NodeResourcesFit::Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                                    const EventObjects& objects) const {
+  const auto queue_if = [](bool b) { return b ? QueueingHint::kQueue : QueueingHint::kQueueSkip; };
+  if (event.resource == EventResource::kPod) {
+    if (Any(event.action & ActionType::kDelete)) {
+      const kube::Pod* deleted = objects.old_pod;
+      return queue_if(deleted == nullptr || !deleted->spec.node_name.empty() ||
+                      !deleted->status.nominated_node_name.empty());
+    }
+    if (objects.old_pod == nullptr || objects.new_pod == nullptr) return QueueingHint::kQueue;
+    return queue_if(AnyRequestedResourceDecreased(kube::ComputePodRequests(pod), *objects.old_pod,
+                                                  *objects.new_pod));
+  }
+  if (event.resource != EventResource::kNode || objects.new_node == nullptr) {
+    return QueueingHint::kQueue;
+  }
+  const kube::Resource request = kube::ComputePodRequests(pod);
+  if (!FitsEmptyNode(request, *objects.new_node)) return QueueingHint::kQueueSkip;
+  if (objects.old_node == nullptr) return QueueingHint::kQueue;  // added
+  return queue_if(AnyRequestedResourceIncreased(request, *objects.old_node, *objects.new_node));
 }
 
 // ---- Filter ----

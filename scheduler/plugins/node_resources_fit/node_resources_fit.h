@@ -107,6 +107,12 @@ class NodeResourcesFit final : public PreFilterPlugin,
 
   // A node added or its allocatable changed; an assigned pod deleted or scaled down.
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's hints: a deleted pod queues unless it was neither bound nor nominated; a
+  // scaled-down pod only when a resource this pod requests shrank; a node only when the
+  // pod fits it empty and, for an update, a resource the pod requests (or the pod count)
+  // grew.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 
  private:
   // A scoring resource, classified once.
@@ -124,6 +130,8 @@ class NodeResourcesFit final : public PreFilterPlugin,
   std::vector<int64_t> ScoringRequests(const kube::Pod& pod) const;
   // Whether Filter skips the scalar resource `name`.
   bool IsIgnored(absl::string_view name) const;
+  // Whether `request` fits `node` with no pod on it (upstream's isFit).
+  bool FitsEmptyNode(const kube::Resource& request, const kube::Node& node) const;
   // The rejection for fixed checks `mask` (bits below) plus `scalar_failures`.
   Status Rejection(unsigned mask, bool unresolvable,
                    std::span<const std::string* const> scalar_failures) const;

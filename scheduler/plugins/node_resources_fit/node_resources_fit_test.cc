@@ -588,5 +588,106 @@ TEST(NodeResourcesFitTest, Factory) {
                   HasSubstr("profiles[0].pluginConfig[0].args.scoringStrategy.type")));
 }
 
+// Upstream's TestEventsToRegister hint tables for Fit (isSchedulableAfterNodeChange,
+// isSchedulableAfterAssignedPodDelete, isSchedulableAfterAssignedPodScaleDown; 1.37).
+TEST(NodeResourcesFitTest, QueueingHintsForNodes) {
+  NodeResourcesFit plugin;
+  const kube::Pod pod = MakePod().Name("p").Req({{"cpu", "1"}}).Obj();
+  auto node = [](const std::string& cpu, const std::string& pods = "110") {
+    return MakeNode().Name("n").Capacity({{"cpu", cpu}, {"memory", "8Gi"}, {"pods", pods}}).Obj();
+  };
+  const kube::Node small = node("500m"), big = node("2"), bigger = node("4"),
+                   big_more_pods = node("2", "200");
+  const kube::Node big_relabelled =
+      MakeNode()
+          .Name("n")
+          .Capacity({{"cpu", "2"}, {"memory", "8Gi"}, {"pods", "110"}})
+          .Label("k", "v")
+          .Obj();
+  struct Case {
+    std::string name;
+    const kube::Node* old_node;
+    const kube::Node* new_node;
+    QueueingHint want;
+  };
+  const std::vector<Case> cases = {
+      {"queue-node-add-fits", nullptr, &big, QueueingHint::kQueue},
+      {"skip-node-add-too-small", nullptr, &small, QueueingHint::kQueueSkip},
+      {"queue-node-grew-and-fits", &small, &big, QueueingHint::kQueue},
+      {"queue-node-cpu-increased", &big, &bigger, QueueingHint::kQueue},
+      {"queue-node-pod-count-increased", &big, &big_more_pods, QueueingHint::kQueue},
+      {"skip-node-shrank-below-the-request", &big, &small, QueueingHint::kQueueSkip},
+      {"skip-node-unchanged-resources", &big, &big_relabelled, QueueingHint::kQueueSkip},
+      {"skip-node-decreased-but-still-fits", &bigger, &big, QueueingHint::kQueueSkip},
+  };
+  const ClusterEvent event{EventResource::kNode, ActionType::kUpdateNodeAllocatable, "test"};
+  for (const Case& c : cases) {
+    const absl::StatusOr<QueueingHint> got =
+        plugin.Hint(pod, event, EventObjects{.old_node = c.old_node, .new_node = c.new_node});
+    ASSERT_TRUE(got.ok()) << c.name;
+    EXPECT_EQ(*got, c.want) << c.name;
+  }
+}
+
+TEST(NodeResourcesFitTest, QueueingHintsForAssignedPods) {
+  NodeResourcesFit plugin;
+  const kube::Pod pod = MakePod().Name("p").Req({{"cpu", "1"}}).Obj();
+  const kube::Pod bound =
+      MakePod().Name("a").NodeName("n").Req({{"cpu", "2"}, {"memory", "1Gi"}}).Obj();
+  const kube::Pod unscheduled = MakePod().Name("a").Req({{"cpu", "2"}}).Obj();
+  kube::Pod nominated = unscheduled;
+  nominated.status.nominated_node_name = "n";
+  struct DeleteCase {
+    std::string name;
+    const kube::Pod* deleted;
+    QueueingHint want;
+  };
+  for (const DeleteCase& c : std::vector<DeleteCase>{
+           {"queue-on-deleted-scheduled-pod", &bound, QueueingHint::kQueue},
+           {"skip-queue-on-deleted-unscheduled-pod", &unscheduled, QueueingHint::kQueueSkip},
+           {"queue-on-deleted-nominated-pod", &nominated, QueueingHint::kQueue},
+       }) {
+    const absl::StatusOr<QueueingHint> got =
+        plugin.Hint(pod, kAssignedPodDeleteEvent, EventObjects{.old_pod = c.deleted});
+    ASSERT_TRUE(got.ok()) << c.name;
+    EXPECT_EQ(*got, c.want) << c.name;
+  }
+  // Scale-downs (in-place resize): only a shrink of a resource the pod requests counts.
+  const kube::Pod cpu_shrunk =
+      MakePod().Name("a").NodeName("n").Req({{"cpu", "1"}, {"memory", "1Gi"}}).Obj();
+  const kube::Pod memory_shrunk =
+      MakePod().Name("a").NodeName("n").Req({{"cpu", "2"}, {"memory", "512Mi"}}).Obj();
+  const kube::Pod unscheduled_shrunk = MakePod().Name("a").Req({{"cpu", "1"}}).Obj();
+  // The kubelet has not applied it: allocated and actual still 2 cpu.
+  const kube::Pod pending_shrink = MakePod()
+                                       .Name("a")
+                                       .NodeName("n")
+                                       .Req({{"cpu", "1"}, {"memory", "1Gi"}})
+                                       .AllocatedResources("c0", {{"cpu", "2"}, {"memory", "1Gi"}})
+                                       .ActualResources("c0", {{"cpu", "2"}, {"memory", "1Gi"}})
+                                       .Obj();
+  struct ScaleCase {
+    std::string name;
+    const kube::Pod* old_pod;
+    const kube::Pod* new_pod;
+    QueueingHint want;
+  };
+  const ClusterEvent scale_down{EventResource::kPod, ActionType::kUpdatePodScaleDown, "test"};
+  for (const ScaleCase& c : std::vector<ScaleCase>{
+           {"queue-on-scaled-down-cpu", &bound, &cpu_shrunk, QueueingHint::kQueue},
+           {"skip-on-scaled-down-memory-the-pod-does-not-request", &bound, &memory_shrunk,
+            QueueingHint::kQueueSkip},
+           {"skip-on-scaled-down-unscheduled-pod", &unscheduled, &unscheduled_shrunk,
+            QueueingHint::kQueueSkip},
+           {"skip-while-the-shrink-is-not-applied", &bound, &pending_shrink,
+            QueueingHint::kQueueSkip},
+       }) {
+    const absl::StatusOr<QueueingHint> got =
+        plugin.Hint(pod, scale_down, EventObjects{.old_pod = c.old_pod, .new_pod = c.new_pod});
+    ASSERT_TRUE(got.ok()) << c.name;
+    EXPECT_EQ(*got, c.want) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins

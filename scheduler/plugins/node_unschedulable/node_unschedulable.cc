@@ -34,4 +34,17 @@ std::vector<ClusterEvent> NodeUnschedulable::EventsToRegister() const {
                        "NodeAddOrTaintChange"}};
 }
 
+absl::StatusOr<QueueingHint> NodeUnschedulable::Hint(const kube::Pod& /*pod*/,
+                                                     const ClusterEvent& /*event*/,
+                                                     const EventObjects& objects) const {
+  const kube::Node* modified = objects.new_node;
+  if (modified == nullptr) return QueueingHint::kQueue;
+  const kube::Node* original = objects.old_node;
+  const bool now_schedulable = !modified->spec.unschedulable;
+  if (now_schedulable && (original == nullptr || original->spec.unschedulable)) {
+    return QueueingHint::kQueue;
+  }
+  return QueueingHint::kQueueSkip;
+}
+
 }  // namespace trimaran::sched::plugins

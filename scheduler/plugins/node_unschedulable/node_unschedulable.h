@@ -7,7 +7,8 @@
 // Node Ready conditions are not looked at (the node lifecycle controller turns them
 // into taints, which TaintToleration enforces).
 //
-// Events: a node being added, or its taints/unschedulable flag changing.
+// Events: a node being added, or its taints/unschedulable flag changing; the hint queues
+// only a node that is (now) schedulable.
 //
 // Thread-safety: stateless after construction; Filter is safe to call concurrently.
 // Filter never allocates (the rejection status is prebuilt and shared).
@@ -40,6 +41,10 @@ class NodeUnschedulable final : public FilterPlugin, public EnqueueExtensions {
   Status Filter(const CycleState& state, const kube::Pod& pod,
                 const NodeInfo& node_info) const override;
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's isSchedulableAfterNodeChange: queue when a node is added schedulable or
+  // goes from unschedulable to schedulable.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 
  private:
   const kube::Taint unschedulable_taint_;

@@ -69,5 +69,39 @@ TEST(NodeUnschedulableTest, NewAndEvents) {
   EXPECT_TRUE(plugin.Filter(state, MakePod().Obj(), NodeInfo()).IsError());
 }
 
+// Upstream's TestIsSchedulableAfterNodeChange (nodeunschedulable, 1.37).
+TEST(NodeUnschedulableTest, QueueingHints) {
+  NodeUnschedulable plugin;
+  const kube::Pod pod = MakePod().Name("p").Obj();
+  const kube::Node cordoned = MakeNode().Name("n").Unschedulable(true).Obj();
+  const kube::Node open = MakeNode().Name("n").Unschedulable(false).Obj();
+  const kube::Node open_relabelled = MakeNode().Name("n").Label("k", "v").Obj();
+  const kube::Node cordoned_relabelled =
+      MakeNode().Name("n").Unschedulable(true).Label("k", "v").Obj();
+  struct Case {
+    std::string name;
+    const kube::Node* old_node;
+    const kube::Node* new_node;
+    QueueingHint want;
+  };
+  const std::vector<Case> cases = {
+      {"skip-queue-on-unschedulable-node-added", nullptr, &cordoned, QueueingHint::kQueueSkip},
+      {"queue-on-schedulable-node-added", nullptr, &open, QueueingHint::kQueue},
+      {"skip-unrelated-change-unschedulable-true", &cordoned, &cordoned_relabelled,
+       QueueingHint::kQueueSkip},
+      {"skip-unrelated-change-unschedulable-false", &open, &open_relabelled,
+       QueueingHint::kQueueSkip},
+      {"queue-on-unschedulable-field-change", &cordoned, &open, QueueingHint::kQueue},
+      {"skip-on-becoming-unschedulable", &open, &cordoned, QueueingHint::kQueueSkip},
+  };
+  const ClusterEvent event{EventResource::kNode, ActionType::kUpdateNodeTaint, "test"};
+  for (const Case& c : cases) {
+    const absl::StatusOr<QueueingHint> got =
+        plugin.Hint(pod, event, EventObjects{.old_node = c.old_node, .new_node = c.new_node});
+    ASSERT_TRUE(got.ok()) << c.name;
+    EXPECT_EQ(*got, c.want) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins

@@ -82,4 +82,18 @@ std::vector<ClusterEvent> TaintToleration::EventsToRegister() const {
                        "NodeAddOrTaintChange"}};
 }
 
+absl::StatusOr<QueueingHint> TaintToleration::Hint(const kube::Pod& pod,
+                                                   const ClusterEvent& /*event*/,
+                                                   const EventObjects& objects) const {
+  const kube::Node* modified = objects.new_node;
+  if (modified == nullptr) return QueueingHint::kQueue;
+  auto untolerated = [&](const kube::Node& node) {
+    return helper::FindMatchingUntoleratedTaint(node.spec.taints, pod.spec.tolerations,
+                                                helper::IsDoNotScheduleTaint) != nullptr;
+  };
+  const bool was_untolerated = objects.old_node == nullptr || untolerated(*objects.old_node);
+  return was_untolerated && !untolerated(*modified) ? QueueingHint::kQueue
+                                                    : QueueingHint::kQueueSkip;
+}
+
 }  // namespace trimaran::sched::plugins

@@ -16,7 +16,8 @@
 // intolerable taints → higher score; every node 100 when no node has one), with the
 // exact score rescaled the same way (types.h).
 //
-// Events: a node being added, or its taints changing.
+// Events: a node being added, or its taints changing (hint: only when no untolerated
+// NoSchedule/NoExecute taint is left).
 //
 // Thread-safety: stateless after construction; Filter/Score/NormalizeScore are safe to
 // call concurrently. Filter allocates only when it rejects (the reason names the taint);
@@ -62,6 +63,10 @@ class TaintToleration final : public FilterPlugin,
                         NodeScoreList& scores) const override;
 
   std::vector<ClusterEvent> EventsToRegister() const override;
+  // Upstream's isSchedulableAfterNodeChange: queue when the node (added, or before the
+  // update) had a NoSchedule/NoExecute taint the pod does not tolerate and has none now.
+  absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
+                                    const EventObjects& objects) const override;
 };
 
 }  // namespace trimaran::sched::plugins

@@ -149,5 +149,48 @@ TEST(TaintTolerationTest, NewEventsMissingNode) {
   EXPECT_TRUE(plugin.Score(state, MakePod().Obj(), NodeInfo()).status.IsError());
 }
 
+// Upstream's TestIsSchedulableAfterNodeChange (tainttoleration, 1.37): queue only when
+// the node had an untolerated NoSchedule/NoExecute taint (or is new) and has none now.
+TEST(TaintTolerationTest, QueueingHints) {
+  TaintToleration plugin;
+  const kube::Pod pod =
+      MakePod().Name("p").Toleration("tolerated", "v", TaintEffect::kNoSchedule).Obj();
+  const kube::Node clean = MakeNode().Name("n").Obj();
+  const kube::Node clean_relabelled = MakeNode().Name("n").Label("k", "v").Obj();
+  const kube::Node untolerated =
+      MakeNode().Name("n").Taint("foo", "bar", TaintEffect::kNoSchedule).Obj();
+  const kube::Node other_untolerated =
+      MakeNode().Name("n").Taint("baz", "qux", TaintEffect::kNoExecute).Obj();
+  const kube::Node tolerated =
+      MakeNode().Name("n").Taint("tolerated", "v", TaintEffect::kNoSchedule).Obj();
+  const kube::Node prefer =
+      MakeNode().Name("n").Taint("foo", "bar", TaintEffect::kPreferNoSchedule).Obj();
+  struct Case {
+    std::string name;
+    const kube::Node* old_node;
+    const kube::Node* new_node;
+    QueueingHint want;
+  };
+  const std::vector<Case> cases = {
+      {"node added without taints", nullptr, &clean, QueueingHint::kQueue},
+      {"node added with an untolerated taint", nullptr, &untolerated, QueueingHint::kQueueSkip},
+      {"node added with a tolerated taint", nullptr, &tolerated, QueueingHint::kQueue},
+      {"untolerated taint removed", &untolerated, &clean, QueueingHint::kQueue},
+      {"untolerated taint replaced by a tolerated one", &untolerated, &tolerated,
+       QueueingHint::kQueue},
+      {"untolerated taint replaced by another untolerated one", &untolerated, &other_untolerated,
+       QueueingHint::kQueueSkip},
+      {"was already tolerated", &clean, &clean_relabelled, QueueingHint::kQueueSkip},
+      {"a PreferNoSchedule taint never blocked it", &prefer, &clean, QueueingHint::kQueueSkip},
+  };
+  const ClusterEvent event{EventResource::kNode, ActionType::kUpdateNodeTaint, "test"};
+  for (const Case& c : cases) {
+    const absl::StatusOr<QueueingHint> got =
+        plugin.Hint(pod, event, EventObjects{.old_node = c.old_node, .new_node = c.new_node});
+    ASSERT_TRUE(got.ok()) << c.name;
+    EXPECT_EQ(*got, c.want) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace trimaran::sched::plugins

@@ -99,24 +99,42 @@ TargetLoadPacking::TargetLoadPacking(TargetLoadPackingArgs args,
 }
 
 PodLoad TargetLoadPacking::Predict(const kube::Pod& pod) const {
-  PodLoad p;
-  auto predict = [&](const kube::Container& c, std::string_view name, bool milli,
-                     int64_t default_value) -> int64_t {
-    const kube::ResourceList& limits = c.resources.limits;
-    if (auto it = limits.find(name); it != limits.end()) {
+  // A limit if set; else round(request x multiplier) if requested; else nullopt.
+  auto predict_set = [&](const kube::ResourceRequirements& r, std::string_view name,
+                         bool milli) -> std::optional<int64_t> {
+    if (auto it = r.limits.find(name); it != r.limits.end()) {
       return milli ? it->second.MilliValue() : it->second.Value();
     }
-    const kube::ResourceList& requests = c.resources.requests;
-    if (auto it = requests.find(name); it != requests.end()) {
+    if (auto it = r.requests.find(name); it != r.requests.end()) {
       const int64_t req = milli ? it->second.MilliValue() : it->second.Value();
       return static_cast<int64_t>(std::round(static_cast<double>(req) * args_.multiplier));
     }
-    return default_value;
+    return std::nullopt;
   };
-  for (const kube::Container& c : pod.spec.containers) {
-    p.milli_cpu += predict(c, kube::kResourceCPU, true, args_.default_requests_milli_cpu);
-    p.memory += predict(c, kube::kResourceMemory, false, args_.default_requests_memory);
-  }
+  auto predict_containers = [&](std::string_view name, bool milli, int64_t default_value) {
+    int64_t sum = 0;
+    for (const kube::Container& c : pod.spec.containers) {
+      sum += predict_set(c.resources, name, milli).value_or(default_value);
+    }
+    // Sidecars (restartable init containers) run for the pod's whole life, as the app
+    // containers do; upstream ignores every init container (an under-count it has).
+    for (const kube::Container& c : pod.spec.init_containers) {
+      if (kube::IsRestartableInitContainer(c)) {
+        sum += predict_set(c.resources, name, milli).value_or(default_value);
+      }
+    }
+    // Pod-level resources (spec.resources, beta and on since 1.34) bound the containers
+    // together: a pod-level limit or request replaces their sum.
+    if (pod.spec.resources) {
+      if (std::optional<int64_t> pod_level = predict_set(*pod.spec.resources, name, milli)) {
+        return *pod_level;
+      }
+    }
+    return sum;
+  };
+  PodLoad p;
+  p.milli_cpu = predict_containers(kube::kResourceCPU, true, args_.default_requests_milli_cpu);
+  p.memory = predict_containers(kube::kResourceMemory, false, args_.default_requests_memory);
   if (!pod.spec.overhead.empty()) {
     p.milli_cpu += Get(pod.spec.overhead, kube::kResourceCPU, true);
     p.memory += Get(pod.spec.overhead, kube::kResourceMemory, false);

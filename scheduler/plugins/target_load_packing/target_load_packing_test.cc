@@ -91,6 +91,31 @@ TEST(TargetLoadPackingTest, KepExample) {
                                      ::testing::Pair("c", 25)));
 }
 
+// Sidecars run for the pod's whole life and a pod-level limit bounds the containers: both
+// enter the prediction (upstream Trimaran predicts the app containers only). T = 50, a
+// 4-core node using 1 core: P = 2 cores -> U = 75 -> 25; P = 1 core -> U = 50 -> 100.
+TEST(TargetLoadPackingTest, SidecarsAndPodLevelLimitsArePredicted) {
+  auto env = MakeEnv({Node4("a")}, {}, "targetUtilization: 50");
+  ASSERT_NE(env, nullptr);
+  env->client.Set(MakeWatcherMetrics().Node("a").Cpu(lw::kOpAvg, 25).Obj());
+  const kube::Pod app_only = PodWithLimit("app", "1");
+  kube::Pod with_sidecar = PodWithLimit("sidecar", "1");
+  kube::Container sidecar = with_sidecar.spec.containers[0];
+  sidecar.name = "proxy";
+  sidecar.restart_policy = kube::ContainerRestartPolicy::kAlways;
+  with_sidecar.spec.init_containers.push_back(sidecar);
+  kube::Container init = sidecar;
+  init.name = "migrate";
+  init.restart_policy = kube::ContainerRestartPolicy::kUnset;
+  with_sidecar.spec.init_containers.push_back(init);  // a regular init container: ignored
+  kube::Pod pod_level = PodWithLimit("pod-level", "100m");
+  pod_level.spec.resources.emplace();
+  pod_level.spec.resources->limits = kube::testing::MakeResourceList({{"cpu", "2"}});
+  EXPECT_THAT(ScoreAll(*env, app_only), ::testing::ElementsAre(::testing::Pair("a", 100)));
+  EXPECT_THAT(ScoreAll(*env, with_sidecar), ::testing::ElementsAre(::testing::Pair("a", 25)));
+  EXPECT_THAT(ScoreAll(*env, pod_level), ::testing::ElementsAre(::testing::Pair("a", 25)));
+}
+
 TEST(TargetLoadPackingTest, FormulaBranches) {
   struct Case {
     std::string name;

@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "kube/rest_config.h"
 #include "kube/testing/wrappers.h"
+#include "rapidjson/document.h"
 #include "tests/e2e/harness/eventually.h"
 
 namespace trimaran::e2e {
@@ -80,6 +81,43 @@ absl::Status Cluster::Send(const std::string& method, const std::string& path,
         absl::StrCat(method, " ", path, ": HTTP ", r.status_code, ": ", r.body));
   }
   return absl::OkStatus();
+}
+
+std::vector<EventRecord> Cluster::Events(const std::string& ns) const {
+  std::vector<EventRecord> out;
+  absl::StatusOr<std::string> body = client_->Raw(
+      "GET", absl::StrCat("/apis/events.k8s.io/v1/namespaces/", ns, "/events?limit=100000"), "",
+      "application/json");
+  if (!body.ok()) return out;
+  rapidjson::Document d;
+  d.Parse(body->c_str());
+  if (!d.IsObject() || !d.HasMember("items") || !d["items"].IsArray()) return out;
+  auto string_of = [](const rapidjson::Value& object, const char* key) {
+    const auto it = object.FindMember(key);
+    return it != object.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString())
+                                                            : std::string();
+  };
+  for (const rapidjson::Value& item : d["items"].GetArray()) {
+    if (!item.IsObject()) continue;
+    EventRecord& e = out.emplace_back();
+    e.reason = string_of(item, "reason");
+    e.type = string_of(item, "type");
+    e.note = string_of(item, "note");
+    const auto regarding = item.FindMember("regarding");
+    if (regarding != item.MemberEnd() && regarding->value.IsObject()) {
+      e.regarding = string_of(regarding->value, "name");
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Cluster::EventNotes(const std::string& ns, const std::string& reason,
+                                             const std::string& regarding) const {
+  std::vector<std::string> notes;
+  for (const EventRecord& e : Events(ns)) {
+    if (e.reason == reason && e.regarding == regarding) notes.push_back(e.note);
+  }
+  return notes;
 }
 
 absl::Status Cluster::InstallPodGroupCrd(const std::string& crd_file,

@@ -86,6 +86,14 @@ struct CreatePodsOptions {
   std::function<void(const kube::Pod& created)> on_created;
 };
 
+// An events.k8s.io/v1 Event as the tests read it back.
+struct EventRecord {
+  std::string reason;
+  std::string type;       // "Normal", "Warning"
+  std::string regarding;  // regarding.name
+  std::string note;
+};
+
 // "<prefix>-0" ... "<prefix>-<n-1>".
 std::vector<std::string> NumberedNames(absl::string_view prefix, int n);
 
@@ -119,6 +127,13 @@ class Cluster {
   // 2xx ("<method> <path>: HTTP <code>: <body>").
   absl::Status Send(const std::string& method, const std::string& path, const std::string& body,
                     const std::string& content_type = "application/json") const;
+
+  // The events.k8s.io/v1 Events of namespace `ns`, read from the apiserver (empty when
+  // it does not answer).
+  std::vector<EventRecord> Events(const std::string& ns) const;
+  // The notes of the Events of `ns` with `reason` about the object named `regarding`.
+  std::vector<std::string> EventNotes(const std::string& ns, const std::string& reason,
+                                      const std::string& regarding) const;
 
   // Applies the PodGroup CRD file `crd_file` (deploy/components/coscheduling/crd.yaml)
   // with kubectl, as a user would (its output in the control plane's kubectl.log), and
