@@ -160,12 +160,16 @@ void BM_RequeuesUnderChurn(benchmark::State& state) {
     sched.OnPodAdd(pod);
   }
   for (int i = 0; i < kPending; ++i) {
-    sched.OnPodAdd(std::make_shared<const kube::Pod>(MakePod()
-                                                         .Name(absl::StrFormat("big-%03d", i))
-                                                         .Namespace("default")
-                                                         .UID(absl::StrFormat("big-%03d", i))
-                                                         .Req({{"cpu", "1"}})
-                                                         .Obj()));
+    // In the fake API too: each failed attempt patches its PodScheduled condition.
+    absl::StatusOr<kube::Pod> created =
+        env->client.CreatePod(MakePod()
+                                  .Name(absl::StrFormat("big-%03d", i))
+                                  .Namespace("default")
+                                  .UID(absl::StrFormat("big-%03d", i))
+                                  .Req({{"cpu", "1"}})
+                                  .Obj());
+    TRIMARAN_CHECK(created.ok());
+    sched.OnPodAdd(std::make_shared<const kube::Pod>(*std::move(created)));
   }
   auto drain = [&] {
     int64_t attempts = 0;
