@@ -176,7 +176,7 @@ struct Diagnosis {
   std::string post_filter_msg;
 };
 
-// "0/N nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {...}."
+// "0/N nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint(s)."
 // (spec §6.3): N = num_all_nodes; the histogram counts every reason of every rejected
 // node (absent nodes count with absent_nodes_status's reasons), "<count> <reason>"
 // sorted as strings; pre_filter_msg replaces the histogram when set; post_filter_msg is

@@ -59,6 +59,11 @@
 //      counts the zone they cannot use, so each usable zone takes one pod.
 //   9. MatchLabelKeys (PodTopologySpread): each revision spreads on its own.
 //  10. The affinity terms' matchLabelKeys, mismatchLabelKeys and namespaceSelector.
+//  11. NodeTaintsPolicy (a cluster of its own, ConstraintsTaintsE2ETest: a tainted node in
+//      the shared one would change every other scenario's message): zone-c's only node
+//      has a taint the pods do not tolerate. Ignore (the default) still counts zone-c,
+//      which stays empty, so each other zone takes one pod; Honor leaves it out and all
+//      four pods bind 2/2.
 //
 // Profiles: trimaran's default profile ("trimaran") is v1's, with InterPodAffinity and
 // PodTopologySpread at weight 2; kube-scheduler 1.37 runs config v1 with the same
@@ -80,6 +85,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -1227,6 +1233,105 @@ TEST_F(ConstraintsE2ETest, AffinityTermsHonourMatchLabelKeysMismatchLabelKeysAnd
                 o.node_of["tenant-y-new"].c_str(), o.node_of["db-client"].c_str());
   }
   EXPECT_EQ(placed[kTrimaran], placed[kKube]);
+}
+
+// 11. nodeTaintsPolicy, on a cluster of its own: t-a (zone-a), t-b (zone-b) and t-c
+// (zone-c, tainted dedicated=x:NoSchedule, which no pod tolerates).
+TEST(ConstraintsTaintsE2ETest, NodeTaintsPolicyHonorLeavesOutZonesOfUntoleratedNodes) {
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Cluster> cluster, Cluster::Start());
+  for (const auto& [name, zone] : std::vector<std::pair<std::string, std::string>>{
+           {"t-a", "zone-a"}, {"t-b", "zone-b"}, {"t-c", "zone-c"}}) {
+    TRIMARAN_ASSERT_OK(cluster->AddNode(
+        name, {.cpu = "16", .memory = "64Gi", .labels = {{kHostname, name}, {kZone, zone}}}));
+  }
+  TRIMARAN_ASSERT_OK(cluster->Send(
+      "PATCH", "/api/v1/nodes/t-c",
+      R"({"spec":{"taints":[{"key":"dedicated","value":"x","effect":"NoSchedule"}]}})",
+      "application/merge-patch+json"));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      SchedulerProcess trimaran,
+      StartSchedulerProcess({.binary = kSchedulerBin,
+                             .dir = cluster->control_plane().dir(),
+                             .tag = "taints-policy",
+                             .config_yaml = SchedulerConfigYaml(kTrimaran, false),
+                             .kubeconfig = cluster->kubeconfig()}));
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<KubeScheduler> kube,
+      KubeScheduler::Start(cluster->control_plane(), {.kubeconfig = cluster->kubeconfig(),
+                                                      .profiles_yaml = "  - schedulerName: kube\n",
+                                                      .tag = "kube-scheduler-taints-policy"}));
+  constexpr int kPods = 4;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    for (const std::string policy : {"ignore", "honor"}) {
+      const std::string ns = absl::StrCat("ntp-", policy, "-", sched);
+      TRIMARAN_ASSERT_OK(cluster->Send("POST", "/api/v1/namespaces",
+                                       absl::StrCat(R"({"metadata":{"name":")", ns, R"("}})")));
+      for (int i = 0; i < kPods; ++i) {
+        kube::Pod pod =
+            MakePod()
+                .Name(absl::StrCat("ntp-", i))
+                .Namespace(ns)
+                .SchedulerName(sched)
+                .Label("app", "ntp")
+                .Req({{"cpu", "100m"}, {"memory", "128Mi"}})
+                .SpreadConstraint(1, kZone, kube::UnsatisfiableConstraintAction::kDoNotSchedule,
+                                  MakeLabelSelector().Label("app", "ntp").Obj())
+                .Obj();
+        if (policy == "honor") {
+          pod.spec.topology_spread_constraints.back().node_taints_policy =
+              kube::NodeInclusionPolicy::kHonor;
+        }
+        TRIMARAN_ASSERT_OK(cluster->client().CreatePod(pod).status());
+      }
+    }
+  }
+  // Bound pods per zone, and the pending pods' PodScheduled=False messages.
+  auto decided = [&](const std::string& ns, std::map<std::string, int>* zones,
+                     std::vector<std::string>* pending) {
+    absl::StatusOr<kube::PodList> list = cluster->client().ListPods(ns, {});
+    if (!list.ok()) return false;
+    zones->clear();
+    pending->clear();
+    for (const kube::Pod& p : list->items) {
+      if (!p.spec.node_name.empty()) {
+        ++(*zones)[p.spec.node_name == "t-a"   ? "zone-a"
+                   : p.spec.node_name == "t-b" ? "zone-b"
+                                               : "zone-c"];
+        continue;
+      }
+      const kube::PodCondition* c = kube::FindCondition(p.status, kube::kPodScheduled);
+      if (c != nullptr && c->status == kube::ConditionStatus::kFalse)
+        pending->push_back(c->message);
+    }
+    return static_cast<int>(list->items.size()) == kPods &&
+           std::accumulate(zones->begin(), zones->end(), 0,
+                           [](int n, const auto& kv) { return n + kv.second; }) +
+                   static_cast<int>(pending->size()) ==
+               kPods;
+  };
+  std::map<std::string, std::vector<std::string>> messages;
+  for (const std::string sched : {kTrimaran, kKube}) {
+    SCOPED_TRACE(sched);
+    std::map<std::string, int> ignore, honor;
+    std::vector<std::string> ignore_pending, honor_pending;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          return decided(absl::StrCat("ntp-ignore-", sched), &ignore, &ignore_pending) &&
+                 decided(absl::StrCat("ntp-honor-", sched), &honor, &honor_pending);
+        },
+        kDecideTimeout))
+        << trimaran.process->LogTail() << kube->process().LogTail();
+    EXPECT_EQ(ignore, (std::map<std::string, int>{{"zone-a", 1}, {"zone-b", 1}}));
+    EXPECT_EQ(ignore_pending.size(), 2u);
+    EXPECT_EQ(honor, (std::map<std::string, int>{{"zone-a", 2}, {"zone-b", 2}}));
+    EXPECT_TRUE(honor_pending.empty());
+    std::sort(ignore_pending.begin(), ignore_pending.end());
+    messages[sched] = ignore_pending;
+    std::printf("[nodeTaintsPolicy] %s: Ignore %s + %zu pending (%s); Honor %s\n", sched.c_str(),
+                Counts(ignore).c_str(), ignore_pending.size(),
+                ignore_pending.empty() ? "" : ignore_pending[0].c_str(), Counts(honor).c_str());
+  }
+  EXPECT_EQ(messages[kTrimaran], messages[kKube]);
 }
 
 }  // namespace

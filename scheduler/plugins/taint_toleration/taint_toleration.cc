@@ -35,9 +35,7 @@ Status TaintToleration::Filter(const CycleState& /*state*/, const kube::Pod& pod
   const kube::Taint* taint = helper::FindMatchingUntoleratedTaint(
       node->spec.taints, pod.spec.tolerations, helper::IsDoNotScheduleTaint);
   if (taint == nullptr) return Status::Success();
-  return Status::UnschedulableAndUnresolvable(
-             absl::StrCat("node(s) had untolerated taint {", taint->key, ": ", taint->value, "}"))
-      .WithPlugin(kName);
+  return rejected_;
 }
 
 Status TaintToleration::PreScore(CycleState& state, const kube::Pod& pod,

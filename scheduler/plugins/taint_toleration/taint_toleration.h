@@ -4,10 +4,11 @@
 // Filter: the first NoSchedule or NoExecute taint of the node (in spec.taints order)
 // that none of the pod's tolerations tolerates rejects the node as
 // UnschedulableAndUnresolvable with reason
-//     node(s) had untolerated taint {<key>: <value>}
-// (the format of kube-scheduler 1.25+; an empty value prints as "{key: }"; 1.20–1.24
-// said "node(s) had taint {k: v}, that the pod didn't tolerate"). PreferNoSchedule
-// taints never filter. Matching rules: helper/taints.h.
+//     node(s) had untolerated taint(s)
+// (kube-scheduler 1.37's reason, which names no taint; 1.25 up to the change said
+// "node(s) had untolerated taint {<key>: <value>}", 1.20–1.24 "node(s) had taint {k: v},
+// that the pod didn't tolerate"). PreferNoSchedule taints never filter. Matching rules:
+// helper/taints.h. The rejection is prebuilt: Filter never allocates.
 //
 // Score: the number of the node's PreferNoSchedule taints that the pod does not
 // tolerate with a toleration whose effect is empty or PreferNoSchedule. PreScore
@@ -42,6 +43,7 @@ class TaintToleration final : public FilterPlugin,
  public:
   static constexpr absl::string_view kName = "TaintToleration";
   static constexpr absl::string_view kPreScoreStateKey = "PreScoreTaintToleration";
+  static constexpr absl::string_view kErrReason = "node(s) had untolerated taint(s)";
 
   // A PluginFactory. No args (any given are ignored, as upstream).
   static absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
@@ -67,6 +69,9 @@ class TaintToleration final : public FilterPlugin,
   // update) had a NoSchedule/NoExecute taint the pod does not tolerate and has none now.
   absl::StatusOr<QueueingHint> Hint(const kube::Pod& pod, const ClusterEvent& event,
                                     const EventObjects& objects) const override;
+
+ private:
+  const Status rejected_ = Status::UnschedulableAndUnresolvable(kErrReason).WithPlugin(kName);
 };
 
 }  // namespace trimaran::sched::plugins

@@ -31,15 +31,14 @@ TEST(TaintTolerationTest, Filter) {
       {"no taints", MakeNode().Obj(), MakePod().Obj(), Status::Success()},
       {"untolerated NoSchedule",
        MakeNode().Taint("dedicated", "gpu", TaintEffect::kNoSchedule).Obj(), MakePod().Obj(),
-       untolerated("node(s) had untolerated taint {dedicated: gpu}")},
-      {"empty value prints as {key: }",
+       untolerated("node(s) had untolerated taint(s)")},
+      {"an empty value",
        MakeNode()
            .Taint("node-role.kubernetes.io/control-plane", "", TaintEffect::kNoSchedule)
            .Obj(),
-       MakePod().Obj(),
-       untolerated("node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }")},
+       MakePod().Obj(), untolerated("node(s) had untolerated taint(s)")},
       {"untolerated NoExecute", MakeNode().Taint("k", "v", TaintEffect::kNoExecute).Obj(),
-       MakePod().Obj(), untolerated("node(s) had untolerated taint {k: v}")},
+       MakePod().Obj(), untolerated("node(s) had untolerated taint(s)")},
       {"PreferNoSchedule never filters",
        MakeNode().Taint("k", "v", TaintEffect::kPreferNoSchedule).Obj(), MakePod().Obj(),
        Status::Success()},
@@ -47,25 +46,25 @@ TEST(TaintTolerationTest, Filter) {
        MakePod().Toleration("k", "v", TaintEffect::kNoSchedule).Obj(), Status::Success()},
       {"Equal with another value", MakeNode().Taint("k", "v", TaintEffect::kNoSchedule).Obj(),
        MakePod().Toleration("k", "w", TaintEffect::kNoSchedule).Obj(),
-       untolerated("node(s) had untolerated taint {k: v}")},
+       untolerated("node(s) had untolerated taint(s)")},
       {"Exists, empty effect", MakeNode().Taint("k", "v", TaintEffect::kNoExecute).Obj(),
        MakePod().TolerationExists("k").Obj(), Status::Success()},
       {"toleration effect differs", MakeNode().Taint("k", "v", TaintEffect::kNoExecute).Obj(),
        MakePod().TolerationExists("k", TaintEffect::kNoSchedule).Obj(),
-       untolerated("node(s) had untolerated taint {k: v}")},
+       untolerated("node(s) had untolerated taint(s)")},
       {"empty key Exists tolerates all",
        MakeNode()
            .Taint("a", "1", TaintEffect::kNoSchedule)
            .Taint("b", "2", TaintEffect::kNoExecute)
            .Obj(),
        MakePod().TolerationExists("").Obj(), Status::Success()},
-      {"first untolerated in order is reported",
+      {"one untolerated among tolerated ones",
        MakeNode()
            .Taint("a", "1", TaintEffect::kNoSchedule)
            .Taint("b", "2", TaintEffect::kNoSchedule)
            .Obj(),
        MakePod().Toleration("a", "1", TaintEffect::kNoSchedule).Obj(),
-       untolerated("node(s) had untolerated taint {b: 2}")},
+       untolerated("node(s) had untolerated taint(s)")},
   };
   TaintToleration plugin;
   for (const Case& c : cases) {
