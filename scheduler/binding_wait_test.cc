@@ -263,6 +263,11 @@ TEST_F(BindingWaitTest, AHeldPodBindsOnceAllowedAndIsRejectedAtItsTimeout) {
   EXPECT_EQ(EventsWithReason("FailedScheduling"), 1);
   const QueueCounts counts = sched_->queue().Counts();
   EXPECT_EQ(counts.unschedulable + counts.backoff, 1u) << "requeued";
+  // Nominated while it waited; the rejection clears it (upstream's clearNominatedNode),
+  // in the API and in the queue, so the room it no longer holds is free for others.
+  TRIMARAN_ASSERT_OK_AND_ASSIGN(kube::Pod gang1, client_.GetPod("default", "gang-1"));
+  EXPECT_EQ(gang1.status.nominated_node_name, "");
+  EXPECT_TRUE(sched_->queue().NominatedPodsForNode("node-a").empty());
 }
 
 TEST_F(BindingWaitTest, ACycleWhosePreBindEndsAfterTheStopBindsNothing) {

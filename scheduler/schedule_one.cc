@@ -155,7 +155,7 @@ Status Scheduler::AssumeReserveAndPermit(PodAttempt& attempt, const std::string&
 }
 
 void Scheduler::HandleFailure(PodAttempt attempt, const Status& status, const Diagnosis* diagnosis,
-                              const std::string& nominated_node) {
+                              const std::string& nominated_node, bool clear_nomination) {
   const bool rejected = status.IsRejected();
   const std::string message = status.Message();
   if (observer_ != nullptr) {
@@ -200,6 +200,7 @@ void Scheduler::HandleFailure(PodAttempt attempt, const Status& status, const Di
     Log(Component::kMain).debug("requeue pod={}: {}", kube::NamespacedName(*pod), qs.ToString());
   }
   if (!nominated_node.empty()) queue_->AddNominatedPod(pod, nominated_node);
+  if (clear_nomination) queue_->DeleteNominatedPodIfExists(*pod);
   queue_->Done(*pod);
 
   recorder_->Eventf(*pod, nullptr, EventType::kWarning, "FailedScheduling", "Scheduling", message);
@@ -213,7 +214,7 @@ void Scheduler::HandleFailure(PodAttempt attempt, const Status& status, const Di
   const bool nominate =
       !nominated_node.empty() && nominated_node != pod->status.nominated_node_name;
   if (const kube::PodCondition* old = kube::FindCondition(pod->status, kube::kPodScheduled);
-      !nominate && old != nullptr && old->status == condition.status &&
+      !nominate && !clear_nomination && old != nullptr && old->status == condition.status &&
       old->reason == condition.reason && old->message == condition.message) {
     return;  // nothing would change (upstream updatePod skips this too)
   }
@@ -221,6 +222,7 @@ void Scheduler::HandleFailure(PodAttempt attempt, const Status& status, const Di
   kube::PodStatusPatch patch;
   patch.conditions.push_back(std::move(condition));
   if (nominate) patch.nominated_node_name = nominated_node;
+  if (clear_nomination) patch.nominated_node_name = "";
   binding_pool_->Submit([this, ns = pod->metadata.namespace_name, name = pod->metadata.name,
                          patch = std::move(patch)] {
     if (Fenced()) return;  // the next leader writes its own
@@ -325,7 +327,9 @@ void Scheduler::HandleBindingCycleError(PodAttempt attempt, const Status& status
     queue_->Done(*attempt.pod_info.pod);
     return;
   }
-  HandleFailure(std::move(attempt), status, nullptr);
+  // Nominated to its node while it waited (NominateWhileBinding): that room is gone.
+  const bool clear_nomination = attempt.binding_may_wait;
+  HandleFailure(std::move(attempt), status, nullptr, "", clear_nomination);
 }
 
 void Scheduler::CompleteBinding(PodAttempt attempt) {

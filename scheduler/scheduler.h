@@ -352,9 +352,12 @@ class Scheduler {
   // Scheduling-cycle failure: requeue, event, status patch, observer outcome.
   // `nominated_node` (from a PostFilter that made room, i.e. preemption) nominates the
   // pod there: the queue's nominator at once, status.nominatedNodeName in the same
-  // status patch as the PodScheduled condition.
+  // status patch as the PodScheduled condition. `clear_nomination` (a binding cycle that
+  // failed after NominateWhileBinding, upstream's clearNominatedNode) removes the pod
+  // from the nominator and clears status.nominatedNodeName in that patch, so the room it
+  // no longer holds is not kept for it.
   void HandleFailure(PodAttempt attempt, const Status& status, const Diagnosis* diagnosis,
-                     const std::string& nominated_node = "");
+                     const std::string& nominated_node = "", bool clear_nomination = false);
   // Undoes Reserve and the assumption after a failure past AssumePod.
   void UnreserveAndForget(Framework& fwk, CycleState& state, const kube::Pod& assumed);
   void ObserveAttempt(absl::string_view result, absl::string_view profile, absl::Time start);
